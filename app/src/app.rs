@@ -1,0 +1,49 @@
+//! The HTML shell and the router: which page answers which path.
+
+use crate::ui::pages::{LoginPage, NotFoundPage, ServersPage, UsersPage};
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::path;
+
+/// The document around the app, rendered on the server only.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body class="bg-slate-50 text-slate-900 antialiased">
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    // Effects run only in the browser: the attribute tells tests (and the
+    // curious) that the page is live, not just server-rendered.
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
+
+    view! {
+        <Stylesheet id="leptos" href="/pkg/meshwatch.css"/>
+        <Title formatter=|page: String| if page.is_empty() { "meshwatch".to_owned() } else { format!("{page} · meshwatch") }/>
+        <Router>
+            <div class="min-h-screen" data-hydrated=move || if hydrated.get() { "true" } else { "false" }>
+                <Routes fallback=NotFoundPage>
+                    <Route path=path!("/login") view=LoginPage/>
+                    <Route path=path!("/") view=ServersPage/>
+                    <Route path=path!("/users") view=UsersPage/>
+                </Routes>
+            </div>
+        </Router>
+    }
+}

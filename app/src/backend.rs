@@ -1,0 +1,60 @@
+//! What the panel needs from the server, declared here and implemented by
+//! `meshwatch-server` (SQL stays there). Server functions find it in context.
+
+use crate::auth;
+use crate::error::AppError;
+use meshwatch::views::{OperatorView, ServerSummary, UserSummary};
+use std::sync::Arc;
+
+/// A backend failure; its text is logged, never sent to the browser.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BackendError(pub String);
+
+#[async_trait::async_trait]
+pub trait PanelBackend: Send + Sync + 'static {
+    /// The operator signed in with this session token, if the session is live.
+    async fn operator_for_session(&self, token: &str) -> Result<Option<OperatorView>, BackendError>;
+    async fn servers(&self) -> Result<Vec<ServerSummary>, BackendError>;
+    async fn users(&self) -> Result<Vec<UserSummary>, BackendError>;
+}
+
+/// The handle placed in Leptos context.
+pub type Backend = Arc<dyn PanelBackend>;
+
+/// Logs a backend failure and turns it into the opaque wire error.
+pub fn internal(err: BackendError) -> AppError {
+    tracing::error!(error = %err, "panel backend failed");
+    AppError::Internal
+}
+
+/// Sets the response status from the error, then returns it: server
+/// functions answer 401/403/… and SSR pages carry the right status.
+pub fn fail(err: AppError) -> AppError {
+    if let Some(res) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() {
+        if let Ok(status) = http::StatusCode::from_u16(err.status_code()) {
+            res.set_status(status);
+        }
+    }
+    err
+}
+
+/// Every server function starts here: the request must come from our own
+/// pages and carry a live operator session.
+pub async fn authorize() -> Result<(Backend, OperatorView), AppError> {
+    let headers: http::HeaderMap = leptos_axum::extract().await.map_err(|_| fail(AppError::Internal))?;
+    if auth::is_cross_site(&headers) {
+        return Err(fail(AppError::CrossSite));
+    }
+    let backend = leptos::prelude::use_context::<Backend>().ok_or_else(|| {
+        tracing::error!("panel backend missing from context");
+        fail(AppError::Internal)
+    })?;
+    let token = auth::session_token(&headers).ok_or_else(|| fail(AppError::Unauthorized))?;
+    let operator = backend
+        .operator_for_session(token)
+        .await
+        .map_err(|e| fail(internal(e)))?
+        .ok_or_else(|| fail(AppError::Unauthorized))?;
+    Ok((backend, operator))
+}

@@ -1,0 +1,5 @@
+//! Everything drawn: the page frame, pages and small components.
+
+pub mod components;
+pub mod frame;
+pub mod pages;

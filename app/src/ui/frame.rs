@@ -1,0 +1,44 @@
+//! The signed-in frame: brand, navigation, who is signed in, sign out.
+
+use crate::api::current_operator;
+use leptos::prelude::*;
+use leptos_router::components::A;
+
+const NAV_LINK: &str = "rounded-md px-3 py-2 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 aria-[current=page]:bg-slate-900 aria-[current=page]:text-white";
+
+#[component]
+pub fn Frame(
+    /// The page's own content.
+    children: Children,
+) -> impl IntoView {
+    let operator = Resource::new(|| (), |_| current_operator());
+    view! {
+        <header class="border-b border-slate-200 bg-white">
+            <div class="mx-auto flex max-w-6xl flex-wrap items-center gap-4 px-6 py-3">
+                <a href="/" class="flex items-center gap-2 text-lg font-semibold tracking-tight">
+                    <span aria-hidden="true" class="inline-block size-3 rounded-full bg-emerald-500 ring-4 ring-emerald-100"></span>
+                    "meshwatch"
+                </a>
+                <nav aria-label="Main" class="flex gap-1">
+                    <A href="/" exact=true attr:class=NAV_LINK>"Servers"</A>
+                    <A href="/users" attr:class=NAV_LINK>"Users"</A>
+                </nav>
+                <div class="ml-auto flex items-center gap-3 text-sm text-slate-600">
+                    <Suspense fallback=|| ()>
+                        {move || Suspend::new(async move {
+                            operator.await.ok().map(|o| view! {
+                                <span>"Signed in as " <strong class="font-medium text-slate-900">{o.username}</strong></span>
+                            })
+                        })}
+                    </Suspense>
+                    <form method="post" action="/logout">
+                        <button type="submit" class="rounded-md border border-slate-300 px-3 py-1.5 font-medium text-slate-700 hover:bg-slate-100">
+                            "Sign out"
+                        </button>
+                    </form>
+                </div>
+            </div>
+        </header>
+        <main class="mx-auto max-w-6xl px-6 py-8">{children()}</main>
+    }
+}

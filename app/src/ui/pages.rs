@@ -1,0 +1,11 @@
+//! One module per page.
+
+mod login;
+mod not_found;
+mod servers;
+mod users;
+
+pub use login::LoginPage;
+pub use not_found::NotFoundPage;
+pub use servers::ServersPage;
+pub use users::UsersPage;

@@ -1,0 +1,128 @@
+//! The servers list with its live filter (works after hydration; without
+//! JavaScript the same box submits `?q=` and the server filters).
+
+use crate::api::list_servers;
+use crate::ui::components::{Chip, EmptyState, ErrorNote};
+use crate::ui::frame::Frame;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
+use meshwatch::views::ServerSummary;
+
+#[component]
+pub fn ServersPage() -> impl IntoView {
+    let servers = Resource::new(|| (), |_| list_servers());
+    let query = use_query_map();
+    let filter = RwSignal::new(query.read_untracked().get("q").unwrap_or_default());
+    view! {
+        <Title text="Servers"/>
+        <Frame>
+            <div class="flex flex-wrap items-end justify-between gap-4">
+                <h1 class="text-2xl font-semibold tracking-tight">"Servers"</h1>
+                <form method="get" role="search" class="w-full sm:w-80" on:submit=move |ev| ev.prevent_default()>
+                    <label for="server-filter" class="block text-sm font-medium text-slate-700">"Filter servers"</label>
+                    <input
+                        id="server-filter"
+                        name="q"
+                        type="search"
+                        placeholder="Name, country, route or host"
+                        class="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 shadow-sm focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200"
+                        prop:value=filter
+                        on:input=move |ev| filter.set(event_target_value(&ev))
+                    />
+                </form>
+            </div>
+            <Transition fallback=|| view! { <p class="mt-6 text-slate-500">"Loading servers…"</p> }>
+                {move || Suspend::new(async move {
+                    match servers.await {
+                        Ok(list) => view! { <ServersTable servers=list filter=filter.into()/> }.into_any(),
+                        Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </Frame>
+    }
+}
+
+#[component]
+fn ServersTable(
+    /// Every server, sorted by id.
+    servers: Vec<ServerSummary>,
+    /// The free-text filter typed by the operator.
+    filter: Signal<String>,
+) -> impl IntoView {
+    if servers.is_empty() {
+        return view! {
+            <div class="mt-6">
+                <EmptyState title="No servers yet" hint="Provision your fleet with PUT /api/v1/fleet."/>
+            </div>
+        }
+        .into_any();
+    }
+    let total = servers.len();
+    let all = StoredValue::new(servers);
+    let visible = Memo::new(move |_| {
+        let needle = filter.get();
+        all.with_value(|all| all.iter().filter(|s| s.matches(&needle)).cloned().collect::<Vec<_>>())
+    });
+    view! {
+        <p class="mt-1 text-sm text-slate-500" aria-live="polite">
+            {move || format!("Showing {} of {total} servers", visible.read().len())}
+        </p>
+        <div class="mt-6 overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
+            <table class="min-w-full divide-y divide-slate-200 text-left text-sm">
+                <caption class="sr-only">"Servers"</caption>
+                <thead class="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+                    <tr>
+                        <th scope="col" class="px-4 py-3">"Server"</th>
+                        <th scope="col" class="px-4 py-3">"Country"</th>
+                        <th scope="col" class="px-4 py-3">"Routes"</th>
+                        <th scope="col" class="px-4 py-3">"Entry points"</th>
+                        <th scope="col" class="px-4 py-3">"Role"</th>
+                    </tr>
+                </thead>
+                <tbody class="divide-y divide-slate-100">
+                    <For each=move || visible.get() key=|s| s.id.clone() let:server>
+                        <ServerRow server/>
+                    </For>
+                </tbody>
+            </table>
+        </div>
+    }
+    .into_any()
+}
+
+#[component]
+fn ServerRow(
+    /// The server to show.
+    server: ServerSummary,
+) -> impl IntoView {
+    let role = server.verifier.then(|| view! {
+        <span class="inline-flex items-center rounded-md bg-violet-100 px-2 py-0.5 text-xs font-medium text-violet-800">"Verifier"</span>
+    });
+    view! {
+        <tr class="align-top hover:bg-slate-50">
+            <th scope="row" class="px-4 py-3 font-medium text-slate-900">
+                {server.name}
+                <span class="block font-mono text-xs font-normal text-slate-500">{server.id.to_string()}</span>
+            </th>
+            <td class="px-4 py-3"><Chip text=server.country/></td>
+            <td class="px-4 py-3">
+                <div class="flex flex-wrap gap-1">
+                    {server.routes.into_iter().map(|r| view! { <Chip text=r.to_string()/> }).collect_view()}
+                </div>
+            </td>
+            <td class="px-4 py-3">
+                <ul class="space-y-1">
+                    {server.entry_points.into_iter().map(|e| view! {
+                        <li class="font-mono text-xs text-slate-700">
+                            <span class="font-sans font-medium">{e.protocol.to_string()}</span>
+                            " "{format!("{}:{}", e.host, e.port)}
+                        </li>
+                    }).collect_view()}
+                </ul>
+            </td>
+            <td class="px-4 py-3">{role}</td>
+        </tr>
+    }
+}

@@ -1,0 +1,133 @@
+//! Configuration from the environment (`MESHWATCH_*`), validated at boot.
+
+use std::net::SocketAddr;
+
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:3000";
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/meshwatch.db";
+pub const DEFAULT_SITE_ROOT: &str = "target/site";
+const MIN_ADMIN_TOKEN_LEN: usize = 16;
+
+/// A secret that never shows up in logs or `Debug` output.
+#[derive(Clone)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: String) -> Self {
+        Self(value)
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `MESHWATCH_LISTEN`: where the panel listens.
+    pub listen: SocketAddr,
+    /// `MESHWATCH_DATABASE_URL`: the SQLite database.
+    pub database_url: String,
+    /// `MESHWATCH_ADMIN_TOKEN`: bootstraps the operator API token.
+    pub admin_token: Option<Secret>,
+    /// `MESHWATCH_DEMO=1`: seed the demo fleet and demo operator.
+    pub demo: bool,
+    /// `MESHWATCH_SITE_ROOT`: the built front-end (`target/site`).
+    pub site_root: String,
+    /// `MESHWATCH_OPERATOR_PASSWORD`: the demo operator's password (else generated).
+    pub operator_password: Option<Secret>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("{var}: {problem}")]
+pub struct ConfigError {
+    pub var: &'static str,
+    pub problem: String,
+}
+
+impl Config {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Builds the configuration from any variable source (tests pass a map).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let non_empty = |name: &str| get(name).filter(|v| !v.trim().is_empty());
+        let listen_raw = non_empty("MESHWATCH_LISTEN").unwrap_or_else(|| DEFAULT_LISTEN.to_owned());
+        let listen = listen_raw.trim().parse().map_err(|e| ConfigError {
+            var: "MESHWATCH_LISTEN",
+            problem: format!("{listen_raw:?} is not an address:port ({e})"),
+        })?;
+        let database_url = non_empty("MESHWATCH_DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned());
+        if !database_url.starts_with("sqlite:") {
+            return Err(ConfigError {
+                var: "MESHWATCH_DATABASE_URL",
+                problem: format!("{database_url:?} is not a sqlite: URL (SQLite is the only store so far)"),
+            });
+        }
+        let admin_token = match non_empty("MESHWATCH_ADMIN_TOKEN") {
+            Some(t) if t.len() < MIN_ADMIN_TOKEN_LEN || !t.chars().all(|c| c.is_ascii_graphic()) => {
+                return Err(ConfigError {
+                    var: "MESHWATCH_ADMIN_TOKEN",
+                    problem: format!("must be at least {MIN_ADMIN_TOKEN_LEN} printable characters without spaces"),
+                })
+            }
+            other => other.map(Secret::new),
+        };
+        let demo = match non_empty("MESHWATCH_DEMO").as_deref().map(str::trim) {
+            None | Some("0") | Some("false") => false,
+            Some("1") | Some("true") => true,
+            Some(other) => {
+                return Err(ConfigError {
+                    var: "MESHWATCH_DEMO",
+                    problem: format!("{other:?} is not 0 or 1"),
+                })
+            }
+        };
+        Ok(Self {
+            listen,
+            database_url,
+            admin_token,
+            demo,
+            site_root: non_empty("MESHWATCH_SITE_ROOT").unwrap_or_else(|| DEFAULT_SITE_ROOT.to_owned()),
+            operator_password: non_empty("MESHWATCH_OPERATOR_PASSWORD").map(Secret::new),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults_need_no_variables() {
+        let c = config(&[]).expect("defaults");
+        assert_eq!(c.listen.to_string(), DEFAULT_LISTEN);
+        assert_eq!(c.database_url, DEFAULT_DATABASE_URL);
+        assert!(!c.demo && c.admin_token.is_none());
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        for (var, value) in [
+            ("MESHWATCH_LISTEN", "localhost"),
+            ("MESHWATCH_DEMO", "yes please"),
+            ("MESHWATCH_ADMIN_TOKEN", "short"),
+            ("MESHWATCH_DATABASE_URL", "postgres://x"),
+        ] {
+            let err = config(&[(var, value)]).expect_err(var);
+            assert_eq!(err.var, var);
+        }
+        assert!(config(&[("MESHWATCH_DEMO", "1")]).expect("demo").demo);
+    }
+}

@@ -1,0 +1,107 @@
+//! `MESHWATCH_DEMO=1`: a demo fleet in five countries and a demo operator,
+//! so a newcomer has something to look at. Entry points sit on loopback
+//! addresses (127.0.10.x), never on real interfaces.
+
+use crate::secrets;
+use crate::store::Store;
+use meshwatch::fleet::{EntryPointDoc, FleetDocument, RouteDoc, ServerDoc, UserDoc};
+
+pub const DEMO_OPERATOR: &str = "demo";
+
+/// (id, name, country, route)
+const SERVERS: [(&str, &str, &str, &str); 10] = [
+    ("de-1", "Frankfurt 1", "DE", "germany"),
+    ("de-2", "Frankfurt 2", "DE", "germany"),
+    ("de-3", "Berlin 1", "DE", "germany"),
+    ("nl-1", "Amsterdam 1", "NL", "netherlands"),
+    ("nl-2", "Amsterdam 2", "NL", "netherlands"),
+    ("fi-1", "Helsinki 1", "FI", "finland"),
+    ("fi-2", "Helsinki 2", "FI", "finland"),
+    ("us-1", "New York 1", "US", "usa"),
+    ("us-2", "Dallas 1", "US", "usa"),
+    ("jp-1", "Tokyo 1", "JP", "japan"),
+];
+
+const ROUTES: [(&str, &str, Option<i64>); 5] = [
+    ("germany", "Germany", Some(2)),
+    ("netherlands", "Netherlands", None),
+    ("finland", "Finland", None),
+    ("usa", "United States", Some(1)),
+    ("japan", "Japan", None),
+];
+
+const USERS: [(&str, &str, &[&str]); 4] = [
+    ("alice", "Alice", &["germany", "netherlands"]),
+    ("bob", "Bob", &["germany", "usa"]),
+    ("carol", "Carol", &["finland", "japan"]),
+    ("dave", "Dave", &["netherlands", "usa", "japan"]),
+];
+
+pub fn fleet() -> FleetDocument {
+    FleetDocument {
+        routes: ROUTES
+            .iter()
+            .map(|(id, name, per_user)| RouteDoc {
+                id: (*id).into(),
+                name: (*name).into(),
+                servers_per_user: *per_user,
+            })
+            .collect(),
+        servers: SERVERS
+            .iter()
+            .enumerate()
+            .map(|(i, (id, name, country, route))| ServerDoc {
+                id: (*id).into(),
+                name: (*name).into(),
+                country: (*country).into(),
+                routes: vec![(*route).into()],
+                agent_token: None,
+                // The Tokyo box sits far from the others: a natural verifier.
+                verifier: Some(*id == "jp-1"),
+                entry_points: vec![EntryPointDoc {
+                    id: format!("{id}-vless"),
+                    protocol: "vless".into(),
+                    host: format!("127.0.10.{}", i + 1),
+                    port: 4443,
+                    sni: Some("www.example.com".into()),
+                    params: Default::default(),
+                }],
+            })
+            .collect(),
+        users: USERS
+            .iter()
+            .map(|(id, name, routes)| UserDoc {
+                id: (*id).into(),
+                name: (*name).into(),
+                routes: routes.iter().map(|r| (*r).into()).collect(),
+                sub_token: None,
+                credential: None,
+            })
+            .collect(),
+    }
+}
+
+/// Seeds the demo fleet (idempotent: existing tokens are kept) and sets the
+/// demo operator's password. Returns the password to print.
+pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<String> {
+    let fleet = fleet()
+        .validate()
+        .map_err(|e| anyhow::anyhow!("demo fleet: {}", e.message))?;
+    store.apply_fleet(&fleet).await?;
+    let password = password.unwrap_or_else(secrets::new_password);
+    let hash = secrets::hash_password_off_thread(password.clone()).await?;
+    store.upsert_operator(DEMO_OPERATOR, &hash).await?;
+    Ok(password)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_demo_fleet_is_valid() {
+        let fleet = super::fleet().validate().expect("valid demo fleet");
+        assert_eq!(fleet.servers.len(), 10);
+        let countries: std::collections::HashSet<_> = fleet.servers.iter().map(|s| &s.country).collect();
+        assert!(countries.len() >= 4);
+        assert!(fleet.unknown_route(&Default::default()).is_none());
+    }
+}

@@ -1,0 +1,13 @@
+//! meshwatch-server: the panel's HTTP server, as a library so integration
+//! tests drive exactly what the binary serves.
+
+pub mod api;
+pub mod config;
+pub mod demo;
+pub mod login;
+pub mod ops;
+pub mod panel;
+pub mod secrets;
+pub mod startup;
+pub mod state;
+pub mod store;

@@ -1,0 +1,116 @@
+//! `meshwatch-server`: wiring only — configuration, tracing, commands.
+
+use meshwatch_server::config::Config;
+use meshwatch_server::secrets;
+use meshwatch_server::startup::Application;
+use meshwatch_server::store::Store;
+use std::process::ExitCode;
+use tracing_subscriber::EnvFilter;
+
+const USAGE: &str = "usage:
+  meshwatch-server                         serve the panel (configured by MESHWATCH_* variables)
+  meshwatch-server create-operator <name>  create an operator, or reset their password
+                                           (password from MESHWATCH_OPERATOR_PASSWORD, else prompted)";
+
+const MIN_PASSWORD_LEN: usize = 10;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_http=warn")))
+        .init();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let config = match Config::from_env() {
+        Ok(c) => c,
+        Err(err) => {
+            eprintln!("configuration error: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = match args.as_slice() {
+        [] | ["serve"] => serve(config).await,
+        ["create-operator", name] => create_operator(config, name).await,
+        ["help" | "--help" | "-h"] => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(config: Config) -> anyhow::Result<()> {
+    let app = Application::build(config).await?;
+    for line in &app.announcements {
+        println!("{line}");
+    }
+    let address = app.local_addr()?;
+    tracing::info!("meshwatch panel listening on http://{address}");
+    app.run_until(shutdown_signal()).await?;
+    tracing::info!("meshwatch panel stopped");
+    Ok(())
+}
+
+/// SIGTERM (service managers) or Ctrl-C.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(err) => {
+                tracing::error!(error = %err, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}
+
+async fn create_operator(config: Config, name: &str) -> anyhow::Result<()> {
+    let name = name.trim();
+    if name.is_empty() || name.len() > 64 || name.chars().any(char::is_whitespace) {
+        anyhow::bail!("operator names are 1 to 64 characters without spaces");
+    }
+    let password = match config.operator_password {
+        Some(p) => p.expose().to_owned(),
+        None => {
+            let first = rpassword::prompt_password(format!("Password for {name}: "))?;
+            let again = rpassword::prompt_password("Repeat the password: ")?;
+            if first != again {
+                anyhow::bail!("the two passwords differ");
+            }
+            first
+        }
+    };
+    if password.chars().count() < MIN_PASSWORD_LEN {
+        anyhow::bail!("passwords need at least {MIN_PASSWORD_LEN} characters");
+    }
+    let store = Store::open(&config.database_url).await?;
+    let hash = secrets::hash_password_off_thread(password).await?;
+    let created = store.upsert_operator(name, &hash).await?;
+    store.close().await;
+    if created {
+        println!("Operator {name:?} created.");
+    } else {
+        println!("Operator {name:?} already existed: password replaced, their sessions ended.");
+    }
+    Ok(())
+}

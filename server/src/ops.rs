@@ -1,0 +1,28 @@
+//! Liveness and readiness probes for process supervisors and load balancers.
+
+use crate::api::ApiError;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::Json;
+use serde_json::{json, Value};
+
+/// `GET /healthz`: the process is up and serving.
+pub async fn healthz() -> Json<Value> {
+    Json(json!({"status": "ok"}))
+}
+
+/// `GET /readyz`: the database answers.
+pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    match state.store.ping().await {
+        Ok(()) => Ok(Json(json!({"status": "ready"}))),
+        Err(err) => {
+            tracing::warn!(error = %err, "not ready: database unreachable");
+            Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "database_unavailable",
+                "the database does not answer",
+            ))
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! What every handler shares.
+
+use crate::login::LoginLimiter;
+use crate::store::Store;
+use axum::extract::FromRef;
+use leptos::prelude::LeptosOptions;
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Store,
+    pub leptos: LeptosOptions,
+    pub limiter: Arc<LoginLimiter>,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos.clone()
+    }
+}

@@ -1,0 +1,156 @@
+//! Operators, sessions and API tokens. Only hashes of secrets are stored.
+
+use super::{Store, StoreError};
+use crate::secrets::TokenHash;
+use chrono::{DateTime, Utc};
+use meshwatch::views::OperatorView;
+use sqlx::Row;
+
+/// An operator's stored credentials; never serialized.
+pub struct OperatorCredentials {
+    pub id: i64,
+    pub password_hash: String,
+}
+
+impl Store {
+    /// Creates the operator, or replaces the password of an existing one.
+    /// Returns whether the operator is new.
+    pub async fn upsert_operator(
+        &self,
+        username: &str,
+        password_hash: &str,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.write().await?;
+        let existed = sqlx::query("SELECT 1 FROM operators WHERE username = ?")
+            .bind(username)
+            .fetch_optional(&mut *tx)
+            .await?
+            .is_some();
+        sqlx::query(
+            "INSERT INTO operators (username, password_hash, created_at) VALUES (?, ?, ?)
+             ON CONFLICT(username) DO UPDATE SET password_hash = excluded.password_hash",
+        )
+        .bind(username)
+        .bind(password_hash)
+        .bind(Utc::now())
+        .execute(&mut *tx)
+        .await?;
+        if existed {
+            // A new password ends every session opened with the old one.
+            sqlx::query(
+                "DELETE FROM sessions WHERE operator_id = (SELECT id FROM operators WHERE username = ?)",
+            )
+            .bind(username)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(!existed)
+    }
+
+    pub async fn operator_credentials(
+        &self,
+        username: &str,
+    ) -> Result<Option<OperatorCredentials>, StoreError> {
+        let row = sqlx::query("SELECT id, password_hash FROM operators WHERE username = ?")
+            .bind(username)
+            .fetch_optional(&self.reader)
+            .await?;
+        Ok(match row {
+            Some(row) => Some(OperatorCredentials {
+                id: row.try_get("id")?,
+                password_hash: row.try_get("password_hash")?,
+            }),
+            None => None,
+        })
+    }
+
+    pub async fn create_session(
+        &self,
+        operator_id: i64,
+        token: &TokenHash,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        let now = Utc::now();
+        // Housekeeping rides along with sign-ins rather than needing a timer.
+        sqlx::query("DELETE FROM sessions WHERE expires_at <= ?")
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "INSERT INTO sessions (token_hash, operator_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+        )
+        .bind(token.as_str())
+        .bind(operator_id)
+        .bind(now)
+        .bind(expires_at)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub async fn operator_for_session(
+        &self,
+        token: &TokenHash,
+        now: DateTime<Utc>,
+    ) -> Result<Option<OperatorView>, StoreError> {
+        let row = sqlx::query(
+            "SELECT o.username FROM sessions s JOIN operators o ON o.id = s.operator_id
+             WHERE s.token_hash = ? AND s.expires_at > ?",
+        )
+        .bind(token.as_str())
+        .bind(now)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(match row {
+            Some(row) => Some(OperatorView {
+                username: row.try_get("username")?,
+            }),
+            None => None,
+        })
+    }
+
+    pub async fn delete_session(&self, token: &TokenHash) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
+            .bind(token.as_str())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Stores (or re-keys) the named operator API token.
+    pub async fn upsert_api_token(&self, name: &str, token: &TokenHash) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        sqlx::query(
+            "INSERT INTO api_tokens (name, token_hash, created_at) VALUES (?, ?, ?)
+             ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash",
+        )
+        .bind(name)
+        .bind(token.as_str())
+        .bind(Utc::now())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub async fn api_token_count(&self) -> Result<i64, StoreError> {
+        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM api_tokens")
+            .fetch_one(&self.reader)
+            .await?)
+    }
+
+    /// Whether an operator API token with this hash exists. Agent tokens
+    /// live in another table and never match here.
+    pub async fn api_token_is_valid(&self, token: &TokenHash) -> Result<bool, StoreError> {
+        Ok(sqlx::query("SELECT 1 FROM api_tokens WHERE token_hash = ?")
+            .bind(token.as_str())
+            .fetch_optional(&self.reader)
+            .await?
+            .is_some())
+    }
+}
