@@ -74,23 +74,35 @@ impl Store {
                 (None, true) => None,
             };
             let token_hash = token.as_deref().map(TokenHash::of);
-            let result = sqlx::query(
-                "INSERT INTO servers (id, name, country, verifier, agent_token_hash, created_at)
-                 VALUES (?1, ?2, ?3, COALESCE(?4, 0), ?5, ?6)
-                 ON CONFLICT(id) DO UPDATE SET
-                    name = excluded.name,
-                    country = excluded.country,
-                    verifier = COALESCE(?4, servers.verifier),
-                    agent_token_hash = COALESCE(?5, servers.agent_token_hash)",
-            )
-            .bind(server.id.as_str())
-            .bind(&server.name)
-            .bind(&server.country)
-            .bind(server.verifier)
-            .bind(token_hash.as_ref().map(TokenHash::as_str))
-            .bind(Utc::now())
-            .execute(&mut *tx)
-            .await;
+            // Upsert by hand: SQLite checks NOT NULL before ON CONFLICT, and
+            // an existing server may keep its token (NULL here).
+            let result = if exists {
+                sqlx::query(
+                    "UPDATE servers SET name = ?, country = ?, verifier = COALESCE(?, verifier),
+                        agent_token_hash = COALESCE(?, agent_token_hash)
+                     WHERE id = ?",
+                )
+                .bind(&server.name)
+                .bind(&server.country)
+                .bind(server.verifier)
+                .bind(token_hash.as_ref().map(TokenHash::as_str))
+                .bind(server.id.as_str())
+                .execute(&mut *tx)
+                .await
+            } else {
+                sqlx::query(
+                    "INSERT INTO servers (id, name, country, verifier, agent_token_hash, created_at)
+                     VALUES (?, ?, ?, ?, ?, ?)",
+                )
+                .bind(server.id.as_str())
+                .bind(&server.name)
+                .bind(&server.country)
+                .bind(server.verifier.unwrap_or(false))
+                .bind(token_hash.as_ref().map(TokenHash::as_str))
+                .bind(Utc::now())
+                .execute(&mut *tx)
+                .await
+            };
             if let Err(err) = result {
                 return Err(if is_unique_violation(&err) {
                     StoreError::Conflict {
@@ -180,19 +192,27 @@ impl Store {
                 (None, true) => None,
             };
             let token_hash = token.as_deref().map(TokenHash::of);
-            let result = sqlx::query(
-                "INSERT INTO users (id, name, sub_token_hash, credential) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT(id) DO UPDATE SET
-                    name = excluded.name,
-                    sub_token_hash = COALESCE(?3, users.sub_token_hash),
-                    credential = COALESCE(?4, users.credential)",
-            )
-            .bind(user.id.as_str())
-            .bind(&user.name)
-            .bind(token_hash.as_ref().map(TokenHash::as_str))
-            .bind(credential)
-            .execute(&mut *tx)
-            .await;
+            let result = if exists {
+                sqlx::query(
+                    "UPDATE users SET name = ?, sub_token_hash = COALESCE(?, sub_token_hash),
+                        credential = COALESCE(?, credential)
+                     WHERE id = ?",
+                )
+                .bind(&user.name)
+                .bind(token_hash.as_ref().map(TokenHash::as_str))
+                .bind(credential)
+                .bind(user.id.as_str())
+                .execute(&mut *tx)
+                .await
+            } else {
+                sqlx::query("INSERT INTO users (id, name, sub_token_hash, credential) VALUES (?, ?, ?, ?)")
+                    .bind(user.id.as_str())
+                    .bind(&user.name)
+                    .bind(token_hash.as_ref().map(TokenHash::as_str))
+                    .bind(credential)
+                    .execute(&mut *tx)
+                    .await
+            };
             if let Err(err) = result {
                 return Err(if is_unique_violation(&err) {
                     StoreError::Conflict {

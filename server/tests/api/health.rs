@@ -1,0 +1,33 @@
+use crate::helpers::{error_code, spawn_app};
+
+#[tokio::test]
+async fn healthz_says_the_process_is_up() {
+    let app = spawn_app().await;
+    let response = app.client.get(app.url("/healthz")).send().await.expect("sent");
+    assert_eq!(response.status(), 200);
+}
+
+#[tokio::test]
+async fn readyz_says_the_database_answers() {
+    let app = spawn_app().await;
+    let response = app.client.get(app.url("/readyz")).send().await.expect("sent");
+    assert_eq!(response.status(), 200);
+    let body: serde_json::Value = response.json().await.expect("json");
+    assert_eq!(body["status"], "ready");
+}
+
+#[tokio::test]
+async fn unknown_api_paths_get_a_json_404() {
+    let app = spawn_app().await;
+    for path in ["/api/v1/nothing", "/api/v2/fleet"] {
+        let response = app
+            .client
+            .get(app.url(path))
+            .bearer_auth(crate::helpers::ADMIN_TOKEN)
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(response.status(), 404, "{path}");
+        assert_eq!(error_code(response).await, "not_found");
+    }
+}

@@ -1,0 +1,121 @@
+//! `spawn_app()`: one real panel per test, on its own port and database.
+
+use meshwatch_server::config::Config;
+use meshwatch_server::secrets;
+use meshwatch_server::startup::Application;
+use meshwatch_server::store::Store;
+use reqwest::header::{HeaderMap, SET_COOKIE};
+use reqwest::{redirect, Response};
+use serde_json::Value;
+use std::collections::HashMap;
+
+pub const ADMIN_TOKEN: &str = "test-admin-token-0123456789";
+
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub database_url: String,
+    _dir: tempfile::TempDir,
+    _shutdown: tokio::sync::oneshot::Sender<()>,
+}
+
+pub async fn spawn_app() -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let database_url = format!("sqlite://{}/meshwatch.db", dir.path().display());
+    let vars: HashMap<&str, String> = HashMap::from([
+        ("MESHWATCH_LISTEN", "127.0.0.1:0".to_owned()),
+        ("MESHWATCH_DATABASE_URL", database_url.clone()),
+        ("MESHWATCH_ADMIN_TOKEN", ADMIN_TOKEN.to_owned()),
+        ("MESHWATCH_SITE_ROOT", dir.path().join("site").display().to_string()),
+    ]);
+    let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("config");
+    let app = Application::build(config).await.expect("app builds");
+    let address = format!("http://{}", app.local_addr().expect("bound"));
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(app.run_until(async {
+        let _ = rx.await;
+    }));
+    TestApp {
+        address,
+        client: reqwest::Client::builder()
+            .redirect(redirect::Policy::none())
+            .build()
+            .expect("client"),
+        database_url,
+        _dir: dir,
+        _shutdown: tx,
+    }
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.address)
+    }
+
+    /// A second handle on the test's database, to seed or inspect it.
+    pub async fn store(&self) -> Store {
+        Store::open(&self.database_url).await.expect("store opens")
+    }
+
+    pub async fn create_operator(&self, name: &str, password: &str) {
+        let hash = secrets::hash_password(password).expect("hash");
+        self.store()
+            .await
+            .upsert_operator(name, &hash)
+            .await
+            .expect("operator stored");
+    }
+
+    pub async fn put_fleet(&self, body: &Value) -> Response {
+        self.client
+            .put(self.url("/api/v1/fleet"))
+            .bearer_auth(ADMIN_TOKEN)
+            .json(body)
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    pub async fn login(&self, username: &str, password: &str) -> Response {
+        self.client
+            .post(self.url("/login"))
+            .form(&[("username", username), ("password", password)])
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    /// Signs in and returns the `Cookie` header value of the session.
+    pub async fn signed_in(&self, username: &str, password: &str) -> String {
+        self.create_operator(username, password).await;
+        let response = self.login(username, password).await;
+        session_cookie(response.headers()).expect("a session cookie is set")
+    }
+}
+
+/// The `name=value` part of the session `Set-Cookie`, if one is set.
+pub fn session_cookie(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|c| c.starts_with("meshwatch_session=") && !c.starts_with("meshwatch_session=;"))
+        .and_then(|c| c.split(';').next())
+        .map(str::to_owned)
+}
+
+pub fn location(response: &Response) -> &str {
+    response
+        .headers()
+        .get("location")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+}
+
+/// Asserts the API.md error body and returns its code.
+pub async fn error_code(response: Response) -> String {
+    let body: Value = response.json().await.expect("a JSON error body");
+    let message = body["error"]["message"].as_str().unwrap_or("");
+    assert!(!message.is_empty(), "error message missing in {body}");
+    body["error"]["code"].as_str().expect("error.code").to_owned()
+}

@@ -1,0 +1,6 @@
+//! Integration tests: the real router on port 0 with a fresh SQLite file.
+
+mod fleet;
+mod health;
+mod helpers;
+mod login;
