@@ -188,15 +188,13 @@ const MIN_TOKEN_LEN: usize = 16;
 const MAX_TOKEN_LEN: usize = 256;
 const MAX_NAME_LEN: usize = 200;
 
-fn slug<T>(
-    raw: &str,
-    path: &str,
-    wrap: impl FnOnce(Slug) -> T,
-) -> Result<T, FleetError> {
+fn slug<T>(raw: &str, path: &str, wrap: impl FnOnce(Slug) -> T) -> Result<T, FleetError> {
     Slug::parse(raw).map(wrap).map_err(|e: SlugError| {
         FleetError::new(
             "invalid_id",
-            format!("{path}: {raw:?} is not a valid id ({e}; ids match [a-z0-9][a-z0-9_-]{{0,63}})"),
+            format!(
+                "{path}: {raw:?} is not a valid id ({e}; ids match [a-z0-9][a-z0-9_-]{{0,63}})"
+            ),
         )
     })
 }
@@ -508,7 +506,10 @@ mod tests {
         let mut v = api_example();
         let mut second = v["servers"][0].clone();
         second["id"] = json!("de-2");
-        second.as_object_mut().expect("object").remove("agent_token");
+        second
+            .as_object_mut()
+            .expect("object")
+            .remove("agent_token");
         v["servers"].as_array_mut().expect("array").push(second);
         let e = error_of(v);
         assert_eq!(e.code, "duplicate_id");
@@ -546,7 +547,10 @@ mod tests {
             ("/servers/0/country", json!("Germany")),
             ("/servers/0/name", json!("  ")),
             ("/servers/0/agent_token", json!("short")),
-            ("/servers/0/entry_points/0/protocol", json!("carrier-pigeon")),
+            (
+                "/servers/0/entry_points/0/protocol",
+                json!("carrier-pigeon"),
+            ),
             ("/servers/0/entry_points/0/host", json!("bad host")),
             ("/routes/0/servers_per_user", json!(0)),
             ("/users/0/credential", json!("")),

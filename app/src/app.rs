@@ -4,7 +4,7 @@ use crate::ui::pages::{LoginPage, NotFoundPage, ServersPage, UsersPage};
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes};
-use leptos_router::path;
+use leptos_router::{path, SsrMode};
 
 /// The document around the app, rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -38,10 +38,12 @@ pub fn App() -> impl IntoView {
         <Title formatter=|page: String| if page.is_empty() { "meshwatch".to_owned() } else { format!("{page} · meshwatch") }/>
         <Router>
             <div class="min-h-screen" data-hydrated=move || if hydrated.get() { "true" } else { "false" }>
+                // Async SSR: pages arrive complete, so they read the same
+                // without JavaScript (out-of-order streaming needs JS).
                 <Routes fallback=NotFoundPage>
-                    <Route path=path!("/login") view=LoginPage/>
-                    <Route path=path!("/") view=ServersPage/>
-                    <Route path=path!("/users") view=UsersPage/>
+                    <Route path=path!("/login") view=LoginPage ssr=SsrMode::Async/>
+                    <Route path=path!("/") view=ServersPage ssr=SsrMode::Async/>
+                    <Route path=path!("/users") view=UsersPage ssr=SsrMode::Async/>
                 </Routes>
             </div>
         </Router>

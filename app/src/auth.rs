@@ -85,14 +85,23 @@ mod tests {
         let h = headers(&[("cookie", "a=1; meshwatch_session=abc; b=2")]);
         assert_eq!(session_token(&h), Some("abc"));
         assert_eq!(session_token(&headers(&[("cookie", "a=1")])), None);
-        assert_eq!(session_token(&headers(&[("cookie", "meshwatch_session=")])), None);
+        assert_eq!(
+            session_token(&headers(&[("cookie", "meshwatch_session=")])),
+            None
+        );
     }
 
     #[test]
     fn cross_site_requests_are_recognised() {
-        let same = headers(&[("host", "127.0.0.1:3000"), ("origin", "http://127.0.0.1:3000")]);
+        let same = headers(&[
+            ("host", "127.0.0.1:3000"),
+            ("origin", "http://127.0.0.1:3000"),
+        ]);
         assert!(!is_cross_site(&same));
-        let other = headers(&[("host", "127.0.0.1:3000"), ("origin", "https://evil.example")]);
+        let other = headers(&[
+            ("host", "127.0.0.1:3000"),
+            ("origin", "https://evil.example"),
+        ]);
         assert!(is_cross_site(&other));
         let fetch = headers(&[("host", "p"), ("sec-fetch-site", "cross-site")]);
         assert!(is_cross_site(&fetch));

@@ -14,7 +14,8 @@ pub struct BackendError(pub String);
 #[async_trait::async_trait]
 pub trait PanelBackend: Send + Sync + 'static {
     /// The operator signed in with this session token, if the session is live.
-    async fn operator_for_session(&self, token: &str) -> Result<Option<OperatorView>, BackendError>;
+    async fn operator_for_session(&self, token: &str)
+        -> Result<Option<OperatorView>, BackendError>;
     async fn servers(&self) -> Result<Vec<ServerSummary>, BackendError>;
     async fn users(&self) -> Result<Vec<UserSummary>, BackendError>;
 }
@@ -42,7 +43,9 @@ pub fn fail(err: AppError) -> AppError {
 /// Every server function starts here: the request must come from our own
 /// pages and carry a live operator session.
 pub async fn authorize() -> Result<(Backend, OperatorView), AppError> {
-    let headers: http::HeaderMap = leptos_axum::extract().await.map_err(|_| fail(AppError::Internal))?;
+    let headers: http::HeaderMap = leptos_axum::extract()
+        .await
+        .map_err(|_| fail(AppError::Internal))?;
     if auth::is_cross_site(&headers) {
         return Err(fail(AppError::CrossSite));
     }

@@ -62,11 +62,14 @@ impl Config {
             var: "MESHWATCH_LISTEN",
             problem: format!("{listen_raw:?} is not an address:port ({e})"),
         })?;
-        let database_url = non_empty("MESHWATCH_DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned());
+        let database_url =
+            non_empty("MESHWATCH_DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned());
         if !database_url.starts_with("sqlite:") {
             return Err(ConfigError {
                 var: "MESHWATCH_DATABASE_URL",
-                problem: format!("{database_url:?} is not a sqlite: URL (SQLite is the only store so far)"),
+                problem: format!(
+                    "{database_url:?} is not a sqlite: URL (SQLite is the only store so far)"
+                ),
             });
         }
         let admin_token = match non_empty("MESHWATCH_ADMIN_TOKEN") {
@@ -93,7 +96,8 @@ impl Config {
             database_url,
             admin_token,
             demo,
-            site_root: non_empty("MESHWATCH_SITE_ROOT").unwrap_or_else(|| DEFAULT_SITE_ROOT.to_owned()),
+            site_root: non_empty("MESHWATCH_SITE_ROOT")
+                .unwrap_or_else(|| DEFAULT_SITE_ROOT.to_owned()),
             operator_password: non_empty("MESHWATCH_OPERATOR_PASSWORD").map(Secret::new),
         })
     }
@@ -105,7 +109,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
-        let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         Config::from_lookup(|k| map.get(k).cloned())
     }
 

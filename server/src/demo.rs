@@ -100,7 +100,8 @@ mod tests {
     fn the_demo_fleet_is_valid() {
         let fleet = super::fleet().validate().expect("valid demo fleet");
         assert_eq!(fleet.servers.len(), 10);
-        let countries: std::collections::HashSet<_> = fleet.servers.iter().map(|s| &s.country).collect();
+        let countries: std::collections::HashSet<_> =
+            fleet.servers.iter().map(|s| &s.country).collect();
         assert!(countries.len() >= 4);
         assert!(fleet.unknown_route(&Default::default()).is_none());
     }

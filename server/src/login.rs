@@ -5,8 +5,8 @@
 use crate::secrets::{self, TokenHash};
 use crate::state::AppState;
 use app::auth;
-use axum::extract::{ConnectInfo, Request, State};
 use axum::extract::rejection::FormRejection;
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::header::{LOCATION, SET_COOKIE};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
@@ -40,7 +40,9 @@ impl LoginLimiter {
     }
 
     pub fn is_locked(&self, username: &str, address: &str, now: Instant) -> bool {
-        let Ok(mut failures) = self.failures.lock() else { return true };
+        let Ok(mut failures) = self.failures.lock() else {
+            return true;
+        };
         Self::keys(username, address).iter().any(|(key, max)| {
             failures.get_mut(key).is_some_and(|times| {
                 times.retain(|t| now.duration_since(*t) < FAILURE_WINDOW);
@@ -121,11 +123,14 @@ pub async fn login(
         Some(c) => (Some(c.id), c.password_hash),
         None => (None, secrets::decoy_hash().to_owned()),
     };
-    let matches = tokio::task::spawn_blocking(move || secrets::verify_password(&password, &stored_hash))
-        .await
-        .unwrap_or(false);
+    let matches =
+        tokio::task::spawn_blocking(move || secrets::verify_password(&password, &stored_hash))
+            .await
+            .unwrap_or(false);
     let Some(operator_id) = operator_id.filter(|_| matches) else {
-        state.limiter.record_failure(&username, &address, Instant::now());
+        state
+            .limiter
+            .record_failure(&username, &address, Instant::now());
         tracing::warn!(%username, %address, "failed sign-in");
         return see_other("/login?error=invalid");
     };
@@ -142,7 +147,10 @@ pub async fn login(
         return StatusCode::SERVICE_UNAVAILABLE.into_response();
     }
     tracing::info!(%username, "operator signed in");
-    with_cookie(see_other("/"), auth::session_cookie(&token, is_https(&headers)))
+    with_cookie(
+        see_other("/"),
+        auth::session_cookie(&token, is_https(&headers)),
+    )
 }
 
 /// `POST /logout`: end the session and clear the cookie.
@@ -156,7 +164,10 @@ pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Respon
             return StatusCode::SERVICE_UNAVAILABLE.into_response();
         }
     }
-    with_cookie(see_other("/login"), auth::cleared_session_cookie(is_https(&headers)))
+    with_cookie(
+        see_other("/login"),
+        auth::cleared_session_cookie(is_https(&headers)),
+    )
 }
 
 /// Paths that answer without a session: sign-in, machine APIs (they carry
@@ -226,7 +237,14 @@ mod tests {
 
     #[test]
     fn pages_need_a_session_but_apis_and_assets_do_not() {
-        for public in ["/login", "/api/v1/fleet", "/rpc/servers", "/pkg/meshwatch.wasm", "/healthz", "/readyz"] {
+        for public in [
+            "/login",
+            "/api/v1/fleet",
+            "/rpc/servers",
+            "/pkg/meshwatch.wasm",
+            "/healthz",
+            "/readyz",
+        ] {
             assert!(is_public(public), "{public}");
         }
         for page in ["/", "/users", "/servers/de-1", "/nowhere"] {

@@ -17,7 +17,10 @@ fn backend_error(err: StoreError) -> BackendError {
 
 #[async_trait::async_trait]
 impl PanelBackend for PanelStore {
-    async fn operator_for_session(&self, token: &str) -> Result<Option<OperatorView>, BackendError> {
+    async fn operator_for_session(
+        &self,
+        token: &str,
+    ) -> Result<Option<OperatorView>, BackendError> {
         self.store
             .operator_for_session(&TokenHash::of(token), Utc::now())
             .await

@@ -5,7 +5,9 @@
 //! get argon2id. Hashing a password is slow on purpose: call these from
 //! `spawn_blocking`.
 
-use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::password_hash::{
+    rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
+};
 use argon2::Argon2;
 use rand::RngCore;
 use sha2::{Digest, Sha256};

@@ -3,13 +3,13 @@
 
 use crate::api::{self, ApiError};
 use crate::config::Config;
+use crate::demo;
 use crate::login::{self, LoginLimiter};
 use crate::ops;
 use crate::panel::PanelStore;
 use crate::secrets::{self, TokenHash};
 use crate::state::AppState;
 use crate::store::Store;
-use crate::demo;
 use app::backend::Backend;
 use app::{shell, App};
 use axum::extract::DefaultBodyLimit;
@@ -61,7 +61,14 @@ impl Application {
         }
 
         if config.demo {
-            let password = demo::seed(&store, config.operator_password.as_ref().map(|p| p.expose().to_owned())).await?;
+            let password = demo::seed(
+                &store,
+                config
+                    .operator_password
+                    .as_ref()
+                    .map(|p| p.expose().to_owned()),
+            )
+            .await?;
             announcements.push(format!(
                 "Demo fleet seeded. Sign in as {:?} with password {password:?}",
                 demo::DEMO_OPERATOR
@@ -95,8 +102,13 @@ impl Application {
 
     /// Serves until `shutdown` resolves, then finishes in-flight requests
     /// and closes the database cleanly.
-    pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
-        let service = self.router.into_make_service_with_connect_info::<SocketAddr>();
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let service = self
+            .router
+            .into_make_service_with_connect_info::<SocketAddr>();
         axum::serve(self.listener, service)
             .with_graceful_shutdown(shutdown)
             .await?;
@@ -117,7 +129,10 @@ fn router(state: AppState) -> Router {
         .route("/login", post(login::login))
         .route("/logout", post(login::logout))
         .nest("/api/v1", api::automation::router(state.clone()))
-        .route("/api/{*rest}", axum::routing::any(|| async { ApiError::not_found("no such API endpoint") }))
+        .route(
+            "/api/{*rest}",
+            axum::routing::any(|| async { ApiError::not_found("no such API endpoint") }),
+        )
         .leptos_routes_with_context(
             &state,
             routes,
@@ -125,7 +140,10 @@ fn router(state: AppState) -> Router {
             move || shell(leptos.clone()),
         )
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), login::guard_pages))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            login::guard_pages,
+        ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(TraceLayer::new_for_http())
         .with_state(state)

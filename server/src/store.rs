@@ -57,7 +57,10 @@ impl Store {
             .foreign_keys(true);
         let file = options.get_filename().to_path_buf();
         let in_memory = file.as_os_str().is_empty() || file == Path::new(":memory:");
-        if let Some(dir) = file.parent().filter(|d| !in_memory && !d.as_os_str().is_empty()) {
+        if let Some(dir) = file
+            .parent()
+            .filter(|d| !in_memory && !d.as_os_str().is_empty())
+        {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::Directory {
                 path: dir.display().to_string(),
                 source,

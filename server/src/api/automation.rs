@@ -16,7 +16,10 @@ pub fn router(state: AppState) -> Router<AppState> {
     Router::new()
         .route("/fleet", put(put_fleet))
         .fallback(|| async { ApiError::not_found("no such API endpoint") })
-        .route_layer(axum::middleware::from_fn_with_state(state, require_operator_token))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state,
+            require_operator_token,
+        ))
 }
 
 /// The bearer token of a request, if it carries one.
@@ -38,7 +41,11 @@ async fn require_operator_token(
     next: Next,
 ) -> Result<Response, ApiError> {
     let token = bearer_token(&request).ok_or_else(ApiError::unauthorized)?;
-    if !state.store.api_token_is_valid(&TokenHash::of(token)).await? {
+    if !state
+        .store
+        .api_token_is_valid(&TokenHash::of(token))
+        .await?
+    {
         return Err(ApiError::unauthorized());
     }
     Ok(next.run(request).await)

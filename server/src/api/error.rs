@@ -52,7 +52,9 @@ impl IntoResponse for ApiError {
 impl From<StoreError> for ApiError {
     fn from(err: StoreError) -> Self {
         match err {
-            StoreError::Conflict { code, message } => Self::new(StatusCode::CONFLICT, code, message),
+            StoreError::Conflict { code, message } => {
+                Self::new(StatusCode::CONFLICT, code, message)
+            }
             StoreError::Rejected { code, message } => Self::unprocessable(code, message),
             other => {
                 tracing::error!(error = %other, "store failure behind an API request");
@@ -77,7 +79,9 @@ impl From<JsonRejection> for ApiError {
         };
         let message = match status {
             StatusCode::PAYLOAD_TOO_LARGE => "the request body is larger than 1 MiB".to_owned(),
-            StatusCode::UNSUPPORTED_MEDIA_TYPE => "send the body as Content-Type: application/json".to_owned(),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+                "send the body as Content-Type: application/json".to_owned()
+            }
             _ => rejection.body_text(),
         };
         Self::new(status, code, message)

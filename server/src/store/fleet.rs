@@ -61,7 +61,12 @@ impl Store {
 
         let mut generated = GeneratedTokens::default();
         for server in &fleet.servers {
-            let exists = row_exists(&mut tx, "SELECT 1 FROM servers WHERE id = ?", server.id.as_str()).await?;
+            let exists = row_exists(
+                &mut tx,
+                "SELECT 1 FROM servers WHERE id = ?",
+                server.id.as_str(),
+            )
+            .await?;
             let token = match (&server.agent_token, exists) {
                 (Some(given), _) => Some(given.clone()),
                 (None, false) => {
@@ -107,7 +112,10 @@ impl Store {
                 return Err(if is_unique_violation(&err) {
                     StoreError::Conflict {
                         code: "token_conflict",
-                        message: format!("servers: the agent_token of {:?} is already used by another server", server.id.as_str()),
+                        message: format!(
+                            "servers: the agent_token of {:?} is already used by another server",
+                            server.id.as_str()
+                        ),
                     }
                 } else {
                     err.into()
@@ -119,19 +127,22 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
             for (position, route) in server.routes.iter().enumerate() {
-                sqlx::query("INSERT INTO server_routes (server_id, route_id, position) VALUES (?, ?, ?)")
-                    .bind(server.id.as_str())
-                    .bind(route.as_str())
-                    .bind(position as i64)
-                    .execute(&mut *tx)
-                    .await?;
+                sqlx::query(
+                    "INSERT INTO server_routes (server_id, route_id, position) VALUES (?, ?, ?)",
+                )
+                .bind(server.id.as_str())
+                .bind(route.as_str())
+                .bind(position as i64)
+                .execute(&mut *tx)
+                .await?;
             }
 
             for ep in &server.entry_points {
-                let owner: Option<String> = sqlx::query_scalar("SELECT server_id FROM entry_points WHERE id = ?")
-                    .bind(ep.id.as_str())
-                    .fetch_optional(&mut *tx)
-                    .await?;
+                let owner: Option<String> =
+                    sqlx::query_scalar("SELECT server_id FROM entry_points WHERE id = ?")
+                        .bind(ep.id.as_str())
+                        .fetch_optional(&mut *tx)
+                        .await?;
                 if let Some(owner) = owner.filter(|o| o != server.id.as_str()) {
                     return Err(StoreError::Conflict {
                         code: "entry_point_conflict",
@@ -143,10 +154,11 @@ impl Store {
                 }
             }
             let keep: Vec<&str> = server.entry_points.iter().map(|e| e.id.as_str()).collect();
-            let stored: Vec<String> = sqlx::query_scalar("SELECT id FROM entry_points WHERE server_id = ?")
-                .bind(server.id.as_str())
-                .fetch_all(&mut *tx)
-                .await?;
+            let stored: Vec<String> =
+                sqlx::query_scalar("SELECT id FROM entry_points WHERE server_id = ?")
+                    .bind(server.id.as_str())
+                    .fetch_all(&mut *tx)
+                    .await?;
             for gone in stored.iter().filter(|id| !keep.contains(&id.as_str())) {
                 sqlx::query("DELETE FROM entry_points WHERE id = ?")
                     .bind(gone)
@@ -176,12 +188,19 @@ impl Store {
         }
 
         for user in &fleet.users {
-            let exists = row_exists(&mut tx, "SELECT 1 FROM users WHERE id = ?", user.id.as_str()).await?;
+            let exists = row_exists(
+                &mut tx,
+                "SELECT 1 FROM users WHERE id = ?",
+                user.id.as_str(),
+            )
+            .await?;
             let token = match (&user.sub_token, exists) {
                 (Some(given), _) => Some(given.clone()),
                 (None, false) => {
                     let fresh = new_token();
-                    generated.sub_tokens.insert(user.id.to_string(), fresh.clone());
+                    generated
+                        .sub_tokens
+                        .insert(user.id.to_string(), fresh.clone());
                     Some(fresh)
                 }
                 (None, true) => None,
@@ -205,19 +224,24 @@ impl Store {
                 .execute(&mut *tx)
                 .await
             } else {
-                sqlx::query("INSERT INTO users (id, name, sub_token_hash, credential) VALUES (?, ?, ?, ?)")
-                    .bind(user.id.as_str())
-                    .bind(&user.name)
-                    .bind(token_hash.as_ref().map(TokenHash::as_str))
-                    .bind(credential)
-                    .execute(&mut *tx)
-                    .await
+                sqlx::query(
+                    "INSERT INTO users (id, name, sub_token_hash, credential) VALUES (?, ?, ?, ?)",
+                )
+                .bind(user.id.as_str())
+                .bind(&user.name)
+                .bind(token_hash.as_ref().map(TokenHash::as_str))
+                .bind(credential)
+                .execute(&mut *tx)
+                .await
             };
             if let Err(err) = result {
                 return Err(if is_unique_violation(&err) {
                     StoreError::Conflict {
                         code: "token_conflict",
-                        message: format!("users: the sub_token of {:?} is already used by another user", user.id.as_str()),
+                        message: format!(
+                            "users: the sub_token of {:?} is already used by another user",
+                            user.id.as_str()
+                        ),
                     }
                 } else {
                     err.into()
@@ -228,12 +252,14 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
             for (position, route) in user.routes.iter().enumerate() {
-                sqlx::query("INSERT INTO user_routes (user_id, route_id, position) VALUES (?, ?, ?)")
-                    .bind(user.id.as_str())
-                    .bind(route.as_str())
-                    .bind(position as i64)
-                    .execute(&mut *tx)
-                    .await?;
+                sqlx::query(
+                    "INSERT INTO user_routes (user_id, route_id, position) VALUES (?, ?, ?)",
+                )
+                .bind(user.id.as_str())
+                .bind(route.as_str())
+                .bind(position as i64)
+                .execute(&mut *tx)
+                .await?;
             }
         }
 
@@ -330,5 +356,9 @@ async fn row_exists(
     sql: &'static str,
     id: &str,
 ) -> Result<bool, StoreError> {
-    Ok(sqlx::query(sql).bind(id).fetch_optional(&mut **tx).await?.is_some())
+    Ok(sqlx::query(sql)
+        .bind(id)
+        .fetch_optional(&mut **tx)
+        .await?
+        .is_some())
 }

@@ -60,7 +60,11 @@ async fn upserting_again_updates_in_place_and_keeps_tokens() {
     let response = app.put_fleet(&changed).await;
     assert_eq!(response.status(), 200);
     let body: Value = response.json().await.expect("json");
-    assert_eq!(body, json!({"agent_tokens": {}, "sub_tokens": {}}), "existing tokens are not regenerated");
+    assert_eq!(
+        body,
+        json!({"agent_tokens": {}, "sub_tokens": {}}),
+        "existing tokens are not regenerated"
+    );
     let servers = app.store().await.servers().await.expect("servers");
     assert_eq!(servers.len(), 2);
     assert_eq!(servers[0].name, "Frankfurt One");
@@ -124,13 +128,22 @@ async fn bad_documents_get_the_error_body_and_change_nothing() {
     let mut v = fleet();
     v["servers"][0]["name"] = json!("renamed, but the document is bad");
     v["servers"][1]["entry_points"][0]["port"] = json!(-1);
-    cases.push(("a good part does not land with a bad one", v, 422, "invalid_port"));
+    cases.push((
+        "a good part does not land with a bad one",
+        v,
+        422,
+        "invalid_port",
+    ));
 
     for (what, body, status, code) in cases {
         let response = app.put_fleet(&body).await;
         assert_eq!(response.status(), status, "{what}");
         assert_eq!(error_code(response).await, code, "{what}");
-        assert_eq!(snapshot(&app).await, before, "{what} must not write anything");
+        assert_eq!(
+            snapshot(&app).await,
+            before,
+            "{what} must not write anything"
+        );
     }
 }
 
@@ -147,7 +160,11 @@ async fn an_entry_point_of_another_server_conflicts_and_nothing_is_written() {
     let response = app.put_fleet(&steal).await;
     assert_eq!(response.status(), 409);
     assert_eq!(error_code(response).await, "entry_point_conflict");
-    assert_eq!(snapshot(&app).await, before, "de-9 must not have been written");
+    assert_eq!(
+        snapshot(&app).await,
+        before,
+        "de-9 must not have been written"
+    );
 }
 
 #[tokio::test]
@@ -161,11 +178,15 @@ async fn malformed_or_oversized_bodies_are_rejected() {
             .body(body)
             .send()
     };
-    let malformed = send(b"{\"routes\": [".to_vec(), "application/json").await.expect("sent");
+    let malformed = send(b"{\"routes\": [".to_vec(), "application/json")
+        .await
+        .expect("sent");
     assert_eq!(malformed.status(), 400);
     assert_eq!(error_code(malformed).await, "malformed_json");
 
-    let not_json = send(b"routes=1".to_vec(), "text/plain").await.expect("sent");
+    let not_json = send(b"routes=1".to_vec(), "text/plain")
+        .await
+        .expect("sent");
     assert_eq!(not_json.status(), 415);
     assert_eq!(error_code(not_json).await, "unsupported_media_type");
 
@@ -182,13 +203,26 @@ async fn the_fleet_api_needs_an_operator_token_not_an_agent_token() {
     let app = spawn_app().await;
     let response = app.put_fleet(&fleet()).await;
     let body: Value = response.json().await.expect("json");
-    let agent_token = body["agent_tokens"]["de-1"].as_str().expect("token").to_owned();
+    let agent_token = body["agent_tokens"]["de-1"]
+        .as_str()
+        .expect("token")
+        .to_owned();
 
-    let anonymous = app.client.put(app.url("/api/v1/fleet")).json(&fleet()).send().await.expect("sent");
+    let anonymous = app
+        .client
+        .put(app.url("/api/v1/fleet"))
+        .json(&fleet())
+        .send()
+        .await
+        .expect("sent");
     assert_eq!(anonymous.status(), 401);
     assert_eq!(error_code(anonymous).await, "unauthorized");
 
-    for token in [agent_token.as_str(), "given-agent-token-nl-1-0000", "not-a-token"] {
+    for token in [
+        agent_token.as_str(),
+        "given-agent-token-nl-1-0000",
+        "not-a-token",
+    ] {
         let response = app
             .client
             .put(app.url("/api/v1/fleet"))

@@ -3,14 +3,24 @@ use crate::helpers::{error_code, spawn_app};
 #[tokio::test]
 async fn healthz_says_the_process_is_up() {
     let app = spawn_app().await;
-    let response = app.client.get(app.url("/healthz")).send().await.expect("sent");
+    let response = app
+        .client
+        .get(app.url("/healthz"))
+        .send()
+        .await
+        .expect("sent");
     assert_eq!(response.status(), 200);
 }
 
 #[tokio::test]
 async fn readyz_says_the_database_answers() {
     let app = spawn_app().await;
-    let response = app.client.get(app.url("/readyz")).send().await.expect("sent");
+    let response = app
+        .client
+        .get(app.url("/readyz"))
+        .send()
+        .await
+        .expect("sent");
     assert_eq!(response.status(), 200);
     let body: serde_json::Value = response.json().await.expect("json");
     assert_eq!(body["status"], "ready");

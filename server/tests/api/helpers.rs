@@ -26,7 +26,10 @@ pub async fn spawn_app() -> TestApp {
         ("MESHWATCH_LISTEN", "127.0.0.1:0".to_owned()),
         ("MESHWATCH_DATABASE_URL", database_url.clone()),
         ("MESHWATCH_ADMIN_TOKEN", ADMIN_TOKEN.to_owned()),
-        ("MESHWATCH_SITE_ROOT", dir.path().join("site").display().to_string()),
+        (
+            "MESHWATCH_SITE_ROOT",
+            dir.path().join("site").display().to_string(),
+        ),
     ]);
     let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("config");
     let app = Application::build(config).await.expect("app builds");
@@ -117,5 +120,8 @@ pub async fn error_code(response: Response) -> String {
     let body: Value = response.json().await.expect("a JSON error body");
     let message = body["error"]["message"].as_str().unwrap_or("");
     assert!(!message.is_empty(), "error message missing in {body}");
-    body["error"]["code"].as_str().expect("error.code").to_owned()
+    body["error"]["code"]
+        .as_str()
+        .expect("error.code")
+        .to_owned()
 }

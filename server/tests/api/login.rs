@@ -13,8 +13,14 @@ async fn a_correct_password_opens_a_session_with_a_safe_cookie() {
         .and_then(|v| v.to_str().ok())
         .expect("cookie")
         .to_owned();
-    assert!(raw.contains("HttpOnly") && raw.contains("SameSite=Lax"), "{raw}");
-    assert!(!raw.contains("Secure"), "plain http must not set Secure: {raw}");
+    assert!(
+        raw.contains("HttpOnly") && raw.contains("SameSite=Lax"),
+        "{raw}"
+    );
+    assert!(
+        !raw.contains("Secure"),
+        "plain http must not set Secure: {raw}"
+    );
 }
 
 #[tokio::test]
@@ -29,7 +35,11 @@ async fn the_cookie_is_secure_behind_an_https_proxy() {
         .send()
         .await
         .expect("sent");
-    let raw = response.headers().get("set-cookie").and_then(|v| v.to_str().ok()).unwrap_or("");
+    let raw = response
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
     assert!(raw.ends_with("; Secure"), "{raw}");
 }
 
@@ -65,7 +75,12 @@ async fn pages_need_a_session_and_the_login_page_does_not() {
         assert_eq!(response.status(), 303, "{page}");
         assert_eq!(location(&response), "/login");
     }
-    let login = app.client.get(app.url("/login")).send().await.expect("sent");
+    let login = app
+        .client
+        .get(app.url("/login"))
+        .send()
+        .await
+        .expect("sent");
     assert_eq!(login.status(), 200);
     let html = login.text().await.expect("html");
     assert!(html.contains("Sign in to the panel"));
@@ -75,17 +90,43 @@ async fn pages_need_a_session_and_the_login_page_does_not() {
 async fn a_signed_in_operator_sees_the_panel_and_can_sign_out() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
-    let page = app.client.get(app.url("/")).header("cookie", &cookie).send().await.expect("sent");
+    let page = app
+        .client
+        .get(app.url("/"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent");
     assert_eq!(page.status(), 200);
     assert!(page.text().await.expect("html").contains("Signed in as"));
 
-    let out = app.client.post(app.url("/logout")).header("cookie", &cookie).send().await.expect("sent");
+    let out = app
+        .client
+        .post(app.url("/logout"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent");
     assert_eq!(location(&out), "/login");
-    let cleared = out.headers().get("set-cookie").and_then(|v| v.to_str().ok()).unwrap_or("");
+    let cleared = out
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
     assert!(cleared.contains("Max-Age=0"), "{cleared}");
 
-    let after = app.client.get(app.url("/")).header("cookie", &cookie).send().await.expect("sent");
-    assert_eq!(location(&after), "/login", "the old cookie must no longer work");
+    let after = app
+        .client
+        .get(app.url("/"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(
+        location(&after),
+        "/login",
+        "the old cookie must no longer work"
+    );
 }
 
 #[tokio::test]
@@ -107,11 +148,22 @@ async fn a_cross_site_login_form_is_refused() {
 #[tokio::test]
 async fn server_functions_check_the_session_and_the_origin() {
     let app = spawn_app().await;
-    let anonymous = app.client.post(app.url("/rpc/servers")).send().await.expect("sent");
+    let anonymous = app
+        .client
+        .post(app.url("/rpc/servers"))
+        .send()
+        .await
+        .expect("sent");
     assert_eq!(anonymous.status(), 401);
 
     let cookie = app.signed_in("ops", "a long password").await;
-    let own = app.client.post(app.url("/rpc/servers")).header("cookie", &cookie).send().await.expect("sent");
+    let own = app
+        .client
+        .post(app.url("/rpc/servers"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent");
     assert_eq!(own.status(), 200);
 
     let forged = app

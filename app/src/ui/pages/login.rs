@@ -20,7 +20,12 @@ const INPUT: &str = "mt-1 block w-full rounded-md border border-slate-300 px-3 p
 #[component]
 pub fn LoginPage() -> impl IntoView {
     let query = use_query_map();
-    let error = move || query.read().get("error").map(|code| login_error_message(&code));
+    let error = move || {
+        query
+            .read()
+            .get("error")
+            .map(|code| login_error_message(&code))
+    };
     view! {
         <Title text="Sign in"/>
         <main class="flex min-h-screen items-center justify-center px-4">

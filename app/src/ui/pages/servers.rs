@@ -63,7 +63,12 @@ fn ServersTable(
     let all = StoredValue::new(servers);
     let visible = Memo::new(move |_| {
         let needle = filter.get();
-        all.with_value(|all| all.iter().filter(|s| s.matches(&needle)).cloned().collect::<Vec<_>>())
+        all.with_value(|all| {
+            all.iter()
+                .filter(|s| s.matches(&needle))
+                .cloned()
+                .collect::<Vec<_>>()
+        })
     });
     view! {
         <p class="mt-1 text-sm text-slate-500" aria-live="polite">

@@ -1,0 +1,54 @@
+import { defineConfig, devices } from '@playwright/test';
+
+// The panel under test: the release build of meshwatch-server, started by
+// start-server.sh with a fresh database on a loopback port of its own.
+const port = Number(process.env.E2E_PORT ?? 3123);
+export const baseURL = `http://127.0.0.1:${port}`;
+export const adminToken = 'e2e-admin-token-0123456789';
+export const operator = { username: 'e2e', password: 'e2e-password-0123' };
+
+export default defineConfig({
+  testDir: './tests',
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  fullyParallel: false,
+  workers: 1,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  reporter: [['list']],
+  use: {
+    baseURL,
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+    },
+  },
+  projects: [
+    { name: 'hydrated', use: { ...devices['Desktop Chrome'], javaScriptEnabled: true } },
+    { name: 'no-js', use: { ...devices['Desktop Chrome'], javaScriptEnabled: false } },
+  ],
+  webServer: {
+    command: 'bash ./start-server.sh',
+    url: `${baseURL}/readyz`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
+    env: {
+      E2E_PORT: String(port),
+      MESHWATCH_ADMIN_TOKEN: adminToken,
+      E2E_OPERATOR: operator.username,
+      E2E_PASSWORD: operator.password,
+    },
+  },
+});

@@ -1,0 +1,53 @@
+import { test, expect } from '@playwright/test';
+import { collectErrors, fleetFor, hydrated, provision, signIn } from './fixtures';
+
+test('an operator signs in, sees the provisioned fleet, filters it and signs out', async ({ page, request }, info) => {
+  const tag = info.project.name === 'hydrated' ? 'h' : 'n';
+  await provision(request, fleetFor(tag));
+  const errors = collectErrors(page);
+  const js = info.project.use.javaScriptEnabled !== false;
+
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/login$/);
+  await signIn(page);
+
+  await expect(page.getByRole('heading', { name: 'Servers' })).toBeVisible();
+  await expect(page.getByText('Signed in as')).toContainText('e2e');
+  const frankfurt = page.getByRole('row', { name: new RegExp(`Frankfurt ${tag}`) });
+  const amsterdam = page.getByRole('row', { name: new RegExp(`Amsterdam ${tag}`) });
+  await expect(frankfurt).toBeVisible();
+  await expect(amsterdam).toBeVisible();
+  await expect(amsterdam).toContainText('Verifier');
+  await expect(frankfurt).toContainText('127.0.20.1:4443');
+
+  const filter = page.getByLabel('Filter servers');
+  if (js) {
+    await hydrated(page);
+    // Live filtering exists only once the WASM runs: no reload, no request.
+    await filter.fill(`amsterdam ${tag}`);
+  } else {
+    await filter.fill(`amsterdam ${tag}`);
+    await filter.press('Enter');
+    await expect(page).toHaveURL(/q=amsterdam/);
+  }
+  await expect(amsterdam).toBeVisible();
+  await expect(frankfurt).toBeHidden();
+  await expect(page.getByText(/Showing 1 of \d+ servers/)).toBeVisible();
+
+  await page.getByRole('link', { name: 'Users' }).click();
+  await expect(page.getByRole('heading', { name: 'Users' })).toBeVisible();
+  await expect(page.getByRole('row', { name: new RegExp(`Alice ${tag}`) })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await page.goto('/users');
+  await expect(page).toHaveURL(/\/login$/);
+
+  expect(errors).toEqual([]);
+});
+
+test('a wrong password is refused with a message', async ({ page }, info) => {
+  await signIn(page, `nobody-${info.project.name}`, 'not the password');
+  await expect(page).toHaveURL(/\/login\?error=invalid$/);
+  await expect(page.getByRole('alert')).toHaveText('Wrong username or password.');
+});

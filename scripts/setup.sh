@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Installs everything building (and, with --with-browser, testing) meshwatch
+# needs on a Debian machine whose only network is the package registries.
+# Idempotent: each step is skipped when its tool is already there at the
+# pinned version (cargo-leptos alone takes ~15 minutes to compile).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+CARGO_LEPTOS_VERSION=0.3.11
+WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen crate pin in Cargo.toml
+
+with_browser=0
+[ "${1:-}" = "--with-browser" ] && with_browser=1
+
+step() { printf '\n==> %s\n' "$*"; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+apt_install() {
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" \
+    || { as_root apt-get update && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@"; }
+}
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  step "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if ! cargo leptos --version 2>/dev/null | grep -q "$CARGO_LEPTOS_VERSION"; then
+  step "cargo install cargo-leptos $CARGO_LEPTOS_VERSION (about 15 minutes on 2 cores)"
+  # Its lockfile declares a newer rust-version than it needs.
+  cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked --ignore-rust-version
+fi
+
+if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
+  step "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+  # Not --locked: its lockfile wants a webpki-roots the registry no longer has.
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+
+# Tailwind v4 and wasm-opt (binaryen 132) from npm: cargo-leptos finds them in
+# node_modules/.bin instead of downloading them (which fails here).
+if [ ! -x node_modules/.bin/tailwindcss ] || [ ! -x node_modules/.bin/wasm-opt ] \
+   || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  step "npm ci (build tools)"
+  npm ci --no-audit --no-fund
+fi
+
+if [ "$with_browser" = 1 ]; then
+  if [ ! -x /usr/bin/chromium ]; then
+    step "apt-get install chromium"
+    apt_install chromium
+  fi
+  if [ ! -d end2end/node_modules/@playwright/test ] \
+     || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
+    step "npm ci (end2end)"
+    (cd end2end && npm ci --no-audit --no-fund)
+  fi
+fi
