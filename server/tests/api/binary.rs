@@ -27,6 +27,8 @@ fn command(db: &str) -> Command {
 }
 
 /// Starts the binary and waits for its "listening on" line.
+// The child moves into `Panel`, whose owner stops and reaps it (`terminate`).
+#[allow(clippy::zombie_processes)]
 fn start(mut cmd: Command) -> Panel {
     let mut child = cmd
         .stdout(Stdio::piped())
