@@ -1,12 +1,19 @@
-//! meshwatch domain: fleet model, shared view types and (later) the pure rules engine.
+//! meshwatch domain: fleet model, evidence, the pure rules engine,
+//! balancing, and the view types shared by the server and the UI.
 //!
 //! This crate is compiled natively for the panel server and to WASM for the
 //! browser, so it holds no I/O: everything the UI and the server agree on
 //! lives here, defined once.
 
+pub mod balance;
+pub mod evidence;
 pub mod fleet;
 pub mod ids;
+pub mod mesh;
+pub mod rules;
+pub mod settings;
 pub mod status;
+pub mod verdict;
 pub mod views;
 
 pub use ids::{EntryPointId, RouteId, ServerId, Slug, SlugError, UserId};

@@ -1,0 +1,181 @@
+//! Balancing (PRODUCT.md §3): which servers each user's subscription serves
+//! now, given the verdicts.
+//!
+//! Assignment is stable: servers are ranked per user by rendezvous hashing
+//! (user × server), so a user keeps the same servers while they are
+//! healthy, a healed server returns to the users it had, and one server
+//! flapping does not reshuffle anyone else.
+
+use crate::ids::{EntryPointId, RouteId, ServerId, UserId};
+use crate::mesh::Mesh;
+use crate::status::ServerStatus;
+use crate::verdict::Verdict;
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+
+/// One row of a user's server list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AssignmentRow {
+    pub server_id: ServerId,
+    pub status: ServerStatus,
+    pub in_subscription: bool,
+    /// The server serving in this one's place while it is out of rotation.
+    pub replaced_by: Option<ServerId>,
+    /// Set on a replacement: the out-of-rotation server it stands in for.
+    pub replaces: Option<ServerId>,
+}
+
+/// What one route serves one user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RouteServing {
+    pub route: RouteId,
+    pub rows: Vec<AssignmentRow>,
+    /// Servers whose entry points the subscription carries, in order.
+    pub serving: Vec<ServerId>,
+    /// Entry points to serve: unmarked ones first, pair-marked after.
+    pub entry_points: Vec<EntryPointId>,
+    /// Every server of the route is out: serving the best available one.
+    pub best_available: bool,
+}
+
+/// A stable 64-bit hash (FNV-1a, then a SplitMix64 finaliser to spread the
+/// bits): the same user and server always rank the same, on every build.
+fn rendezvous_score(user: &UserId, server: &ServerId) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in user
+        .as_str()
+        .bytes()
+        .chain([0xff])
+        .chain(server.as_str().bytes())
+    {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+/// Replacement preference among servers in rotation: healthy first.
+fn replacement_class(status: ServerStatus) -> u8 {
+    match status {
+        ServerStatus::Healthy => 0,
+        ServerStatus::EntryPointsUnavailable => 1,
+        _ => 2,
+    }
+}
+
+/// What the user's subscription serves on each of their routes.
+pub fn assign(
+    mesh: &Mesh,
+    verdicts: &[Verdict],
+    user: &UserId,
+    routes: &[RouteId],
+) -> Vec<RouteServing> {
+    routes
+        .iter()
+        .filter_map(|r| mesh.route_index(r))
+        .map(|r| assign_route(mesh, verdicts, user, r))
+        .collect()
+}
+
+fn assign_route(mesh: &Mesh, verdicts: &[Verdict], user: &UserId, r: usize) -> RouteServing {
+    let route = &mesh.routes()[r];
+    let mut ranked: Vec<usize> = mesh.servers_of_route(r).to_vec();
+    ranked.sort_by_key(|&s| (Reverse(rendezvous_score(user, &mesh.server(s).id)), s));
+    let slots = route
+        .servers_per_user
+        .map_or(ranked.len(), |k| k as usize)
+        .min(ranked.len());
+    let (assigned, rest) = ranked.split_at(slots);
+
+    let mut spare: Vec<usize> = rest
+        .iter()
+        .copied()
+        .filter(|&s| verdicts[s].in_rotation)
+        .collect();
+    // Stable sort: rank order is kept within a class.
+    spare.sort_by_key(|&s| replacement_class(verdicts[s].status));
+    let mut spare = spare.into_iter();
+
+    let row = |s: usize, in_subscription: bool| AssignmentRow {
+        server_id: mesh.server(s).id.clone(),
+        status: verdicts[s].status,
+        in_subscription,
+        replaced_by: None,
+        replaces: None,
+    };
+    let mut rows = Vec::with_capacity(slots + 2);
+    let mut serving = Vec::with_capacity(slots);
+    for &a in assigned {
+        if verdicts[a].in_rotation {
+            rows.push(row(a, true));
+            serving.push(a);
+        } else if let Some(c) = spare.next() {
+            let mut out = row(a, false);
+            out.replaced_by = Some(mesh.server(c).id.clone());
+            let mut stand_in = row(c, true);
+            stand_in.replaces = Some(mesh.server(a).id.clone());
+            rows.push(out);
+            rows.push(stand_in);
+            serving.push(c);
+        } else {
+            rows.push(row(a, false));
+        }
+    }
+
+    // A route is never emptied: apps would delete the servers.
+    let mut best_available = false;
+    if serving.is_empty() {
+        if let Some(best) = best_available_server(verdicts, &ranked) {
+            best_available = true;
+            serving.push(best);
+            match rows
+                .iter_mut()
+                .find(|row| row.server_id == mesh.server(best).id)
+            {
+                Some(existing) => existing.in_subscription = true,
+                None => rows.push(row(best, true)),
+            }
+        }
+    }
+
+    let mut entry_points: Vec<(bool, EntryPointId)> = serving
+        .iter()
+        .flat_map(|&s| {
+            verdicts[s]
+                .entry_points
+                .iter()
+                .map(|e| (!e.available, e.id.clone()))
+        })
+        .collect();
+    entry_points.sort_by_key(|(marked, _)| *marked);
+
+    RouteServing {
+        route: route.id.clone(),
+        rows,
+        serving: serving.iter().map(|&s| mesh.server(s).id.clone()).collect(),
+        entry_points: entry_points.into_iter().map(|(_, e)| e).collect(),
+        best_available,
+    }
+}
+
+/// Least severe status first, then the most recent report, then rank.
+fn best_available_server(verdicts: &[Verdict], ranked: &[usize]) -> Option<usize> {
+    ranked
+        .iter()
+        .enumerate()
+        .max_by_key(|(rank, &s)| {
+            (
+                verdicts[s].status,
+                verdicts[s].last_report_at,
+                Reverse(*rank),
+            )
+        })
+        .map(|(_, &s)| s)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,228 @@
+//! Evidence: each server's last self-report and, per directed pair
+//! (witness → entry point), the failure streak of its probes.
+//!
+//! Times are kept as Unix milliseconds: the mesh holds N² pairs and must
+//! stay compact. Receipt times are the panel's clock, never the agent's.
+
+use crate::mesh::Mesh;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// The agent's local checks (API.md `self_check`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SelfCheck {
+    pub listener_ok: bool,
+    pub service_ok: bool,
+    #[serde(default)]
+    pub detail: Option<String>,
+}
+
+impl SelfCheck {
+    pub fn is_ok(&self) -> bool {
+        self.listener_ok && self.service_ok
+    }
+}
+
+/// Why a probe failed (API.md error kinds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeError {
+    Timeout,
+    Refused,
+    Reset,
+    TlsError,
+    DnsError,
+    Other,
+}
+
+/// One probe result, as the agent reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProbeOutcome {
+    /// When the agent probed (its clock): orders results of one pair.
+    pub at_ms: i64,
+    pub ok: bool,
+    pub error: Option<ProbeError>,
+}
+
+/// The state of one directed pair (witness → entry point).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PairState {
+    /// Consecutive failed probes; any success resets it to 0.
+    pub streak: u32,
+    /// Agent time of the first failure of the current streak.
+    pub first_failure_ms: Option<i64>,
+    /// Agent time of the last applied result (older ones are ignored).
+    pub last_at_ms: i64,
+    /// Panel time at which the last result arrived; `i64::MIN` = never.
+    pub received_ms: i64,
+    pub last_error: Option<ProbeError>,
+}
+
+impl Default for PairState {
+    fn default() -> Self {
+        Self {
+            streak: 0,
+            first_failure_ms: None,
+            last_at_ms: i64::MIN,
+            received_ms: i64::MIN,
+            last_error: None,
+        }
+    }
+}
+
+impl PairState {
+    /// Applies one result; returns false (and changes nothing) when it is not
+    /// newer than the last applied one, so retries never double-count.
+    pub fn apply(&mut self, probe: ProbeOutcome, received_ms: i64) -> bool {
+        if probe.at_ms <= self.last_at_ms {
+            return false;
+        }
+        self.last_at_ms = probe.at_ms;
+        self.received_ms = received_ms;
+        if probe.ok {
+            self.streak = 0;
+            self.first_failure_ms = None;
+            self.last_error = None;
+        } else {
+            if self.streak == 0 {
+                self.first_failure_ms = Some(probe.at_ms);
+            }
+            self.streak = self.streak.saturating_add(1);
+            self.last_error = Some(probe.error.unwrap_or(ProbeError::Other));
+        }
+        true
+    }
+
+    /// The result counts: it arrived after `cutoff_ms` (now − stale_after).
+    pub fn is_fresh(&self, cutoff_ms: i64) -> bool {
+        self.received_ms > cutoff_ms
+    }
+
+    /// A fresh streak of at least `failure_streak` failures.
+    pub fn is_sustained(&self, cutoff_ms: i64, failure_streak: u32) -> bool {
+        self.is_fresh(cutoff_ms) && self.streak >= failure_streak
+    }
+}
+
+/// A server's last self-report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    pub received_ms: i64,
+    pub self_check: SelfCheck,
+}
+
+/// All evidence about one mesh, indexed like the mesh.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evidence {
+    reports: Vec<Option<Report>>,
+    /// Row-major: `pairs[witness * entry_points + entry_point]`.
+    pairs: Vec<PairState>,
+    entry_points: usize,
+}
+
+impl Evidence {
+    pub fn new(mesh: &Mesh) -> Self {
+        Self {
+            reports: vec![None; mesh.server_count()],
+            pairs: vec![PairState::default(); mesh.server_count() * mesh.entry_point_count()],
+            entry_points: mesh.entry_point_count(),
+        }
+    }
+
+    pub fn record_report(&mut self, server: usize, received_ms: i64, self_check: SelfCheck) {
+        self.reports[server] = Some(Report {
+            received_ms,
+            self_check,
+        });
+    }
+
+    pub fn report(&self, server: usize) -> Option<&Report> {
+        self.reports[server].as_ref()
+    }
+
+    /// Applies one probe of `witness` to `entry_point`; false when ignored
+    /// as not newer than the last applied result.
+    pub fn apply_probe(
+        &mut self,
+        witness: usize,
+        entry_point: usize,
+        probe: ProbeOutcome,
+        received_ms: i64,
+    ) -> bool {
+        self.pairs[witness * self.entry_points + entry_point].apply(probe, received_ms)
+    }
+
+    pub fn pair(&self, witness: usize, entry_point: usize) -> &PairState {
+        &self.pairs[witness * self.entry_points + entry_point]
+    }
+
+    /// Overwrites a pair (restoring persisted state at start-up).
+    pub fn restore_pair(&mut self, witness: usize, entry_point: usize, state: PairState) {
+        self.pairs[witness * self.entry_points + entry_point] = state;
+    }
+}
+
+/// Unix milliseconds of a timestamp.
+pub fn to_ms(t: DateTime<Utc>) -> i64 {
+    t.timestamp_millis()
+}
+
+/// The timestamp of Unix milliseconds (clamped to chrono's range).
+pub fn from_ms(ms: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(ms).unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fail(at_ms: i64) -> ProbeOutcome {
+        ProbeOutcome {
+            at_ms,
+            ok: false,
+            error: Some(ProbeError::Timeout),
+        }
+    }
+
+    #[test]
+    fn a_success_resets_the_streak() {
+        let mut p = PairState::default();
+        assert!(p.apply(fail(1), 10));
+        assert!(p.apply(fail(2), 10));
+        assert_eq!((p.streak, p.first_failure_ms), (2, Some(1)));
+        assert!(p.apply(
+            ProbeOutcome {
+                at_ms: 3,
+                ok: true,
+                error: None
+            },
+            11
+        ));
+        assert_eq!(
+            (p.streak, p.first_failure_ms, p.last_error),
+            (0, None, None)
+        );
+    }
+
+    #[test]
+    fn results_not_newer_than_the_last_applied_are_ignored() {
+        let mut p = PairState::default();
+        assert!(p.apply(fail(5), 10));
+        assert!(
+            !p.apply(fail(5), 11),
+            "the same result again (a retried report)"
+        );
+        assert!(!p.apply(fail(4), 11), "an older result");
+        assert_eq!(p.streak, 1);
+        assert_eq!(p.received_ms, 10);
+    }
+
+    #[test]
+    fn freshness_is_judged_by_receipt_time() {
+        let mut p = PairState::default();
+        assert!(!p.is_fresh(0), "never probed is never fresh");
+        p.apply(fail(1_000_000), 500);
+        assert!(p.is_fresh(499));
+        assert!(!p.is_fresh(500));
+    }
+}

@@ -1,0 +1,253 @@
+//! Property tests of the invariants: incremental == full, verdicts depend
+//! only on current evidence, a route is never empty, silence never removes,
+//! one success resets a streak.
+
+use crate::balance::assign;
+use crate::evidence::{Evidence, PairState, ProbeError, ProbeOutcome, SelfCheck};
+use crate::ids::{EntryPointId, RouteId, ServerId, UserId};
+use crate::mesh::{Mesh, MeshRoute, MeshServer};
+use crate::rules::evaluate;
+use crate::settings::Settings;
+use crate::status::ServerStatus;
+use proptest::prelude::*;
+
+const NOW: i64 = 1_800_000_000_000;
+
+#[derive(Debug, Clone)]
+enum ReportKind {
+    Missing,
+    Stale,
+    Fresh { listener_ok: bool, service_ok: bool },
+}
+
+#[derive(Debug, Clone)]
+struct Scenario {
+    /// (verifier, entry points, country index, route servers_per_user)
+    servers: Vec<(bool, usize, usize)>,
+    per_user: Vec<Option<u32>>,
+    reports: Vec<ReportKind>,
+    /// For every (witness, entry point): a probe sequence and whether it arrived fresh.
+    probes: Vec<(Vec<bool>, bool)>,
+    settings: Settings,
+}
+
+fn report_kind() -> impl Strategy<Value = ReportKind> {
+    prop_oneof![
+        1 => Just(ReportKind::Missing),
+        1 => Just(ReportKind::Stale),
+        6 => (prop::bool::weighted(0.85), prop::bool::weighted(0.85))
+            .prop_map(|(listener_ok, service_ok)| ReportKind::Fresh { listener_ok, service_ok }),
+    ]
+}
+
+fn scenario() -> impl Strategy<Value = Scenario> {
+    let servers = prop::collection::vec((prop::bool::weighted(0.2), 1usize..3, 0usize..3), 2..7);
+    let settings =
+        (1u32..4, 1u32..4, 1u32..=10).prop_map(|(failure_streak, quorum, tenths)| Settings {
+            failure_streak,
+            quorum,
+            unreliable_fraction: f64::from(tenths) / 10.0,
+            ..Settings::default()
+        });
+    (servers, settings).prop_flat_map(|(servers, settings)| {
+        let n = servers.len();
+        let eps: usize = servers.iter().map(|s| s.1).sum();
+        (
+            Just(servers),
+            prop::collection::vec(prop::option::of(1u32..3), 3),
+            prop::collection::vec(report_kind(), n),
+            prop::collection::vec(
+                (
+                    prop::collection::vec(prop::bool::weighted(0.4), 0..6),
+                    prop::bool::weighted(0.9),
+                ),
+                n * eps,
+            ),
+            Just(settings),
+        )
+            .prop_map(|(servers, per_user, reports, probes, settings)| Scenario {
+                servers,
+                per_user,
+                reports,
+                probes,
+                settings,
+            })
+    })
+}
+
+const COUNTRIES: [&str; 3] = ["de", "nl", "ir"];
+
+fn build(s: &Scenario) -> (Mesh, Evidence) {
+    let servers = s
+        .servers
+        .iter()
+        .enumerate()
+        .map(|(i, (verifier, eps, country))| MeshServer {
+            id: ServerId::parse(&format!("s{i}")).expect("slug"),
+            country: COUNTRIES[*country].to_uppercase(),
+            verifier: *verifier,
+            routes: vec![RouteId::parse(COUNTRIES[*country]).expect("slug")],
+            entry_points: (0..*eps)
+                .map(|e| EntryPointId::parse(&format!("s{i}-e{e}")).expect("slug"))
+                .collect(),
+        })
+        .collect();
+    let routes = COUNTRIES
+        .iter()
+        .zip(&s.per_user)
+        .map(|(c, k)| MeshRoute {
+            id: RouteId::parse(c).expect("slug"),
+            servers_per_user: *k,
+        })
+        .collect();
+    let mesh = Mesh::new(servers, routes);
+    let mut evidence = Evidence::new(&mesh);
+    let stale_ms = s.settings.stale_after_ms();
+    for (i, kind) in s.reports.iter().enumerate() {
+        match kind {
+            ReportKind::Missing => {}
+            ReportKind::Stale => evidence.record_report(i, NOW - stale_ms - 1, ok_check()),
+            ReportKind::Fresh {
+                listener_ok,
+                service_ok,
+            } => evidence.record_report(
+                i,
+                NOW - 1_000,
+                SelfCheck {
+                    listener_ok: *listener_ok,
+                    service_ok: *service_ok,
+                    detail: None,
+                },
+            ),
+        }
+    }
+    let eps = mesh.entry_point_count();
+    for w in 0..mesh.server_count() {
+        for e in (0..eps).filter(|&e| mesh.owner_of(e) != w) {
+            let (sequence, fresh) = &s.probes[w * eps + e];
+            let received = if *fresh {
+                NOW - 2_000
+            } else {
+                NOW - stale_ms - 5
+            };
+            for (k, ok) in sequence.iter().enumerate() {
+                evidence.apply_probe(w, e, outcome(k as i64, *ok), received);
+            }
+        }
+    }
+    (mesh, evidence)
+}
+
+fn ok_check() -> SelfCheck {
+    SelfCheck {
+        listener_ok: true,
+        service_ok: true,
+        detail: None,
+    }
+}
+
+fn outcome(at_ms: i64, ok: bool) -> ProbeOutcome {
+    ProbeOutcome {
+        at_ms,
+        ok,
+        error: (!ok).then_some(ProbeError::Refused),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn incremental_evaluation_equals_full_evaluation(
+        s in scenario(),
+        witness in any::<prop::sample::Index>(),
+        new_results in prop::collection::vec((any::<prop::sample::Index>(), any::<bool>()), 0..8),
+        new_report in prop::option::of((any::<bool>(), any::<bool>())),
+    ) {
+        let (mesh, mut evidence) = build(&s);
+        let mut incremental = evaluate(&mesh, &evidence, &s.settings, NOW);
+        let w = witness.index(mesh.server_count());
+        let self_check = match new_report {
+            Some((listener_ok, service_ok)) => SelfCheck { listener_ok, service_ok, detail: None },
+            None => ok_check(),
+        };
+        let targets: Vec<usize> = (0..mesh.entry_point_count()).filter(|&e| mesh.owner_of(e) != w).collect();
+        let probes: Vec<(usize, ProbeOutcome)> = if targets.is_empty() {
+            Vec::new()
+        } else {
+            new_results
+                .iter()
+                .enumerate()
+                .map(|(k, (pick, ok))| (targets[pick.index(targets.len())], outcome(1_000 + k as i64 % 4, *ok)))
+                .collect()
+        };
+        incremental.apply_report(&mesh, &mut evidence, w, NOW, self_check, &probes);
+        let full = evaluate(&mesh, &evidence, &s.settings, NOW);
+        prop_assert_eq!(incremental.verdicts(), full.verdicts());
+    }
+
+    #[test]
+    fn verdicts_depend_only_on_current_evidence(s in scenario()) {
+        let (mesh, evidence) = build(&s);
+        let first = evaluate(&mesh, &evidence, &s.settings, NOW);
+        let again = evaluate(&mesh, &evidence, &s.settings, NOW);
+        prop_assert_eq!(first.verdicts(), again.verdicts());
+        // The same current state reached without any history: same verdicts.
+        let mut replayed = Evidence::new(&mesh);
+        for i in 0..mesh.server_count() {
+            if let Some(r) = evidence.report(i) {
+                replayed.record_report(i, r.received_ms, r.self_check.clone());
+            }
+            for e in 0..mesh.entry_point_count() {
+                replayed.restore_pair(i, e, *evidence.pair(i, e));
+            }
+        }
+        let from_state = evaluate(&mesh, &replayed, &s.settings, NOW);
+        prop_assert_eq!(first.verdicts(), from_state.verdicts());
+    }
+
+    #[test]
+    fn a_route_is_never_empty(s in scenario(), user in "[a-z]{1,8}") {
+        let (mesh, evidence) = build(&s);
+        let eval = evaluate(&mesh, &evidence, &s.settings, NOW);
+        let routes: Vec<RouteId> = mesh.routes().iter().map(|r| r.id.clone()).collect();
+        let user = UserId::parse(&user).expect("slug");
+        for (r, serving) in assign(&mesh, eval.verdicts(), &user, &routes).iter().enumerate() {
+            let has_servers = !mesh.servers_of_route(r).is_empty();
+            prop_assert_eq!(!serving.serving.is_empty(), has_servers, "route {}", serving.route);
+        }
+    }
+
+    #[test]
+    fn silence_never_removes_a_server(s in scenario(), pick in any::<prop::sample::Index>()) {
+        let (mesh, mut evidence) = build(&s);
+        let target = pick.index(mesh.server_count());
+        evidence.record_report(target, NOW - 1_000, ok_check());
+        let speaking = evaluate(&mesh, &evidence, &s.settings, NOW).verdicts()[target].clone();
+        evidence.record_report(target, NOW - s.settings.stale_after_ms() - 1, ok_check());
+        let silent = evaluate(&mesh, &evidence, &s.settings, NOW).verdicts()[target].clone();
+        prop_assert!(silent.has(ServerStatus::NoData));
+        prop_assert_eq!(silent.in_rotation, speaking.in_rotation, "silence changed rotation");
+    }
+
+    #[test]
+    fn no_data_alone_keeps_a_server_in_rotation(s in scenario()) {
+        let (mesh, evidence) = build(&s);
+        for v in evaluate(&mesh, &evidence, &s.settings, NOW).verdicts() {
+            if v.status == ServerStatus::NoData {
+                prop_assert!(v.in_rotation, "{}", v.server);
+            }
+        }
+    }
+
+    #[test]
+    fn one_success_resets_a_streak(sequence in prop::collection::vec(any::<bool>(), 0..20)) {
+        let mut pair = PairState::default();
+        for (k, ok) in sequence.iter().enumerate() {
+            pair.apply(outcome(k as i64, *ok), 0);
+        }
+        pair.apply(outcome(100, true), 0);
+        prop_assert_eq!(pair.streak, 0);
+        prop_assert_eq!(pair.first_failure_ms, None);
+    }
+}

@@ -1,0 +1,498 @@
+//! One test per rule sentence of PRODUCT.md §1–§2.
+
+use super::world::{sid, world, world_with, World};
+use crate::status::ServerStatus::{self, *};
+
+const FIVE: [(&str, &str); 5] = [
+    ("de-1", "DE"),
+    ("de-2", "DE"),
+    ("nl-1", "NL"),
+    ("fi-1", "FI"),
+    ("us-1", "US"),
+];
+
+fn healthy_five() -> World {
+    let mut w = world(&FIVE);
+    w.healthy();
+    w
+}
+
+fn status(w: &World, id: &str) -> ServerStatus {
+    w.verdict(id).status
+}
+
+// §1a — self-report
+
+#[test]
+fn a_healthy_fleet_is_healthy_and_in_rotation() {
+    let w = healthy_five();
+    for v in w.evaluation().verdicts() {
+        assert_eq!(v.status, Healthy, "{}", v.server);
+        assert_eq!(v.conditions, vec![Healthy]);
+        assert!(v.in_rotation && !v.stale);
+    }
+}
+
+#[test]
+fn a_fresh_report_with_a_dead_listener_means_server_unavailable() {
+    let mut w = healthy_five();
+    w.report_at("de-1", w.now, false, true);
+    let v = w.verdict("de-1");
+    assert_eq!(v.status, Unavailable);
+    assert!(!v.in_rotation);
+}
+
+#[test]
+fn a_fresh_report_with_the_vpn_service_down_means_server_unavailable() {
+    let mut w = healthy_five();
+    w.report_at("de-1", w.now, true, false);
+    assert_eq!(status(&w, "de-1"), Unavailable);
+}
+
+#[test]
+fn reports_older_than_stale_after_mean_no_data() {
+    let mut w = healthy_five();
+    let stale = w.now - w.settings.stale_after_ms();
+    w.report_at("de-1", stale, true, true);
+    let v = w.verdict("de-1");
+    assert_eq!(v.status, NoData);
+    assert!(v.stale);
+    w.report_at("de-1", stale + 1, true, true);
+    assert_eq!(
+        status(&w, "de-1"),
+        Healthy,
+        "younger than stale_after is fresh"
+    );
+}
+
+#[test]
+fn a_stale_report_that_said_not_ok_is_no_data_not_unavailable() {
+    let mut w = healthy_five();
+    w.report_at(
+        "de-1",
+        w.now - w.settings.stale_after_ms() - 1,
+        false,
+        false,
+    );
+    assert_eq!(w.verdict("de-1").conditions, vec![NoData]);
+}
+
+#[test]
+fn a_server_that_never_reported_has_no_data() {
+    let mut w = world(&FIVE);
+    w.all_reach_all();
+    let v = w.verdict("us-1");
+    assert_eq!(v.status, NoData);
+    assert_eq!(v.last_report_at, None);
+}
+
+// §1b — mesh probes and streaks
+
+#[test]
+fn one_failed_knock_means_nothing() {
+    let mut w = healthy_five();
+    w.probe("de-2", "de-1", false, 1);
+    w.probe("nl-1", "de-1", false, 2);
+    w.probe("fi-1", "de-1", false, 2);
+    let v = w.verdict("de-1");
+    assert_eq!(
+        v.status, Healthy,
+        "streaks below failure_streak are not sustained"
+    );
+    assert!(v.entry_points.iter().all(|e| e.available));
+}
+
+#[test]
+fn a_success_resets_the_streak() {
+    let mut w = healthy_five();
+    w.probe("de-2", "de-1", false, 2);
+    w.probe("de-2", "de-1", true, 1);
+    w.probe("de-2", "de-1", false, 2);
+    assert_eq!(
+        status(&w, "de-1"),
+        Healthy,
+        "2 + 2 failures around a success are not 4"
+    );
+}
+
+#[test]
+fn a_sustained_streak_is_failure_streak_consecutive_failures() {
+    let mut w = healthy_five();
+    w.probe("de-2", "de-1", false, 3);
+    assert_eq!(status(&w, "de-1"), EntryPointsUnavailable);
+}
+
+#[test]
+fn a_witness_fails_to_reach_a_server_only_when_every_entry_point_fails() {
+    let mut w = world_with(&[
+        ("de-1", "DE", false, 2),
+        ("de-2", "DE", false, 1),
+        ("nl-1", "NL", false, 1),
+        ("fi-1", "FI", false, 1),
+    ]);
+    w.healthy();
+    for witness in ["de-2", "nl-1", "fi-1"] {
+        w.probe_one(witness, "de-1", 0, false, 3);
+    }
+    let v = w.verdict("de-1");
+    assert_eq!(v.quorum.failing, 0, "the second entry point still answers");
+    assert_eq!(v.status, EntryPointsUnavailable);
+    assert!(!v.entry_points[0].available && v.entry_points[1].available);
+}
+
+#[test]
+fn a_witness_evidence_counts_only_while_the_witness_is_fresh() {
+    let mut w = healthy_five();
+    w.probe("de-2", "de-1", false, 3);
+    w.probe("nl-1", "de-1", false, 3);
+    assert_eq!(status(&w, "de-1"), Unreachable);
+    w.report_at("nl-1", w.now - w.settings.stale_after_ms(), true, true);
+    let v = w.verdict("de-1");
+    assert_eq!(
+        v.status, EntryPointsUnavailable,
+        "only de-2's evidence still counts"
+    );
+    assert_eq!(v.entry_points[0].causes.len(), 1);
+}
+
+#[test]
+fn probe_results_received_longer_ago_than_stale_after_stop_counting() {
+    let mut w = healthy_five();
+    w.probe("de-2", "de-1", false, 3);
+    w.now += w.settings.stale_after_ms();
+    w.all_report_ok();
+    assert_eq!(status(&w, "de-1"), Healthy);
+}
+
+// R1 — unreliable witness
+
+#[test]
+fn a_witness_that_cannot_see_half_its_neighbours_is_ignored() {
+    let mut w = healthy_five();
+    for target in ["de-1", "nl-1"] {
+        w.probe("us-1", target, false, 3);
+    }
+    let us = w.verdict("us-1");
+    let figure = us
+        .unreliable_witness
+        .expect("R1 holds: 2 of 4 with threshold max(2, ceil(0.5·4)) = 2");
+    assert_eq!((figure.failing, figure.of), (2, 4));
+    for target in ["de-1", "nl-1"] {
+        let v = w.verdict(target);
+        assert_eq!(
+            v.status, Healthy,
+            "{target}: an unreliable witness leaves no pair marks"
+        );
+        assert_eq!(v.quorum.of, 3, "its votes are not counted either");
+    }
+}
+
+#[test]
+fn an_unreliable_witness_casts_no_vote_towards_quorum() {
+    let mut w = healthy_five();
+    for target in ["de-1", "nl-1"] {
+        w.probe("us-1", target, false, 3);
+    }
+    w.probe("fi-1", "de-1", false, 3);
+    let v = w.verdict("de-1");
+    assert_eq!(v.quorum.failing, 1, "us-1 is discarded, only fi-1 counts");
+    assert_eq!(v.status, EntryPointsUnavailable);
+}
+
+#[test]
+fn a_witness_failing_one_server_is_not_unreliable() {
+    let mut w = world(&[("de-1", "DE"), ("de-2", "DE"), ("nl-1", "NL")]);
+    w.healthy();
+    w.probe("nl-1", "de-1", false, 3);
+    assert_eq!(
+        w.verdict("nl-1").unreliable_witness,
+        None,
+        "max(2, …): one failure is never enough"
+    );
+    assert_eq!(status(&w, "de-1"), EntryPointsUnavailable);
+}
+
+// R2 — unreachable by quorum
+
+#[test]
+fn a_quorum_of_reliable_witnesses_makes_a_server_unreachable() {
+    let mut w = healthy_five();
+    w.probe("de-2", "de-1", false, 3);
+    w.probe("nl-1", "de-1", false, 3);
+    let v = w.verdict("de-1");
+    assert_eq!(v.status, Unreachable);
+    assert!(!v.in_rotation);
+    assert_eq!(
+        (v.quorum.failing, v.quorum.of),
+        (2, 4),
+        "k of n: 2 of the 4 witnesses that probe it"
+    );
+    assert_eq!(v.quorum.failing_witnesses, vec![sid("de-2"), sid("nl-1")]);
+}
+
+#[test]
+fn the_witnesses_that_still_see_it_are_listed() {
+    let mut w = healthy_five();
+    w.probe("de-2", "de-1", false, 3);
+    w.probe("nl-1", "de-1", false, 3);
+    assert_eq!(
+        w.verdict("de-1").quorum.seeing_witnesses,
+        vec![sid("fi-1"), sid("us-1")]
+    );
+}
+
+#[test]
+fn fewer_failing_witnesses_than_quorum_is_not_unreachable() {
+    let mut w = healthy_five();
+    w.settings.quorum = 3;
+    w.probe("de-2", "de-1", false, 3);
+    w.probe("nl-1", "de-1", false, 3);
+    assert_eq!(status(&w, "de-1"), EntryPointsUnavailable);
+}
+
+#[test]
+fn n_counts_only_fresh_reliable_witnesses_that_probe_the_server() {
+    let mut w = healthy_five();
+    w.report_at("us-1", w.now - w.settings.stale_after_ms(), true, true);
+    assert_eq!(w.verdict("de-1").quorum.of, 3);
+}
+
+// R3 — pair failures
+
+#[test]
+fn a_single_witness_failure_marks_the_entry_point_naming_both_servers() {
+    let mut w = healthy_five();
+    w.probe("fi-1", "de-1", false, 3);
+    let v = w.verdict("de-1");
+    assert_eq!(v.status, EntryPointsUnavailable);
+    let cause = &v.entry_points[0].causes[0];
+    assert_eq!((cause.from.as_str(), cause.to.as_str()), ("fi-1", "de-1"));
+    assert!(
+        cause.since.timestamp_millis() < w.now,
+        "since the first failure of the streak"
+    );
+}
+
+#[test]
+fn a_pair_failure_blames_no_one_and_removes_nothing() {
+    let mut w = healthy_five();
+    w.probe("fi-1", "de-1", false, 3);
+    assert!(w.verdict("de-1").in_rotation);
+    assert_eq!(
+        status(&w, "fi-1"),
+        Healthy,
+        "the witness is not blamed either"
+    );
+}
+
+#[test]
+fn a_two_way_pair_failure_marks_both_sides() {
+    let mut w = healthy_five();
+    w.probe("fi-1", "de-1", false, 3);
+    w.probe("de-1", "fi-1", false, 3);
+    for (target, from) in [("de-1", "fi-1"), ("fi-1", "de-1")] {
+        let v = w.verdict(target);
+        assert_eq!(v.status, EntryPointsUnavailable, "{target}");
+        assert_eq!(v.entry_points[0].causes[0].from.as_str(), from);
+    }
+}
+
+#[test]
+fn an_unreachable_server_gets_no_pair_mark_condition() {
+    let mut w = healthy_five();
+    w.probe("de-2", "de-1", false, 3);
+    w.probe("nl-1", "de-1", false, 3);
+    assert_eq!(w.verdict("de-1").conditions, vec![Unreachable]);
+}
+
+#[test]
+fn no_pair_mark_involves_a_verifier() {
+    let mut w = world_with(&[
+        ("de-1", "DE", false, 1),
+        ("de-2", "DE", false, 1),
+        ("nl-1", "NL", false, 1),
+        ("ir-1", "IR", true, 1),
+    ]);
+    w.healthy();
+    w.probe("de-1", "ir-1", false, 3);
+    assert_eq!(
+        status(&w, "ir-1"),
+        Healthy,
+        "a failure towards a verifier marks nothing"
+    );
+    w.probe("ir-1", "nl-1", false, 3);
+    let nl = w.verdict("nl-1");
+    assert!(
+        nl.entry_points[0].available,
+        "a verifier's failure is not a pair mark"
+    );
+}
+
+// R4 — verifiers
+
+fn with_verifier() -> World {
+    let mut w = world_with(&[
+        ("de-1", "DE", false, 2),
+        ("de-2", "DE", false, 1),
+        ("nl-1", "NL", false, 1),
+        ("fi-1", "FI", false, 1),
+        ("ir-1", "IR", true, 1),
+    ]);
+    w.healthy();
+    w
+}
+
+#[test]
+fn a_verifier_failing_every_entry_point_blocks_the_server() {
+    let mut w = with_verifier();
+    w.probe("ir-1", "de-1", false, 3);
+    let v = w.verdict("de-1");
+    assert_eq!(v.status, Blocked);
+    assert_eq!(v.blocked_by, vec![sid("ir-1")]);
+    assert!(!v.in_rotation);
+}
+
+#[test]
+fn a_verifier_failing_some_entry_points_blocks_nothing() {
+    let mut w = with_verifier();
+    w.probe_one("ir-1", "de-1", 0, false, 3);
+    assert_eq!(status(&w, "de-1"), Healthy);
+}
+
+#[test]
+fn reverse_failure_towards_a_verifier_means_nothing() {
+    let mut w = with_verifier();
+    for witness in ["de-1", "de-2", "nl-1"] {
+        w.probe(witness, "ir-1", false, 3);
+    }
+    let v = w.verdict("ir-1");
+    assert_eq!(v.status, Healthy);
+    assert_eq!(v.quorum.of, 0);
+    assert_eq!(w.verdict("de-1").unreliable_witness, None);
+}
+
+#[test]
+fn a_verifier_is_exempt_from_r1() {
+    let mut w = with_verifier();
+    for target in ["de-1", "de-2"] {
+        w.probe("ir-1", target, false, 3);
+    }
+    assert_eq!(w.verdict("ir-1").unreliable_witness, None);
+    assert_eq!(status(&w, "de-1"), Blocked);
+    assert_eq!(status(&w, "de-2"), Blocked);
+}
+
+#[test]
+fn a_verifier_that_reaches_no_one_is_suspended() {
+    let mut w = with_verifier();
+    for target in ["de-1", "de-2", "nl-1", "fi-1"] {
+        w.probe("ir-1", target, false, 3);
+    }
+    let v = w.verdict("ir-1");
+    assert!(v.suspended_verifier, "its card says so");
+    for target in ["de-1", "de-2", "nl-1", "fi-1"] {
+        assert_eq!(
+            status(&w, target),
+            Healthy,
+            "{target}: its verdicts are suspended"
+        );
+    }
+}
+
+#[test]
+fn a_stale_verifier_blocks_nothing() {
+    let mut w = with_verifier();
+    w.probe("ir-1", "de-1", false, 3);
+    w.report_at("ir-1", w.now - w.settings.stale_after_ms(), true, true);
+    assert_eq!(status(&w, "de-1"), Healthy);
+}
+
+// R5 — precedence
+
+#[test]
+fn the_status_is_the_top_condition_and_every_condition_is_listed() {
+    let mut w = with_verifier();
+    w.probe("ir-1", "de-1", false, 3);
+    w.probe("fi-1", "de-1", false, 3);
+    w.report_at("de-1", w.now, false, true);
+    let v = w.verdict("de-1");
+    assert_eq!(v.status, Unavailable);
+    assert_eq!(
+        v.conditions,
+        vec![Unavailable, Blocked, EntryPointsUnavailable]
+    );
+}
+
+#[test]
+fn no_data_ranks_below_blocked_and_above_pair_marks() {
+    let mut w = with_verifier();
+    w.probe("fi-1", "de-2", false, 3);
+    w.report_at("de-2", w.now - w.settings.stale_after_ms(), true, true);
+    assert_eq!(
+        w.verdict("de-2").conditions,
+        vec![NoData, EntryPointsUnavailable]
+    );
+    w.probe("ir-1", "de-2", false, 3);
+    assert_eq!(
+        w.verdict("de-2").conditions,
+        vec![Blocked, NoData, EntryPointsUnavailable]
+    );
+}
+
+// R6 — self-healing
+
+#[test]
+fn a_healthy_report_lifts_server_unavailable() {
+    let mut w = healthy_five();
+    w.report_at("de-1", w.now, false, false);
+    assert_eq!(status(&w, "de-1"), Unavailable);
+    w.report_at("de-1", w.now, true, true);
+    assert_eq!(status(&w, "de-1"), Healthy);
+}
+
+#[test]
+fn successful_probes_lift_the_quorum() {
+    let mut w = healthy_five();
+    w.probe("de-2", "de-1", false, 3);
+    w.probe("nl-1", "de-1", false, 3);
+    assert_eq!(status(&w, "de-1"), Unreachable);
+    w.probe("de-2", "de-1", true, 1);
+    assert_eq!(
+        status(&w, "de-1"),
+        EntryPointsUnavailable,
+        "one success resets one streak"
+    );
+    w.probe("nl-1", "de-1", true, 1);
+    assert_eq!(status(&w, "de-1"), Healthy);
+}
+
+#[test]
+fn a_success_from_the_verifier_lifts_the_block() {
+    let mut w = with_verifier();
+    w.probe("ir-1", "de-1", false, 3);
+    assert_eq!(status(&w, "de-1"), Blocked);
+    w.probe_one("ir-1", "de-1", 1, true, 1);
+    assert_eq!(status(&w, "de-1"), Healthy);
+}
+
+#[test]
+fn reports_resuming_lift_no_data() {
+    let mut w = healthy_five();
+    w.now += w.settings.stale_after_ms() + 1;
+    assert!(w.evaluation().verdicts().iter().all(|v| v.status == NoData));
+    w.all_report_ok();
+    w.all_reach_all();
+    assert!(w
+        .evaluation()
+        .verdicts()
+        .iter()
+        .all(|v| v.status == Healthy));
+}
+
+#[test]
+fn evaluating_twice_gives_the_same_verdicts() {
+    let mut w = with_verifier();
+    w.probe("ir-1", "de-1", false, 3);
+    w.probe("fi-1", "nl-1", false, 3);
+    assert_eq!(w.evaluation().verdicts(), w.evaluation().verdicts());
+}

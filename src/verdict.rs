@@ -1,0 +1,75 @@
+//! What the rules engine concludes about each server: the types that flow
+//! unchanged into the API, the server functions and the UI.
+
+use crate::evidence::SelfCheck;
+use crate::ids::{EntryPointId, ServerId};
+use crate::status::ServerStatus;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// R2's figures for one server: "k of n of your servers can't reach it".
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Quorum {
+    /// k: fresh reliable witnesses that fail to reach the server.
+    pub failing: u32,
+    /// n: fresh reliable witnesses that probe the server.
+    pub of: u32,
+    pub failing_witnesses: Vec<ServerId>,
+    /// The witnesses that still see it (the other side of the picture).
+    pub seeing_witnesses: Vec<ServerId>,
+}
+
+/// R1's figures: this server, as a witness, can't reach `failing` of the
+/// `of` servers it probes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WitnessFigure {
+    pub failing: u32,
+    pub of: u32,
+}
+
+/// R3's cause of an entry point mark: the check from one server to another
+/// fails since a given time. Blames no one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairCause {
+    pub from: ServerId,
+    pub to: ServerId,
+    pub since: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryPointVerdict {
+    pub id: EntryPointId,
+    pub available: bool,
+    pub causes: Vec<PairCause>,
+}
+
+/// Everything the engine concludes about one server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub server: ServerId,
+    /// The top condition by R5 precedence.
+    pub status: ServerStatus,
+    /// Every condition that holds, in precedence order (`[Healthy]` when none).
+    pub conditions: Vec<ServerStatus>,
+    /// False when unavailable, unreachable or blocked (§3).
+    pub in_rotation: bool,
+    /// No report younger than `stale_after`.
+    pub stale: bool,
+    pub last_report_at: Option<DateTime<Utc>>,
+    pub self_check: Option<SelfCheck>,
+    pub quorum: Quorum,
+    /// Set while R1 holds for this server as a witness.
+    pub unreliable_witness: Option<WitnessFigure>,
+    /// A verifier that reaches none of (at least 2) servers: its verdicts
+    /// are suspended (R4's exception).
+    pub suspended_verifier: bool,
+    /// Verifiers that see this server's address blocked (R4).
+    pub blocked_by: Vec<ServerId>,
+    pub entry_points: Vec<EntryPointVerdict>,
+}
+
+impl Verdict {
+    pub fn has(&self, condition: ServerStatus) -> bool {
+        self.conditions.contains(&condition)
+    }
+}
