@@ -31,6 +31,7 @@ fn fleet(n: usize) -> (Mesh, Evidence) {
     let servers = (0..n)
         .map(|i| MeshServer {
             id: ServerId::parse(&format!("s{i}")).expect("slug"),
+            name: format!("Server {i}"),
             country: COUNTRIES[i % 5].to_uppercase(),
             verifier: i % 100 == 99,
             routes: vec![RouteId::parse(COUNTRIES[i % 5]).expect("slug")],

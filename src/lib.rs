@@ -5,6 +5,7 @@
 //! browser, so it holds no I/O: everything the UI and the server agree on
 //! lives here, defined once.
 
+pub mod agent_api;
 pub mod balance;
 pub mod evidence;
 pub mod fleet;

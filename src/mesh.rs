@@ -1,6 +1,7 @@
 //! The fleet as the rules engine sees it: servers and entry points indexed
 //! densely, so evidence and verdicts are plain vectors.
 
+use crate::evidence::Evidence;
 use crate::ids::{EntryPointId, RouteId, ServerId};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -9,6 +10,7 @@ use std::ops::Range;
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeshServer {
     pub id: ServerId,
+    pub name: String,
     /// ISO 3166 alpha-2.
     pub country: String,
     pub verifier: bool,
@@ -122,6 +124,30 @@ impl Mesh {
 
     pub fn entry_point_index(&self, id: &EntryPointId) -> Option<usize> {
         self.ep_index.get(id).copied()
+    }
+
+    /// Rebuilds `evidence` (indexed by `old`) for this mesh, keeping every
+    /// report and pair whose server and entry point still exist.
+    pub fn carry_over(&self, old: &Mesh, evidence: &Evidence) -> Evidence {
+        let mut carried = Evidence::new(self);
+        let servers: Vec<(usize, usize)> = (0..old.server_count())
+            .filter_map(|o| self.server_index(&old.server(o).id).map(|n| (o, n)))
+            .collect();
+        let eps: Vec<(usize, usize)> = (0..old.entry_point_count())
+            .filter_map(|o| {
+                self.entry_point_index(old.entry_point_id(o))
+                    .map(|n| (o, n))
+            })
+            .collect();
+        for &(o, n) in &servers {
+            if let Some(report) = evidence.report(o) {
+                carried.record_report(n, report.received_ms, report.self_check.clone());
+            }
+            for &(oe, ne) in &eps {
+                carried.restore_pair(n, ne, *evidence.pair(o, oe));
+            }
+        }
+        carried
     }
 
     pub fn route_index(&self, id: &RouteId) -> Option<usize> {

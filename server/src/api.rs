@@ -1,6 +1,8 @@
 //! The JSON HTTP APIs of API.md: their error body, extractor and handlers.
 
+pub mod agent;
 pub mod automation;
 pub mod error;
+pub mod views;
 
 pub use error::{ApiError, ApiJson};

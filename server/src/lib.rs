@@ -4,6 +4,7 @@
 pub mod api;
 pub mod config;
 pub mod demo;
+pub mod engine;
 pub mod login;
 pub mod ops;
 pub mod panel;

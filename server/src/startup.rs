@@ -4,6 +4,7 @@
 use crate::api::{self, ApiError};
 use crate::config::Config;
 use crate::demo;
+use crate::engine::Engine;
 use crate::login::{self, LoginLimiter};
 use crate::ops;
 use crate::panel::PanelStore;
@@ -20,6 +21,7 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpListener;
 use tower_http::trace::TraceLayer;
 
@@ -33,6 +35,7 @@ pub struct Application {
     listener: TcpListener,
     router: Router,
     store: Store,
+    background: tokio::task::JoinHandle<()>,
     /// Lines to show the operator once at start-up (generated secrets).
     pub announcements: Vec<String>,
 }
@@ -83,15 +86,19 @@ impl Application {
             .site_pkg_dir("pkg")
             .site_addr(address)
             .build();
+        let engine = Arc::new(Engine::load(&store).await?);
         let state = AppState {
             store: store.clone(),
             leptos,
             limiter: Arc::new(LoginLimiter::default()),
+            engine: engine.clone(),
         };
+        let background = tokio::spawn(run_engine(engine, store.clone()));
         Ok(Self {
             listener,
             router: router(state),
             store,
+            background,
             announcements,
         })
     }
@@ -112,8 +119,30 @@ impl Application {
         axum::serve(self.listener, service)
             .with_graceful_shutdown(shutdown)
             .await?;
+        self.background.abort();
         self.store.close().await;
         Ok(())
+    }
+}
+
+/// How often pair state is checkpointed to the store.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(30);
+
+/// The evaluator tick (once a second, so staleness takes effect without
+/// reports) and the periodic checkpoint of changed pairs.
+async fn run_engine(engine: Arc<Engine>, store: Store) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut last_checkpoint = tokio::time::Instant::now();
+    loop {
+        tick.tick().await;
+        engine.tick();
+        if last_checkpoint.elapsed() >= CHECKPOINT_EVERY {
+            last_checkpoint = tokio::time::Instant::now();
+            if let Err(err) = engine.checkpoint(&store).await {
+                tracing::error!(error = %err, "pair-state checkpoint failed; will retry");
+            }
+        }
     }
 }
 
@@ -129,6 +158,7 @@ fn router(state: AppState) -> Router {
         .route("/login", post(login::login))
         .route("/logout", post(login::logout))
         .nest("/api/v1", api::automation::router(state.clone()))
+        .nest("/api/agent/v1", api::agent::router(state.clone()))
         .route(
             "/api/{*rest}",
             axum::routing::any(|| async { ApiError::not_found("no such API endpoint") }),

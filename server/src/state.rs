@@ -1,5 +1,6 @@
 //! What every handler shares.
 
+use crate::engine::Engine;
 use crate::login::LoginLimiter;
 use crate::store::Store;
 use axum::extract::FromRef;
@@ -11,6 +12,7 @@ pub struct AppState {
     pub store: Store,
     pub leptos: LeptosOptions,
     pub limiter: Arc<LoginLimiter>,
+    pub engine: Arc<Engine>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -8,8 +8,11 @@
 
 mod auth;
 mod fleet;
+mod ingest;
+mod settings;
 
 pub use fleet::GeneratedTokens;
+pub use ingest::{EvidenceSnapshot, PairRow, PendingReport, StoredReport};
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, SqlitePool, Transaction};

@@ -84,6 +84,7 @@ fn build(s: &Scenario) -> (Mesh, Evidence) {
         .enumerate()
         .map(|(i, (verifier, eps, country))| MeshServer {
             id: ServerId::parse(&format!("s{i}")).expect("slug"),
+            name: format!("Server {i}"),
             country: COUNTRIES[*country].to_uppercase(),
             verifier: *verifier,
             routes: vec![RouteId::parse(COUNTRIES[*country]).expect("slug")],

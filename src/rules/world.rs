@@ -38,6 +38,7 @@ pub fn world_with(servers: &[(&str, &str, bool, usize)]) -> World {
             }
             MeshServer {
                 id: sid(id),
+                name: (*id).to_owned(),
                 country: (*country).to_owned(),
                 verifier: *verifier,
                 routes: vec![route],

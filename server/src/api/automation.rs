@@ -1,20 +1,32 @@
 //! The operator automation API (`/api/v1`, operator bearer token).
 
 use super::{ApiError, ApiJson};
+use crate::api::views::{ServerView, UserView};
 use crate::secrets::TokenHash;
 use crate::state::AppState;
 use crate::store::GeneratedTokens;
+use axum::extract::Path;
 use axum::extract::{Request, State};
 use axum::http::header::AUTHORIZATION;
 use axum::middleware::Next;
 use axum::response::Response;
-use axum::routing::put;
+use axum::routing::{get, put};
 use axum::Router;
+use meshwatch::balance::assign;
 use meshwatch::fleet::FleetDocument;
+use meshwatch::mesh::Mesh;
+use meshwatch::settings::Settings;
+use meshwatch::{ServerId, UserId};
+use serde::Deserialize;
 
 pub fn router(state: AppState) -> Router<AppState> {
     Router::new()
         .route("/fleet", put(put_fleet))
+        .route("/servers", get(list_servers))
+        .route("/servers/{id}", get(get_server))
+        .route("/servers/{id}/verifier", put(put_verifier))
+        .route("/settings", get(get_settings).put(put_settings))
+        .route("/users/{id}", get(get_user))
         .fallback(|| async { ApiError::not_found("no such API endpoint") })
         .route_layer(axum::middleware::from_fn_with_state(
             state,
@@ -61,6 +73,7 @@ async fn put_fleet(
         .validate()
         .map_err(|e| ApiError::unprocessable(e.code, e.message))?;
     let generated = state.store.apply_fleet(&fleet).await?;
+    state.engine.reload_fleet(&state.store).await?;
     tracing::info!(
         routes = fleet.routes.len(),
         servers = fleet.servers.len(),
@@ -68,4 +81,143 @@ async fn put_fleet(
         "fleet applied"
     );
     Ok(ApiJson(generated))
+}
+
+/// `GET /api/v1/servers`: every server's verdict, as of now.
+async fn list_servers(State(state): State<AppState>) -> ApiJson<Vec<ServerView>> {
+    let (mesh, verdicts) = state.engine.verdicts();
+    ApiJson(
+        verdicts
+            .iter()
+            .enumerate()
+            .map(|(i, v)| ServerView::new(&mesh, i, v))
+            .collect(),
+    )
+}
+
+fn server_index(mesh: &Mesh, id: &str) -> Result<usize, ApiError> {
+    ServerId::parse(id)
+        .ok()
+        .and_then(|id| mesh.server_index(&id))
+        .ok_or_else(|| ApiError::not_found(format!("no server {id:?}")))
+}
+
+async fn get_server(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<ApiJson<ServerView>, ApiError> {
+    let (mesh, verdicts) = state.engine.verdicts();
+    let i = server_index(&mesh, &id)?;
+    Ok(ApiJson(ServerView::new(&mesh, i, &verdicts[i])))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VerifierToggle {
+    enabled: bool,
+}
+
+/// `PUT /api/v1/servers/{id}/verifier`: "Use this server to check blocking
+/// on the others", or stop.
+async fn put_verifier(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(toggle): ApiJson<VerifierToggle>,
+) -> Result<ApiJson<ServerView>, ApiError> {
+    let server =
+        ServerId::parse(&id).map_err(|_| ApiError::not_found(format!("no server {id:?}")))?;
+    if !state.store.set_verifier(&server, toggle.enabled).await? {
+        return Err(ApiError::not_found(format!("no server {id:?}")));
+    }
+    state.engine.reload_fleet(&state.store).await?;
+    get_server(State(state), Path(id)).await
+}
+
+async fn get_settings(State(state): State<AppState>) -> ApiJson<Settings> {
+    ApiJson(state.engine.settings())
+}
+
+/// Any subset of the settings; integers so that out-of-range values get a
+/// range error rather than a type error.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SettingsPatch {
+    report_interval_s: Option<i64>,
+    probe_interval_s: Option<i64>,
+    probe_timeout_s: Option<i64>,
+    stale_after_s: Option<i64>,
+    failure_streak: Option<i64>,
+    quorum: Option<i64>,
+    unreliable_fraction: Option<f64>,
+}
+
+async fn put_settings(
+    State(state): State<AppState>,
+    ApiJson(patch): ApiJson<SettingsPatch>,
+) -> Result<ApiJson<Settings>, ApiError> {
+    let mut next = state.engine.settings();
+    let fields = [
+        (
+            "report_interval_s",
+            patch.report_interval_s,
+            &mut next.report_interval_s,
+        ),
+        (
+            "probe_interval_s",
+            patch.probe_interval_s,
+            &mut next.probe_interval_s,
+        ),
+        (
+            "probe_timeout_s",
+            patch.probe_timeout_s,
+            &mut next.probe_timeout_s,
+        ),
+        (
+            "stale_after_s",
+            patch.stale_after_s,
+            &mut next.stale_after_s,
+        ),
+        (
+            "failure_streak",
+            patch.failure_streak,
+            &mut next.failure_streak,
+        ),
+        ("quorum", patch.quorum, &mut next.quorum),
+    ];
+    for (name, value, slot) in fields {
+        if let Some(v) = value {
+            *slot = u32::try_from(v).ok().filter(|v| *v >= 1).ok_or_else(|| {
+                ApiError::unprocessable(
+                    "invalid_setting",
+                    format!("{name}: {v} must be a whole number of at least 1"),
+                )
+            })?;
+        }
+    }
+    if let Some(f) = patch.unreliable_fraction {
+        next.unreliable_fraction = f;
+    }
+    next.validate()
+        .map_err(|e| ApiError::unprocessable("invalid_setting", e.to_string()))?;
+    state.store.save_settings(&next).await?;
+    state.engine.set_settings(next);
+    Ok(ApiJson(next))
+}
+
+/// `GET /api/v1/users/{id}`: the user's servers after balancing, as of now.
+async fn get_user(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<ApiJson<UserView>, ApiError> {
+    let user_id = UserId::parse(&id).map_err(|_| ApiError::not_found(format!("no user {id:?}")))?;
+    let user = state
+        .store
+        .users()
+        .await?
+        .into_iter()
+        .find(|u| u.id == user_id)
+        .ok_or_else(|| ApiError::not_found(format!("no user {id:?}")))?;
+    let (mesh, verdicts) = state.engine.verdicts();
+    let routes = assign(&mesh, &verdicts, &user.id, &user.routes);
+    Ok(ApiJson(UserView::new(&id, &mesh, &verdicts, &routes)))
 }

@@ -15,12 +15,16 @@ pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
     pub database_url: String,
-    _dir: tempfile::TempDir,
-    _shutdown: tokio::sync::oneshot::Sender<()>,
+    dir: tempfile::TempDir,
+    shutdown: tokio::sync::oneshot::Sender<()>,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
 pub async fn spawn_app() -> TestApp {
-    let dir = tempfile::tempdir().expect("temp dir");
+    spawn_app_in(tempfile::tempdir().expect("temp dir")).await
+}
+
+async fn spawn_app_in(dir: tempfile::TempDir) -> TestApp {
     let database_url = format!("sqlite://{}/meshwatch.db", dir.path().display());
     let vars: HashMap<&str, String> = HashMap::from([
         ("MESHWATCH_LISTEN", "127.0.0.1:0".to_owned()),
@@ -35,7 +39,7 @@ pub async fn spawn_app() -> TestApp {
     let app = Application::build(config).await.expect("app builds");
     let address = format!("http://{}", app.local_addr().expect("bound"));
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(app.run_until(async {
+    let server = tokio::spawn(app.run_until(async {
         let _ = rx.await;
     }));
     TestApp {
@@ -45,12 +49,21 @@ pub async fn spawn_app() -> TestApp {
             .build()
             .expect("client"),
         database_url,
-        _dir: dir,
-        _shutdown: tx,
+        dir,
+        shutdown: tx,
+        server,
     }
 }
 
 impl TestApp {
+    /// Stops the panel (no checkpoint is written on the way out) and starts
+    /// a new one on the same database, as after a crash.
+    pub async fn restart(self) -> TestApp {
+        let _ = self.shutdown.send(());
+        let _ = self.server.await;
+        spawn_app_in(self.dir).await
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.address)
     }

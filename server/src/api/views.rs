@@ -1,0 +1,128 @@
+//! The JSON views of API.md, built from the engine's verdicts.
+
+use meshwatch::balance::RouteServing;
+use meshwatch::mesh::Mesh;
+use meshwatch::status::ServerStatus;
+use meshwatch::verdict::{EntryPointVerdict, Verdict, WitnessFigure};
+use serde::Serialize;
+
+#[derive(Serialize)]
+pub struct SelfCheckView {
+    pub listener_ok: bool,
+    pub service_ok: bool,
+}
+
+#[derive(Serialize)]
+pub struct UnreachableView {
+    pub failing: u32,
+    pub of: u32,
+    pub failing_witnesses: Vec<String>,
+}
+
+/// `ServerView` of API.md.
+#[derive(Serialize)]
+pub struct ServerView {
+    pub id: String,
+    pub name: String,
+    pub country: String,
+    pub verifier: bool,
+    pub status: ServerStatus,
+    pub conditions: Vec<ServerStatus>,
+    pub in_rotation: bool,
+    pub stale: bool,
+    pub last_report_at: Option<chrono::DateTime<chrono::Utc>>,
+    pub self_check: Option<SelfCheckView>,
+    pub unreachable: Option<UnreachableView>,
+    pub unreliable_witness: Option<WitnessFigure>,
+    pub blocked_by: Vec<String>,
+    pub entry_points: Vec<EntryPointVerdict>,
+}
+
+impl ServerView {
+    pub fn new(mesh: &Mesh, index: usize, verdict: &Verdict) -> Self {
+        let server = mesh.server(index);
+        Self {
+            id: server.id.to_string(),
+            name: server.name.clone(),
+            country: server.country.clone(),
+            verifier: server.verifier,
+            status: verdict.status,
+            conditions: verdict.conditions.clone(),
+            in_rotation: verdict.in_rotation,
+            stale: verdict.stale,
+            last_report_at: verdict.last_report_at,
+            self_check: verdict.self_check.as_ref().map(|c| SelfCheckView {
+                listener_ok: c.listener_ok,
+                service_ok: c.service_ok,
+            }),
+            unreachable: verdict
+                .has(ServerStatus::Unreachable)
+                .then(|| UnreachableView {
+                    failing: verdict.quorum.failing,
+                    of: verdict.quorum.of,
+                    failing_witnesses: verdict
+                        .quorum
+                        .failing_witnesses
+                        .iter()
+                        .map(|w| w.to_string())
+                        .collect(),
+                }),
+            unreliable_witness: verdict.unreliable_witness,
+            blocked_by: verdict.blocked_by.iter().map(|v| v.to_string()).collect(),
+            entry_points: verdict.entry_points.clone(),
+        }
+    }
+}
+
+/// One row of `GET /api/v1/users/{id}`.
+#[derive(Serialize)]
+pub struct UserServerView {
+    pub server_id: String,
+    pub status: ServerStatus,
+    pub caption: String,
+    pub in_subscription: bool,
+    pub replaced_by: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct UserView {
+    pub id: String,
+    pub servers: Vec<UserServerView>,
+}
+
+/// The product wording of PRODUCT.md §5 in English, with "k of n" for
+/// unreachable servers; empty for healthy ones.
+pub fn caption(verdict: &Verdict) -> String {
+    match verdict.status {
+        ServerStatus::Unreachable => format!(
+            "{} — {} of {} of your servers can't reach it",
+            ServerStatus::Unreachable.caption_en(),
+            verdict.quorum.failing,
+            verdict.quorum.of
+        ),
+        other => other.caption_en().to_owned(),
+    }
+}
+
+impl UserView {
+    pub fn new(id: &str, mesh: &Mesh, verdicts: &[Verdict], routes: &[RouteServing]) -> Self {
+        let servers = routes
+            .iter()
+            .flat_map(|r| r.rows.iter())
+            .filter_map(|row| {
+                let index = mesh.server_index(&row.server_id)?;
+                Some(UserServerView {
+                    server_id: row.server_id.to_string(),
+                    status: row.status,
+                    caption: caption(&verdicts[index]),
+                    in_subscription: row.in_subscription,
+                    replaced_by: row.replaced_by.as_ref().map(|s| s.to_string()),
+                })
+            })
+            .collect();
+        Self {
+            id: id.to_owned(),
+            servers,
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! The live rules engine of the panel: the mesh, the evidence and the
+//! current evaluation in memory, fed by agent reports (incrementally) and
+//! by a once-a-second tick (so staleness takes effect without reports),
+//! checkpointed to the store as changes.
+
+use crate::store::{PairRow, Store, StoreError, StoredReport};
+use meshwatch::agent_api::{AgentReport, ProbeReport, ReportAck};
+use meshwatch::evidence::{to_ms, Evidence, ProbeOutcome};
+use meshwatch::mesh::Mesh;
+use meshwatch::rules::{evaluate, Evaluation};
+use meshwatch::settings::Settings;
+use meshwatch::verdict::Verdict;
+use meshwatch::EntryPointId;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+struct State {
+    mesh: Arc<Mesh>,
+    evidence: Evidence,
+    evaluation: Evaluation,
+    settings: Settings,
+    /// Pairs changed since the last checkpoint (witness, entry point).
+    dirty: HashSet<(usize, usize)>,
+    /// The last stored report whose effect is in `evidence`.
+    applied_seq: i64,
+}
+
+pub struct Engine {
+    state: Mutex<State>,
+    /// Serialises "store durably, then apply in memory" so that memory and
+    /// a replay after a crash apply reports in the same order.
+    ingest: tokio::sync::Mutex<()>,
+}
+
+/// A report's probe results resolved against the mesh.
+fn resolve(mesh: &Mesh, probes: &[ProbeReport]) -> (Vec<(usize, ProbeOutcome)>, u32) {
+    let mut skipped = 0;
+    let resolved = probes
+        .iter()
+        .filter_map(|p| {
+            let e = EntryPointId::parse(&p.entry_point_id)
+                .ok()
+                .and_then(|id| mesh.entry_point_index(&id));
+            if e.is_none() {
+                skipped += 1;
+            }
+            e.map(|e| {
+                (
+                    e,
+                    ProbeOutcome {
+                        at_ms: to_ms(p.at),
+                        ok: p.ok,
+                        error: if p.ok { None } else { p.error },
+                    },
+                )
+            })
+        })
+        .collect();
+    (resolved, skipped)
+}
+
+fn now_ms() -> i64 {
+    to_ms(chrono::Utc::now())
+}
+
+impl Engine {
+    /// Rebuilds the state from the store: checkpointed pairs, latest
+    /// self-reports, then the reports stored after the checkpoint.
+    pub async fn load(store: &Store) -> Result<Self, StoreError> {
+        let (servers, routes) = store.mesh_spec().await?;
+        let mesh = Mesh::new(servers, routes);
+        let settings = store.settings().await?;
+        let snapshot = store.evidence_snapshot().await?;
+        let mut evidence = Evidence::new(&mesh);
+        for (server, received_ms, check) in snapshot.reports {
+            if let Some(s) = meshwatch::ServerId::parse(&server)
+                .ok()
+                .and_then(|id| mesh.server_index(&id))
+            {
+                evidence.record_report(s, received_ms, check);
+            }
+        }
+        for row in snapshot.pairs {
+            let w = meshwatch::ServerId::parse(&row.witness_id)
+                .ok()
+                .and_then(|id| mesh.server_index(&id));
+            let e = EntryPointId::parse(&row.entry_point_id)
+                .ok()
+                .and_then(|id| mesh.entry_point_index(&id));
+            if let (Some(w), Some(e)) = (w, e) {
+                evidence.restore_pair(w, e, row.state);
+            }
+        }
+        let mut dirty = HashSet::new();
+        let mut applied_seq = 0;
+        for pending in snapshot.pending {
+            applied_seq = pending.seq;
+            let Some(w) = meshwatch::ServerId::parse(&pending.server_id)
+                .ok()
+                .and_then(|id| mesh.server_index(&id))
+            else {
+                continue;
+            };
+            let probes: Vec<ProbeReport> = match serde_json::from_str(&pending.probes) {
+                Ok(p) => p,
+                Err(err) => {
+                    tracing::error!(seq = pending.seq, error = %err, "unreadable stored report skipped");
+                    continue;
+                }
+            };
+            let (resolved, _) = resolve(&mesh, &probes);
+            for (e, probe) in resolved {
+                if evidence.apply_probe(w, e, probe, pending.received_ms) {
+                    dirty.insert((w, e));
+                }
+            }
+        }
+        let evaluation = evaluate(&mesh, &evidence, &settings, now_ms());
+        Ok(Self {
+            state: Mutex::new(State {
+                mesh: Arc::new(mesh),
+                evidence,
+                evaluation,
+                settings,
+                dirty,
+                applied_seq,
+            }),
+            ingest: tokio::sync::Mutex::new(()),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock leaves consistent data (every
+        // mutation is a whole assignment), so a poisoned lock is usable.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.lock().settings
+    }
+
+    pub fn mesh(&self) -> Arc<Mesh> {
+        self.lock().mesh.clone()
+    }
+
+    /// The current verdicts, with the mesh they index.
+    pub fn verdicts(&self) -> (Arc<Mesh>, Vec<Verdict>) {
+        let state = self.lock();
+        (state.mesh.clone(), state.evaluation.verdicts().to_vec())
+    }
+
+    /// Re-evaluates everything at the current time.
+    pub fn tick(&self) {
+        let mut state = self.lock();
+        let State {
+            mesh,
+            evidence,
+            settings,
+            ..
+        } = &*state;
+        let evaluation = evaluate(mesh, evidence, settings, now_ms());
+        state.evaluation = evaluation;
+    }
+
+    /// Stores a report durably, then applies it. Retries of a stored
+    /// `report_id` are acknowledged with the first answer and applied once.
+    pub async fn ingest(
+        &self,
+        store: &Store,
+        witness: &str,
+        report: &AgentReport,
+    ) -> Result<ReportAck, StoreError> {
+        let _order = self.ingest.lock().await;
+        let (w, resolved, ack) = {
+            let state = self.lock();
+            let w = meshwatch::ServerId::parse(witness)
+                .ok()
+                .and_then(|id| state.mesh.server_index(&id));
+            let (resolved, skipped) = resolve(&state.mesh, &report.probes);
+            let ack = ReportAck {
+                accepted_probes: u32::try_from(resolved.len()).unwrap_or(u32::MAX),
+                skipped_probes: skipped,
+            };
+            (w, resolved, ack)
+        };
+        let received_ms = now_ms();
+        let seq = match store
+            .store_report(witness, report, received_ms, ack)
+            .await?
+        {
+            StoredReport::Duplicate(first) => return Ok(first),
+            StoredReport::New { seq } => seq,
+        };
+        let mut state = self.lock();
+        state.applied_seq = seq;
+        if let Some(w) = w {
+            let State {
+                mesh,
+                evidence,
+                evaluation,
+                dirty,
+                ..
+            } = &mut *state;
+            evaluation.apply_report(
+                mesh,
+                evidence,
+                w,
+                received_ms,
+                report.self_check.clone(),
+                &resolved,
+            );
+            dirty.extend(resolved.iter().map(|(e, _)| (w, *e)));
+        }
+        Ok(ack)
+    }
+
+    /// Writes the pairs changed since the last checkpoint.
+    pub async fn checkpoint(&self, store: &Store) -> Result<usize, StoreError> {
+        let _order = self.ingest.lock().await;
+        let (rows, applied_seq) = {
+            let mut state = self.lock();
+            let dirty: Vec<(usize, usize)> = state.dirty.drain().collect();
+            let rows: Vec<PairRow> = dirty
+                .into_iter()
+                .map(|(w, e)| PairRow {
+                    witness_id: state.mesh.server(w).id.to_string(),
+                    entry_point_id: state.mesh.entry_point_id(e).to_string(),
+                    state: *state.evidence.pair(w, e),
+                })
+                .collect();
+            (rows, state.applied_seq)
+        };
+        store.checkpoint(&rows, applied_seq).await?;
+        Ok(rows.len())
+    }
+
+    /// The fleet changed: rebuild the mesh, keeping the evidence of
+    /// everything that still exists.
+    pub async fn reload_fleet(&self, store: &Store) -> Result<(), StoreError> {
+        let (servers, routes) = store.mesh_spec().await?;
+        let mesh = Mesh::new(servers, routes);
+        let mut state = self.lock();
+        let evidence = mesh.carry_over(&state.mesh, &state.evidence);
+        let dirty = state
+            .dirty
+            .iter()
+            .filter_map(|&(w, e)| {
+                let nw = mesh.server_index(&state.mesh.server(w).id)?;
+                let ne = mesh.entry_point_index(state.mesh.entry_point_id(e))?;
+                Some((nw, ne))
+            })
+            .collect();
+        state.evaluation = evaluate(&mesh, &evidence, &state.settings, now_ms());
+        state.evidence = evidence;
+        state.dirty = dirty;
+        state.mesh = Arc::new(mesh);
+        Ok(())
+    }
+
+    pub fn set_settings(&self, settings: Settings) {
+        let mut state = self.lock();
+        state.settings = settings;
+        let State { mesh, evidence, .. } = &*state;
+        let evaluation = evaluate(mesh, evidence, &settings, now_ms());
+        state.evaluation = evaluation;
+    }
+}

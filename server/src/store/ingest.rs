@@ -1,0 +1,324 @@
+//! Agent reports, the mesh as the engine needs it, and pair-state
+//! checkpoints.
+
+use super::{Store, StoreError};
+use crate::secrets::TokenHash;
+use meshwatch::agent_api::{AgentReport, Peer, ReportAck};
+use meshwatch::evidence::{PairState, ProbeError, SelfCheck};
+use meshwatch::fleet::Protocol;
+use meshwatch::mesh::{MeshRoute, MeshServer};
+use meshwatch::{RouteId, ServerId};
+use sqlx::Row;
+use std::collections::HashMap;
+
+fn decode(what: &str, err: impl std::fmt::Display) -> StoreError {
+    StoreError::Database(sqlx::Error::Decode(
+        format!("stored {what} is invalid: {err}").into(),
+    ))
+}
+
+/// A report stored before the last checkpoint's effect included it.
+pub struct PendingReport {
+    pub seq: i64,
+    pub server_id: String,
+    pub received_ms: i64,
+    /// The probe results, as the JSON array the agent sent.
+    pub probes: String,
+}
+
+/// One checkpointed pair.
+pub struct PairRow {
+    pub witness_id: String,
+    pub entry_point_id: String,
+    pub state: PairState,
+}
+
+/// Everything needed to rebuild the in-memory evidence at start-up.
+pub struct EvidenceSnapshot {
+    pub reports: Vec<(String, i64, SelfCheck)>,
+    pub pairs: Vec<PairRow>,
+    pub pending: Vec<PendingReport>,
+}
+
+/// A stored report: either newly stored (with its sequence number) or a
+/// retry of one stored before (with the answer given then).
+pub enum StoredReport {
+    New { seq: i64 },
+    Duplicate(ReportAck),
+}
+
+fn error_name(e: ProbeError) -> &'static str {
+    match e {
+        ProbeError::Timeout => "timeout",
+        ProbeError::Refused => "refused",
+        ProbeError::Reset => "reset",
+        ProbeError::TlsError => "tls_error",
+        ProbeError::DnsError => "dns_error",
+        ProbeError::Other => "other",
+    }
+}
+
+fn error_from_name(raw: &str) -> Option<ProbeError> {
+    serde_json::from_value(serde_json::Value::String(raw.to_owned())).ok()
+}
+
+impl Store {
+    /// The server an agent token belongs to.
+    pub async fn server_for_agent_token(
+        &self,
+        token: &TokenHash,
+    ) -> Result<Option<String>, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT id FROM servers WHERE agent_token_hash = ?")
+                .bind(token.as_str())
+                .fetch_optional(&self.reader)
+                .await?,
+        )
+    }
+
+    /// Servers (with entry points and routes) and routes, in id order.
+    pub async fn mesh_spec(&self) -> Result<(Vec<MeshServer>, Vec<MeshRoute>), StoreError> {
+        let summaries = self.servers().await?;
+        let flags: HashMap<String, bool> = summaries
+            .iter()
+            .map(|s| (s.id.to_string(), s.verifier))
+            .collect();
+        let servers = summaries
+            .into_iter()
+            .map(|s| MeshServer {
+                verifier: flags.get(s.id.as_str()).copied().unwrap_or(false),
+                id: s.id,
+                name: s.name,
+                country: s.country,
+                routes: s.routes,
+                entry_points: s.entry_points.into_iter().map(|e| e.id).collect(),
+            })
+            .collect();
+        let routes = sqlx::query("SELECT id, servers_per_user FROM routes ORDER BY id")
+            .fetch_all(&self.reader)
+            .await?
+            .into_iter()
+            .map(|row| {
+                let id: String = row.try_get("id")?;
+                let per_user: Option<i64> = row.try_get("servers_per_user")?;
+                Ok(MeshRoute {
+                    id: RouteId::parse(&id).map_err(|e| decode("route id", e))?,
+                    servers_per_user: per_user.and_then(|k| u32::try_from(k).ok()),
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok((servers, routes))
+    }
+
+    /// Every entry point of every server but `server_id`.
+    pub async fn peers_of(&self, server_id: &str) -> Result<Vec<Peer>, StoreError> {
+        sqlx::query(
+            "SELECT id, server_id, protocol, host, port, sni FROM entry_points
+             WHERE server_id <> ? ORDER BY server_id, position",
+        )
+        .bind(server_id)
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(|row| {
+            let protocol: String = row.try_get("protocol")?;
+            let port: i64 = row.try_get("port")?;
+            Ok(Peer {
+                entry_point_id: row.try_get("id")?,
+                server_id: row.try_get("server_id")?,
+                protocol: Protocol::from_wire(&protocol)
+                    .ok_or_else(|| decode("protocol", &protocol))?,
+                host: row.try_get("host")?,
+                port: u16::try_from(port).map_err(|e| decode("port", e))?,
+                sni: row.try_get("sni")?,
+            })
+        })
+        .collect()
+    }
+
+    /// Stores an accepted report durably (one transaction): its id, its
+    /// probe results until checkpointed, the server's latest self-report and
+    /// a metrics sample. A retry of a stored `report_id` writes nothing.
+    pub async fn store_report(
+        &self,
+        server_id: &str,
+        report: &AgentReport,
+        received_ms: i64,
+        ack: ReportAck,
+    ) -> Result<StoredReport, StoreError> {
+        let mut tx = self.write().await?;
+        let earlier = sqlx::query(
+            "SELECT accepted_probes, skipped_probes FROM agent_reports WHERE report_id = ?",
+        )
+        .bind(&report.report_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(row) = earlier {
+            let count = |name: &str| -> Result<u32, StoreError> {
+                let v: i64 = row.try_get(name)?;
+                u32::try_from(v).map_err(|e| decode(name, e))
+            };
+            return Ok(StoredReport::Duplicate(ReportAck {
+                accepted_probes: count("accepted_probes")?,
+                skipped_probes: count("skipped_probes")?,
+            }));
+        }
+        let probes = serde_json::to_string(&report.probes).map_err(|e| decode("probes", e))?;
+        let metrics = serde_json::to_string(&report.metrics).map_err(|e| decode("metrics", e))?;
+        let seq: i64 = sqlx::query_scalar(
+            "INSERT INTO agent_reports (report_id, server_id, received_at_ms, accepted_probes, skipped_probes, probes)
+             VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
+        )
+        .bind(&report.report_id)
+        .bind(server_id)
+        .bind(received_ms)
+        .bind(i64::from(ack.accepted_probes))
+        .bind(i64::from(ack.skipped_probes))
+        .bind(probes)
+        .fetch_one(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO server_reports (server_id, received_at_ms, listener_ok, service_ok, detail, agent_version, sent_at, metrics)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT(server_id) DO UPDATE SET received_at_ms = excluded.received_at_ms,
+                listener_ok = excluded.listener_ok, service_ok = excluded.service_ok, detail = excluded.detail,
+                agent_version = excluded.agent_version, sent_at = excluded.sent_at, metrics = excluded.metrics",
+        )
+        .bind(server_id)
+        .bind(received_ms)
+        .bind(report.self_check.listener_ok)
+        .bind(report.self_check.service_ok)
+        .bind(&report.self_check.detail)
+        .bind(&report.agent_version)
+        .bind(report.sent_at)
+        .bind(&metrics)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO metrics_history (server_id, received_at_ms, metrics) VALUES (?, ?, ?)",
+        )
+        .bind(server_id)
+        .bind(received_ms)
+        .bind(&metrics)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(StoredReport::New { seq })
+    }
+
+    /// The checkpointed pairs, latest self-reports and reports not yet
+    /// folded into the checkpoint (in arrival order).
+    pub async fn evidence_snapshot(&self) -> Result<EvidenceSnapshot, StoreError> {
+        let reports = sqlx::query(
+            "SELECT server_id, received_at_ms, listener_ok, service_ok, detail FROM server_reports",
+        )
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(|row| {
+            Ok((
+                row.try_get("server_id")?,
+                row.try_get("received_at_ms")?,
+                SelfCheck {
+                    listener_ok: row.try_get("listener_ok")?,
+                    service_ok: row.try_get("service_ok")?,
+                    detail: row.try_get("detail")?,
+                },
+            ))
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+        let pairs = sqlx::query(
+            "SELECT witness_id, entry_point_id, streak, first_failure_ms, last_at_ms, received_ms, last_error FROM pair_states",
+        )
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(|row| {
+            let streak: i64 = row.try_get("streak")?;
+            let error: Option<String> = row.try_get("last_error")?;
+            Ok(PairRow {
+                witness_id: row.try_get("witness_id")?,
+                entry_point_id: row.try_get("entry_point_id")?,
+                state: PairState {
+                    streak: u32::try_from(streak).map_err(|e| decode("streak", e))?,
+                    first_failure_ms: row.try_get("first_failure_ms")?,
+                    last_at_ms: row.try_get("last_at_ms")?,
+                    received_ms: row.try_get("received_ms")?,
+                    last_error: error.as_deref().and_then(error_from_name),
+                },
+            })
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+        let pending = sqlx::query(
+            "SELECT seq, server_id, received_at_ms, probes FROM agent_reports
+             WHERE probes IS NOT NULL AND seq > (SELECT applied_seq FROM checkpoint WHERE id = 1)
+             ORDER BY seq",
+        )
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(|row| {
+            Ok(PendingReport {
+                seq: row.try_get("seq")?,
+                server_id: row.try_get("server_id")?,
+                received_ms: row.try_get("received_at_ms")?,
+                probes: row.try_get("probes")?,
+            })
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok(EvidenceSnapshot {
+            reports,
+            pairs,
+            pending,
+        })
+    }
+
+    /// Writes the changed pairs and moves the checkpoint to `applied_seq`:
+    /// report bodies up to it are no longer needed (their ids stay, for
+    /// idempotency).
+    pub async fn checkpoint(&self, pairs: &[PairRow], applied_seq: i64) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        for p in pairs {
+            sqlx::query(
+                "INSERT INTO pair_states (witness_id, entry_point_id, streak, first_failure_ms, last_at_ms, received_ms, last_error)
+                 VALUES (?, ?, ?, ?, ?, ?, ?)
+                 ON CONFLICT(witness_id, entry_point_id) DO UPDATE SET streak = excluded.streak,
+                    first_failure_ms = excluded.first_failure_ms, last_at_ms = excluded.last_at_ms,
+                    received_ms = excluded.received_ms, last_error = excluded.last_error",
+            )
+            .bind(&p.witness_id)
+            .bind(&p.entry_point_id)
+            .bind(i64::from(p.state.streak))
+            .bind(p.state.first_failure_ms)
+            .bind(p.state.last_at_ms)
+            .bind(p.state.received_ms)
+            .bind(p.state.last_error.map(error_name))
+            .execute(&mut *tx)
+            .await?;
+        }
+        sqlx::query("UPDATE checkpoint SET applied_seq = MAX(applied_seq, ?) WHERE id = 1")
+            .bind(applied_seq)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("UPDATE agent_reports SET probes = NULL WHERE seq <= ? AND probes IS NOT NULL")
+            .bind(applied_seq)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Marks or unmarks a verifier; false when the server does not exist.
+    pub async fn set_verifier(&self, server: &ServerId, enabled: bool) -> Result<bool, StoreError> {
+        let mut tx = self.write().await?;
+        let done = sqlx::query("UPDATE servers SET verifier = ? WHERE id = ?")
+            .bind(enabled)
+            .bind(server.as_str())
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+            > 0;
+        tx.commit().await?;
+        Ok(done)
+    }
+}

@@ -1,0 +1,455 @@
+//! The agent API and the verdicts it feeds, driven only over HTTP.
+
+use crate::helpers::{error_code, spawn_app, TestApp, ADMIN_TOKEN};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// Five servers (two routes) and a user; returns the agent tokens.
+async fn fleet(app: &TestApp) -> HashMap<String, String> {
+    let servers: Vec<Value> = [("de-1", "DE", "de"), ("de-2", "DE", "de"), ("nl-1", "NL", "nl"), ("fi-1", "FI", "nl"), ("ir-1", "IR", "nl")]
+        .iter()
+        .map(|(id, country, route)| {
+            json!({"id": id, "name": id.to_uppercase(), "country": country, "routes": [route],
+                   "entry_points": [{"id": format!("{id}-ep"), "protocol": "vless", "host": "127.0.30.1", "port": 443}]})
+        })
+        .collect();
+    let body = json!({
+        "routes": [{"id": "de", "name": "Germany", "servers_per_user": 1}, {"id": "nl", "name": "Netherlands"}],
+        "servers": servers,
+        "users": [{"id": "alice", "name": "Alice", "routes": ["de"]}]
+    });
+    let response: Value = app.put_fleet(&body).await.json().await.expect("json");
+    serde_json::from_value(response["agent_tokens"].clone()).expect("tokens")
+}
+
+fn report(id: &str, listener_ok: bool, probes: Vec<Value>) -> Value {
+    json!({"report_id": id, "agent_version": "0.1.0", "sent_at": "2026-12-02T10:00:00Z",
+           "self_check": {"listener_ok": listener_ok, "service_ok": true, "detail": null},
+           "metrics": {"cpu_pct": 12.5, "connections": 42}, "probes": probes})
+}
+
+/// `n` results for one entry point, one second apart, starting at `from`.
+fn probes(entry_point: &str, ok: bool, from: u32, n: u32) -> Vec<Value> {
+    (from..from + n)
+        .map(|s| {
+            json!({"entry_point_id": entry_point, "at": format!("2026-12-02T09:{:02}:{:02}Z", s / 60, s % 60),
+                   "ok": ok, "latency_ms": if ok { json!(20) } else { json!(null) },
+                   "error": if ok { json!(null) } else { json!("timeout") }})
+        })
+        .collect()
+}
+
+fn uuid(n: u32) -> String {
+    format!("00000000-0000-4000-8000-{n:012}")
+}
+
+async fn post(app: &TestApp, token: &str, body: &Value) -> reqwest::Response {
+    app.client
+        .post(app.url("/api/agent/v1/report"))
+        .bearer_auth(token)
+        .json(body)
+        .send()
+        .await
+        .expect("sent")
+}
+
+async fn get(app: &TestApp, path: &str) -> Value {
+    let response = app
+        .client
+        .get(app.url(path))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), 200, "{path}");
+    response.json().await.expect("json")
+}
+
+/// Every server reports OK with no probes.
+async fn all_report(app: &TestApp, tokens: &HashMap<String, String>, base: u32) {
+    for (i, token) in tokens.values().enumerate() {
+        let r = post(app, token, &report(&uuid(base + i as u32), true, vec![])).await;
+        assert_eq!(r.status(), 202);
+    }
+}
+
+#[tokio::test]
+async fn an_agent_gets_the_intervals_and_every_other_entry_point() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let config: Value = app
+        .client
+        .get(app.url("/api/agent/v1/config"))
+        .bearer_auth(&tokens["de-1"])
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(config["report_interval_s"], 60);
+    assert_eq!(config["probe_interval_s"], 30);
+    assert_eq!(config["probe_timeout_s"], 5);
+    let peers: Vec<&str> = config["peers"]
+        .as_array()
+        .expect("peers")
+        .iter()
+        .map(|p| p["server_id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(peers, ["de-2", "fi-1", "ir-1", "nl-1"]);
+    assert_eq!(config["peers"][0]["entry_point_id"], "de-2-ep");
+    assert_eq!(config["peers"][0]["port"], 443);
+}
+
+#[tokio::test]
+async fn agent_and_operator_tokens_do_not_open_each_others_api() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let as_operator = app
+        .client
+        .get(app.url("/api/agent/v1/config"))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(as_operator.status(), 401);
+    assert_eq!(error_code(as_operator).await, "unauthorized");
+    let as_agent = app
+        .client
+        .get(app.url("/api/v1/servers"))
+        .bearer_auth(&tokens["de-1"])
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(as_agent.status(), 401);
+}
+
+#[tokio::test]
+async fn unknown_entry_points_are_skipped_and_counted() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let mut list = probes("de-2-ep", true, 0, 2);
+    list.extend(probes("gone-ep", false, 0, 1));
+    let response = post(&app, &tokens["de-1"], &report(&uuid(1), true, list)).await;
+    assert_eq!(response.status(), 202);
+    let ack: Value = response.json().await.expect("json");
+    assert_eq!(ack, json!({"accepted_probes": 2, "skipped_probes": 1}));
+}
+
+#[tokio::test]
+async fn a_bad_self_report_makes_the_server_unavailable_and_a_good_one_heals_it() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    assert_eq!(get(&app, "/api/v1/servers/de-1").await["status"], "no_data");
+    all_report(&app, &tokens, 100).await;
+    post(&app, &tokens["de-1"], &report(&uuid(1), false, vec![])).await;
+    let view = get(&app, "/api/v1/servers/de-1").await;
+    assert_eq!(view["status"], "unavailable");
+    assert_eq!(view["in_rotation"], false);
+    assert_eq!(
+        view["self_check"],
+        json!({"listener_ok": false, "service_ok": true})
+    );
+
+    let user = get(&app, "/api/v1/users/alice").await;
+    let rows = user["servers"].as_array().expect("rows");
+    if let Some(row) = rows.iter().find(|r| r["server_id"] == "de-1") {
+        assert_eq!(row["caption"], "Server unavailable");
+        assert_eq!(row["in_subscription"], false);
+        assert_eq!(row["replaced_by"], "de-2");
+    } else {
+        assert!(rows
+            .iter()
+            .any(|r| r["server_id"] == "de-2" && r["in_subscription"] == true));
+    }
+
+    post(&app, &tokens["de-1"], &report(&uuid(2), true, vec![])).await;
+    assert_eq!(get(&app, "/api/v1/servers/de-1").await["status"], "healthy");
+}
+
+#[tokio::test]
+async fn a_retried_report_is_applied_once() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    all_report(&app, &tokens, 100).await;
+    let twice_failed = report(&uuid(1), true, probes("de-1-ep", false, 0, 2));
+    for _ in 0..3 {
+        let response = post(&app, &tokens["nl-1"], &twice_failed).await;
+        assert_eq!(response.status(), 202);
+        assert_eq!(
+            response.json::<Value>().await.expect("json")["accepted_probes"],
+            2
+        );
+    }
+    assert_eq!(
+        get(&app, "/api/v1/servers/de-1").await["status"],
+        "healthy",
+        "streak 2, not 6"
+    );
+    post(
+        &app,
+        &tokens["nl-1"],
+        &report(&uuid(2), true, probes("de-1-ep", false, 2, 1)),
+    )
+    .await;
+    let view = get(&app, "/api/v1/servers/de-1").await;
+    assert_eq!(view["status"], "entry_points_unavailable");
+    assert_eq!(view["entry_points"][0]["causes"][0]["from"], "nl-1");
+    assert_eq!(view["entry_points"][0]["causes"][0]["to"], "de-1");
+}
+
+#[tokio::test]
+async fn older_results_than_the_last_applied_are_ignored() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    all_report(&app, &tokens, 100).await;
+    post(
+        &app,
+        &tokens["nl-1"],
+        &report(&uuid(1), true, probes("de-1-ep", true, 10, 1)),
+    )
+    .await;
+    post(
+        &app,
+        &tokens["nl-1"],
+        &report(&uuid(2), true, probes("de-1-ep", false, 0, 5)),
+    )
+    .await;
+    assert_eq!(get(&app, "/api/v1/servers/de-1").await["status"], "healthy");
+}
+
+#[tokio::test]
+async fn a_quorum_makes_a_server_unreachable_k_of_n_and_one_success_heals() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    all_report(&app, &tokens, 100).await;
+    for (i, witness) in ["de-2", "nl-1", "fi-1"].iter().enumerate() {
+        let ok = *witness == "fi-1";
+        post(
+            &app,
+            &tokens[*witness],
+            &report(&uuid(i as u32), true, probes("de-1-ep", ok, 0, 3)),
+        )
+        .await;
+    }
+    let view = get(&app, "/api/v1/servers/de-1").await;
+    assert_eq!(view["status"], "unreachable");
+    assert_eq!(view["unreachable"]["failing"], 2);
+    assert_eq!(view["unreachable"]["of"], 3);
+    assert_eq!(
+        view["unreachable"]["failing_witnesses"],
+        json!(["de-2", "nl-1"])
+    );
+    let user = get(&app, "/api/v1/users/alice").await;
+    let captions: Vec<&str> = user["servers"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["caption"].as_str())
+        .collect();
+    if let Some(c) = captions.iter().find(|c| c.starts_with("Unreachable")) {
+        assert!(c.contains("2 of 3 of your servers can't reach it"), "{c}");
+    }
+    post(
+        &app,
+        &tokens["nl-1"],
+        &report(&uuid(10), true, probes("de-1-ep", true, 5, 1)),
+    )
+    .await;
+    assert_eq!(
+        get(&app, "/api/v1/servers/de-1").await["status"],
+        "entry_points_unavailable"
+    );
+}
+
+#[tokio::test]
+async fn a_verifier_blocks_and_the_reverse_means_nothing() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let toggled = app
+        .client
+        .put(app.url("/api/v1/servers/ir-1/verifier"))
+        .bearer_auth(ADMIN_TOKEN)
+        .json(&json!({"enabled": true}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(toggled.status(), 200);
+    assert_eq!(
+        toggled.json::<Value>().await.expect("json")["verifier"],
+        true
+    );
+    all_report(&app, &tokens, 100).await;
+    let mut list = probes("de-1-ep", false, 0, 3);
+    list.extend(probes("de-2-ep", true, 0, 1));
+    post(&app, &tokens["ir-1"], &report(&uuid(1), true, list)).await;
+    let view = get(&app, "/api/v1/servers/de-1").await;
+    assert_eq!(view["status"], "blocked");
+    assert_eq!(view["blocked_by"], json!(["ir-1"]));
+    post(
+        &app,
+        &tokens["de-2"],
+        &report(&uuid(2), true, probes("ir-1-ep", false, 0, 3)),
+    )
+    .await;
+    assert_eq!(get(&app, "/api/v1/servers/ir-1").await["status"], "healthy");
+}
+
+#[tokio::test]
+async fn acknowledged_reports_survive_a_restart() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    all_report(&app, &tokens, 100).await;
+    post(
+        &app,
+        &tokens["nl-1"],
+        &report(&uuid(1), true, probes("de-1-ep", false, 0, 3)),
+    )
+    .await;
+    assert_eq!(
+        get(&app, "/api/v1/servers/de-1").await["status"],
+        "entry_points_unavailable"
+    );
+    let app = app.restart().await;
+    assert_eq!(
+        get(&app, "/api/v1/servers/de-1").await["status"],
+        "entry_points_unavailable"
+    );
+    let again = post(
+        &app,
+        &tokens["nl-1"],
+        &report(&uuid(1), true, probes("de-1-ep", false, 0, 3)),
+    )
+    .await;
+    assert_eq!(
+        again.status(),
+        202,
+        "a retry after the restart is still acknowledged"
+    );
+    post(
+        &app,
+        &tokens["nl-1"],
+        &report(&uuid(2), true, probes("de-1-ep", true, 3, 1)),
+    )
+    .await;
+    assert_eq!(get(&app, "/api/v1/servers/de-1").await["status"], "healthy");
+}
+
+#[tokio::test]
+async fn bad_reports_get_the_error_body() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let token = &tokens["de-1"];
+    let mut missing = report(&uuid(1), true, vec![]);
+    missing
+        .as_object_mut()
+        .expect("object")
+        .remove("self_check");
+    let mut wrong_type = report(&uuid(2), true, vec![]);
+    wrong_type["self_check"]["listener_ok"] = json!("yes");
+    let mut unknown = report(&uuid(3), true, vec![]);
+    unknown["colour"] = json!("blue");
+    let mut bad_kind = report(&uuid(4), true, probes("de-2-ep", false, 0, 1));
+    bad_kind["probes"][0]["error"] = json!("gremlins");
+    let cases = [
+        ("missing field", missing, "invalid_document"),
+        ("wrong type", wrong_type, "invalid_document"),
+        ("unknown field", unknown, "invalid_document"),
+        ("unknown error kind", bad_kind, "invalid_document"),
+        (
+            "not a uuid",
+            report("retry-1", true, vec![]),
+            "invalid_report_id",
+        ),
+    ];
+    for (what, body, code) in cases {
+        let response = post(&app, token, &body).await;
+        assert_eq!(response.status(), 422, "{what}");
+        assert_eq!(error_code(response).await, code, "{what}");
+    }
+    assert_eq!(
+        get(&app, "/api/v1/servers/de-1").await["status"],
+        "no_data",
+        "nothing was applied"
+    );
+
+    let malformed = app
+        .client
+        .post(app.url("/api/agent/v1/report"))
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .body(r#"{"report_id":"#)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(malformed.status(), 400);
+    let big = report(&uuid(9), true, probes("de-2-ep", true, 0, 12_000));
+    let too_big = post(&app, token, &big).await;
+    assert_eq!(too_big.status(), 413);
+    assert_eq!(error_code(too_big).await, "payload_too_large");
+}
+
+#[tokio::test]
+async fn settings_are_read_and_validated() {
+    let app = spawn_app().await;
+    let settings = get(&app, "/api/v1/settings").await;
+    assert_eq!(
+        settings,
+        json!({"report_interval_s": 60, "probe_interval_s": 30, "probe_timeout_s": 5, "stale_after_s": 180,
+               "failure_streak": 3, "quorum": 2, "unreliable_fraction": 0.5})
+    );
+    let put = |body: Value| {
+        app.client
+            .put(app.url("/api/v1/settings"))
+            .bearer_auth(ADMIN_TOKEN)
+            .json(&body)
+            .send()
+    };
+    for bad in [
+        json!({"quorum": 0}),
+        json!({"unreliable_fraction": 0}),
+        json!({"unreliable_fraction": 1.5}),
+        json!({"failure_streak": -1}),
+        json!({"stale_after_s": 1.5}),
+        json!({"quorom": 2}),
+    ] {
+        let response = put(bad.clone()).await.expect("sent");
+        assert_eq!(response.status(), 422, "{bad}");
+        error_code(response).await;
+    }
+    assert_eq!(
+        get(&app, "/api/v1/settings").await,
+        settings,
+        "nothing changed"
+    );
+    let changed: Value = put(json!({"quorum": 3, "unreliable_fraction": 1}))
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(changed["quorum"], 3);
+    assert_eq!(changed["unreliable_fraction"], 1.0);
+    assert_eq!(get(&app, "/api/v1/settings").await["quorum"], 3);
+}
+
+#[tokio::test]
+async fn unknown_servers_and_users_are_404() {
+    let app = spawn_app().await;
+    fleet(&app).await;
+    for path in [
+        "/api/v1/servers/xx-9",
+        "/api/v1/users/nobody",
+        "/api/v1/servers/BAD%20ID",
+    ] {
+        let response = app
+            .client
+            .get(app.url(path))
+            .bearer_auth(ADMIN_TOKEN)
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(response.status(), 404, "{path}");
+        assert_eq!(error_code(response).await, "not_found");
+    }
+}
