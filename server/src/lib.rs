@@ -12,3 +12,4 @@ pub mod secrets;
 pub mod startup;
 pub mod state;
 pub mod store;
+pub mod subscription;

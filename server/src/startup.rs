@@ -157,6 +157,7 @@ fn router(state: AppState) -> Router {
         .route("/readyz", get(ops::readyz))
         .route("/login", post(login::login))
         .route("/logout", post(login::logout))
+        .route("/sub/{token}", get(crate::subscription::serve))
         .nest("/api/v1", api::automation::router(state.clone()))
         .nest("/api/agent/v1", api::agent::router(state.clone()))
         .route(

@@ -11,7 +11,7 @@ mod fleet;
 mod ingest;
 mod settings;
 
-pub use fleet::GeneratedTokens;
+pub use fleet::{Endpoint, GeneratedTokens};
 pub use ingest::{EvidenceSnapshot, PairRow, PendingReport, StoredReport};
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};

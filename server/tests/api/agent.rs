@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 
 /// Five servers (two routes) and a user; returns the agent tokens.
-async fn fleet(app: &TestApp) -> HashMap<String, String> {
+pub async fn fleet(app: &TestApp) -> HashMap<String, String> {
     let servers: Vec<Value> = [("de-1", "DE", "de"), ("de-2", "DE", "de"), ("nl-1", "NL", "nl"), ("fi-1", "FI", "nl"), ("ir-1", "IR", "nl")]
         .iter()
         .map(|(id, country, route)| {
@@ -22,14 +22,14 @@ async fn fleet(app: &TestApp) -> HashMap<String, String> {
     serde_json::from_value(response["agent_tokens"].clone()).expect("tokens")
 }
 
-fn report(id: &str, listener_ok: bool, probes: Vec<Value>) -> Value {
+pub fn report(id: &str, listener_ok: bool, probes: Vec<Value>) -> Value {
     json!({"report_id": id, "agent_version": "0.1.0", "sent_at": "2026-12-02T10:00:00Z",
            "self_check": {"listener_ok": listener_ok, "service_ok": true, "detail": null},
            "metrics": {"cpu_pct": 12.5, "connections": 42}, "probes": probes})
 }
 
 /// `n` results for one entry point, one second apart, starting at `from`.
-fn probes(entry_point: &str, ok: bool, from: u32, n: u32) -> Vec<Value> {
+pub fn probes(entry_point: &str, ok: bool, from: u32, n: u32) -> Vec<Value> {
     (from..from + n)
         .map(|s| {
             json!({"entry_point_id": entry_point, "at": format!("2026-12-02T09:{:02}:{:02}Z", s / 60, s % 60),
@@ -39,11 +39,11 @@ fn probes(entry_point: &str, ok: bool, from: u32, n: u32) -> Vec<Value> {
         .collect()
 }
 
-fn uuid(n: u32) -> String {
+pub fn uuid(n: u32) -> String {
     format!("00000000-0000-4000-8000-{n:012}")
 }
 
-async fn post(app: &TestApp, token: &str, body: &Value) -> reqwest::Response {
+pub async fn post(app: &TestApp, token: &str, body: &Value) -> reqwest::Response {
     app.client
         .post(app.url("/api/agent/v1/report"))
         .bearer_auth(token)
@@ -53,7 +53,7 @@ async fn post(app: &TestApp, token: &str, body: &Value) -> reqwest::Response {
         .expect("sent")
 }
 
-async fn get(app: &TestApp, path: &str) -> Value {
+pub async fn get(app: &TestApp, path: &str) -> Value {
     let response = app
         .client
         .get(app.url(path))
@@ -66,7 +66,7 @@ async fn get(app: &TestApp, path: &str) -> Value {
 }
 
 /// Every server reports OK with no probes.
-async fn all_report(app: &TestApp, tokens: &HashMap<String, String>, base: u32) {
+pub async fn all_report(app: &TestApp, tokens: &HashMap<String, String>, base: u32) {
     for (i, token) in tokens.values().enumerate() {
         let r = post(app, token, &report(&uuid(base + i as u32), true, vec![])).await;
         assert_eq!(r.status(), 202);

@@ -6,3 +6,4 @@ mod fleet;
 mod health;
 mod helpers;
 mod login;
+mod subscription;
