@@ -49,8 +49,10 @@ pub struct ProbeOutcome {
 pub struct PairState {
     /// Consecutive failed probes; any success resets it to 0.
     pub streak: u32,
-    /// Agent time of the first failure of the current streak.
-    pub first_failure_ms: Option<i64>,
+    /// Agent time of the first failure of the current streak, or
+    /// [`PairState::NO_FAILURE`] (a sentinel rather than an `Option` keeps
+    /// the N² pair states at 32 bytes each).
+    pub first_failure_ms: i64,
     /// Agent time of the last applied result (older ones are ignored).
     pub last_at_ms: i64,
     /// Panel time at which the last result arrived; `i64::MIN` = never.
@@ -62,7 +64,7 @@ impl Default for PairState {
     fn default() -> Self {
         Self {
             streak: 0,
-            first_failure_ms: None,
+            first_failure_ms: Self::NO_FAILURE,
             last_at_ms: i64::MIN,
             received_ms: i64::MIN,
             last_error: None,
@@ -71,6 +73,13 @@ impl Default for PairState {
 }
 
 impl PairState {
+    pub const NO_FAILURE: i64 = i64::MIN;
+
+    /// Agent time of the first failure of the current streak.
+    pub fn first_failure(&self) -> Option<i64> {
+        (self.first_failure_ms != Self::NO_FAILURE).then_some(self.first_failure_ms)
+    }
+
     /// Applies one result; returns false (and changes nothing) when it is not
     /// newer than the last applied one, so retries never double-count.
     pub fn apply(&mut self, probe: ProbeOutcome, received_ms: i64) -> bool {
@@ -81,11 +90,11 @@ impl PairState {
         self.received_ms = received_ms;
         if probe.ok {
             self.streak = 0;
-            self.first_failure_ms = None;
+            self.first_failure_ms = Self::NO_FAILURE;
             self.last_error = None;
         } else {
             if self.streak == 0 {
-                self.first_failure_ms = Some(probe.at_ms);
+                self.first_failure_ms = probe.at_ms;
             }
             self.streak = self.streak.saturating_add(1);
             self.last_error = Some(probe.error.unwrap_or(ProbeError::Other));
@@ -189,7 +198,7 @@ mod tests {
         let mut p = PairState::default();
         assert!(p.apply(fail(1), 10));
         assert!(p.apply(fail(2), 10));
-        assert_eq!((p.streak, p.first_failure_ms), (2, Some(1)));
+        assert_eq!((p.streak, p.first_failure()), (2, Some(1)));
         assert!(p.apply(
             ProbeOutcome {
                 at_ms: 3,
@@ -198,10 +207,12 @@ mod tests {
             },
             11
         ));
-        assert_eq!(
-            (p.streak, p.first_failure_ms, p.last_error),
-            (0, None, None)
-        );
+        assert_eq!((p.streak, p.first_failure(), p.last_error), (0, None, None));
+    }
+
+    #[test]
+    fn a_pair_state_stays_compact() {
+        assert!(std::mem::size_of::<PairState>() <= 32);
     }
 
     #[test]

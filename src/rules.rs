@@ -7,6 +7,7 @@
 //! verdict is re-derived from what holds now.
 
 use crate::evidence::{from_ms, Evidence, PairState, ProbeOutcome, SelfCheck};
+use crate::ids::ServerId;
 use crate::mesh::Mesh;
 use crate::settings::Settings;
 use crate::status::ServerStatus;
@@ -70,10 +71,29 @@ pub struct Evaluation {
     /// Row-major `reach[witness * n + target]`.
     reach: Vec<Reach>,
     witnesses: Vec<WitnessStats>,
+    /// Per witness, its fresh sustained pairs `(entry point, since)`, sorted
+    /// by entry point: the raw material of R3's causes (a small share of
+    /// all pairs, so kept sparse).
+    sustained: Vec<Vec<(usize, i64)>>,
+    /// `mesh.server(s).verifier`, kept flat for the hot loops.
+    verifier: Vec<bool>,
     verdicts: Vec<Verdict>,
 }
 
+/// What R2, R4 and R3 gathered about one server before its verdict is assembled.
+struct Gathered {
+    quorum: Quorum,
+    blocked_by: Vec<ServerId>,
+    /// Per entry point of the server, in mesh order.
+    causes: Vec<Vec<PairCause>>,
+}
+
 /// Evaluates every server. `now_ms` is the panel's clock.
+///
+/// Two passes, both in witness order so that memory is read sequentially:
+/// first each witness's row (what it says about everyone, R1/R4 stats),
+/// then the votes, blocks and pair causes of the trusted witnesses are
+/// gathered per target.
 pub fn evaluate(mesh: &Mesh, evidence: &Evidence, settings: &Settings, now_ms: i64) -> Evaluation {
     let n = mesh.server_count();
     let mut eval = Evaluation {
@@ -82,12 +102,63 @@ pub fn evaluate(mesh: &Mesh, evidence: &Evidence, settings: &Settings, now_ms: i
         n,
         reach: vec![Reach::NotProbed; n * n],
         witnesses: vec![WitnessStats::default(); n],
+        sustained: vec![Vec::new(); n],
+        verifier: mesh.servers().iter().map(|s| s.verifier).collect(),
         verdicts: Vec::with_capacity(n),
     };
     for w in 0..n {
         eval.compute_row(mesh, evidence, w);
     }
-    eval.verdicts = (0..n).map(|s| eval.verdict_of(mesh, evidence, s)).collect();
+    let mut gathered: Vec<Gathered> = (0..n)
+        .map(|s| Gathered {
+            quorum: Quorum::default(),
+            blocked_by: Vec::new(),
+            causes: vec![Vec::new(); mesh.entry_points_of(s).len()],
+        })
+        .collect();
+    for w in 0..n {
+        let stats = eval.witnesses[w];
+        let votes = stats.votes(eval.verifier[w]);
+        let verifies = stats.verifies(eval.verifier[w]);
+        if !votes && !verifies {
+            continue;
+        }
+        let id = &mesh.server(w).id;
+        let row = &eval.reach[w * n..(w + 1) * n];
+        for (s, &reach) in row.iter().enumerate() {
+            if s == w || eval.verifier[s] || !reach.probed() {
+                continue;
+            }
+            let g = &mut gathered[s];
+            if votes {
+                g.quorum.of += 1;
+                if reach.fails() {
+                    g.quorum.failing += 1;
+                    g.quorum.failing_witnesses.push(id.clone());
+                }
+            } else if reach == Reach::FailsAll {
+                g.blocked_by.push(id.clone());
+            }
+        }
+        if votes {
+            for &(e, since) in &eval.sustained[w] {
+                let s = mesh.owner_of(e);
+                if !eval.verifier[s] {
+                    let first = mesh.entry_points_of(s).start;
+                    gathered[s].causes[e - first].push(PairCause {
+                        from: id.clone(),
+                        to: mesh.server(s).id.clone(),
+                        since: from_ms(since),
+                    });
+                }
+            }
+        }
+    }
+    eval.verdicts = gathered
+        .into_iter()
+        .enumerate()
+        .map(|(s, g)| eval.assemble(mesh, evidence, s, g))
+        .collect();
     eval
 }
 
@@ -102,6 +173,21 @@ impl Evaluation {
 
     pub fn now_ms(&self) -> i64 {
         self.now_ms
+    }
+
+    /// The fresh reliable witnesses that probe server `s` and still reach
+    /// it — the other side of R2's picture. Computed on demand (for one
+    /// server card) rather than stored in every verdict, which would cost
+    /// N² ids per evaluation.
+    pub fn seeing_witnesses(&self, mesh: &Mesh, s: usize) -> Vec<ServerId> {
+        if mesh.server(s).verifier {
+            return Vec::new();
+        }
+        (0..self.n)
+            .filter(|&w| w != s && self.witnesses[w].votes(mesh.server(w).verifier))
+            .filter(|&w| self.reach(w, s) == Reach::Reaches)
+            .map(|w| mesh.server(w).id.clone())
+            .collect()
     }
 
     fn cutoff_ms(&self) -> i64 {
@@ -120,6 +206,7 @@ impl Evaluation {
         let cutoff = self.cutoff_ms();
         let streak = self.settings.failure_streak;
         let (mut probed, mut failing) = (0u32, 0u32);
+        let mut sustained_pairs = Vec::new();
         for s in 0..self.n {
             let reach = if !fresh || s == w {
                 Reach::NotProbed
@@ -133,6 +220,8 @@ impl Evaluation {
                         fresh_results += 1;
                         if pair.streak >= streak {
                             sustained += 1;
+                            sustained_pairs
+                                .push((e, pair.first_failure().unwrap_or(pair.last_at_ms)));
                         }
                     }
                 }
@@ -146,14 +235,15 @@ impl Evaluation {
             self.reach[w * self.n + s] = reach;
             // A failure towards a verifier means nothing (R4), so verifiers
             // are not counted as targets.
-            if reach.probed() && !mesh.server(s).verifier {
+            if reach.probed() && !self.verifier[s] {
                 probed += 1;
                 if reach.fails() {
                     failing += 1;
                 }
             }
         }
-        let verifier = mesh.server(w).verifier;
+        self.sustained[w] = sustained_pairs;
+        let verifier = self.verifier[w];
         self.witnesses[w] = WitnessStats {
             fresh,
             probed,
@@ -167,74 +257,71 @@ impl Evaluation {
         self.reach[w * self.n + s]
     }
 
-    /// Derives the verdict of server `s` from the cached rows.
+    /// Gathers R2, R4 and R3 for one server from the cached rows (the
+    /// incremental path; `evaluate` gathers for all servers at once).
+    fn gather(&self, mesh: &Mesh, s: usize) -> Gathered {
+        let eps = mesh.entry_points_of(s);
+        let mut g = Gathered {
+            quorum: Quorum::default(),
+            blocked_by: Vec::new(),
+            causes: vec![Vec::new(); eps.len()],
+        };
+        if self.verifier[s] {
+            return g;
+        }
+        for w in (0..self.n).filter(|&w| w != s) {
+            let stats = self.witnesses[w];
+            let reach = self.reach(w, s);
+            let id = &mesh.server(w).id;
+            if stats.votes(self.verifier[w]) {
+                if reach.probed() {
+                    g.quorum.of += 1;
+                    if reach.fails() {
+                        g.quorum.failing += 1;
+                        g.quorum.failing_witnesses.push(id.clone());
+                    }
+                }
+                for (i, e) in eps.clone().enumerate() {
+                    let row = &self.sustained[w];
+                    if let Ok(k) = row.binary_search_by_key(&e, |&(pe, _)| pe) {
+                        g.causes[i].push(PairCause {
+                            from: id.clone(),
+                            to: mesh.server(s).id.clone(),
+                            since: from_ms(row[k].1),
+                        });
+                    }
+                }
+            } else if stats.verifies(self.verifier[w]) && reach == Reach::FailsAll {
+                g.blocked_by.push(id.clone());
+            }
+        }
+        g
+    }
+
     fn verdict_of(&self, mesh: &Mesh, evidence: &Evidence, s: usize) -> Verdict {
+        self.assemble(mesh, evidence, s, self.gather(mesh, s))
+    }
+
+    /// R5: the verdict of server `s` from its own report and what the
+    /// trusted witnesses said about it.
+    fn assemble(&self, mesh: &Mesh, evidence: &Evidence, s: usize, g: Gathered) -> Verdict {
         let server = mesh.server(s);
         let report = evidence.report(s);
         let fresh = self.is_fresh(evidence, s);
-        let cutoff = self.cutoff_ms();
         let stats = self.witnesses[s];
-
-        // R2, judged by normal servers about normal servers only.
-        let mut quorum = Quorum::default();
-        if !server.verifier {
-            for w in (0..self.n).filter(|&w| w != s) {
-                let reach = self.reach(w, s);
-                if !reach.probed() || !self.witnesses[w].votes(mesh.server(w).verifier) {
-                    continue;
-                }
-                quorum.of += 1;
-                if reach.fails() {
-                    quorum.failing += 1;
-                    quorum.failing_witnesses.push(mesh.server(w).id.clone());
-                } else {
-                    quorum.seeing_witnesses.push(mesh.server(w).id.clone());
-                }
-            }
-        }
+        let Gathered {
+            quorum,
+            blocked_by,
+            causes,
+        } = g;
         let unreachable = quorum.failing >= self.settings.quorum;
-
-        // R4: a fresh, trusted verifier has sustained streaks to every
-        // entry point of this (normal) server.
-        let blocked_by = if server.verifier {
-            Vec::new()
-        } else {
-            (0..self.n)
-                .filter(|&v| v != s)
-                .filter(|&v| self.witnesses[v].verifies(mesh.server(v).verifier))
-                .filter(|&v| self.reach(v, s) == Reach::FailsAll)
-                .map(|v| mesh.server(v).id.clone())
-                .collect()
-        };
-
-        // R3: sustained streaks from reliable normal witnesses, per entry
-        // point, each naming both servers.
         let entry_points: Vec<EntryPointVerdict> = mesh
             .entry_points_of(s)
-            .map(|e| {
-                let causes: Vec<PairCause> = if server.verifier {
-                    Vec::new()
-                } else {
-                    (0..self.n)
-                        .filter(|&w| w != s && self.witnesses[w].votes(mesh.server(w).verifier))
-                        .filter_map(|w| {
-                            let pair = evidence.pair(w, e);
-                            pair.is_sustained(cutoff, self.settings.failure_streak)
-                                .then(|| PairCause {
-                                    from: mesh.server(w).id.clone(),
-                                    to: server.id.clone(),
-                                    since: from_ms(
-                                        pair.first_failure_ms.unwrap_or(pair.last_at_ms),
-                                    ),
-                                })
-                        })
-                        .collect()
-                };
-                EntryPointVerdict {
-                    id: mesh.entry_point_id(e).clone(),
-                    available: causes.is_empty(),
-                    causes,
-                }
+            .zip(causes)
+            .map(|(e, causes)| EntryPointVerdict {
+                id: mesh.entry_point_id(e).clone(),
+                available: causes.is_empty(),
+                causes,
             })
             .collect();
         let pair_marked = !unreachable && entry_points.iter().any(|e| !e.available);

@@ -15,8 +15,6 @@ pub struct Quorum {
     /// n: fresh reliable witnesses that probe the server.
     pub of: u32,
     pub failing_witnesses: Vec<ServerId>,
-    /// The witnesses that still see it (the other side of the picture).
-    pub seeing_witnesses: Vec<ServerId>,
 }
 
 /// R1's figures: this server, as a witness, can't reach `failing` of the

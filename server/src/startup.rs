@@ -120,7 +120,13 @@ impl Application {
             .with_graceful_shutdown(shutdown)
             .await?;
         self.background.abort();
-        self.store.close().await;
+        // Closing waits for pooled connections; never let it hold up exit.
+        if tokio::time::timeout(Duration::from_secs(5), self.store.close())
+            .await
+            .is_err()
+        {
+            tracing::warn!("database connections did not close within 5 s");
+        }
         Ok(())
     }
 }

@@ -249,6 +249,6 @@ proptest! {
         }
         pair.apply(outcome(100, true), 0);
         prop_assert_eq!(pair.streak, 0);
-        prop_assert_eq!(pair.first_failure_ms, None);
+        prop_assert_eq!(pair.first_failure(), None);
     }
 }

@@ -236,7 +236,7 @@ fn the_witnesses_that_still_see_it_are_listed() {
     w.probe("de-2", "de-1", false, 3);
     w.probe("nl-1", "de-1", false, 3);
     assert_eq!(
-        w.verdict("de-1").quorum.seeing_witnesses,
+        w.evaluation().seeing_witnesses(&w.mesh, w.index("de-1")),
         vec![sid("fi-1"), sid("us-1")]
     );
 }

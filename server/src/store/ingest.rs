@@ -241,7 +241,9 @@ impl Store {
                 entry_point_id: row.try_get("entry_point_id")?,
                 state: PairState {
                     streak: u32::try_from(streak).map_err(|e| decode("streak", e))?,
-                    first_failure_ms: row.try_get("first_failure_ms")?,
+                    first_failure_ms: row
+                        .try_get::<Option<i64>, _>("first_failure_ms")?
+                        .unwrap_or(PairState::NO_FAILURE),
                     last_at_ms: row.try_get("last_at_ms")?,
                     received_ms: row.try_get("received_ms")?,
                     last_error: error.as_deref().and_then(error_from_name),
@@ -289,7 +291,7 @@ impl Store {
             .bind(&p.witness_id)
             .bind(&p.entry_point_id)
             .bind(i64::from(p.state.streak))
-            .bind(p.state.first_failure_ms)
+            .bind(p.state.first_failure())
             .bind(p.state.last_at_ms)
             .bind(p.state.received_ms)
             .bind(p.state.last_error.map(error_name))

@@ -31,6 +31,7 @@ fn command(db: &str) -> Command {
 #[allow(clippy::zombie_processes)]
 fn start(mut cmd: Command) -> Panel {
     let mut child = cmd
+        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -58,6 +59,23 @@ fn start(mut cmd: Command) -> Panel {
         }
         banner.push(line);
     }
+}
+
+/// Runs a command to completion, failing the test if it takes over 30 s.
+fn run(mut cmd: Command) -> std::process::Output {
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary starts");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    rx.recv_timeout(Duration::from_secs(30))
+        .expect("the command finishes within 30 s")
+        .expect("output")
 }
 
 fn client() -> reqwest::Client {
@@ -90,18 +108,18 @@ async fn create_operator_then_sign_in_then_stop_gracefully() {
     let dir = tempfile::tempdir().expect("dir");
     let db = format!("sqlite://{}/nested/panel.db", dir.path().display());
 
-    let short = command(&db)
+    let mut short = command(&db);
+    short
         .args(["create-operator", "ops"])
-        .env("MESHWATCH_OPERATOR_PASSWORD", "short")
-        .output()
-        .expect("runs");
+        .env("MESHWATCH_OPERATOR_PASSWORD", "short");
+    let short = run(short);
     assert!(!short.status.success(), "a short password is refused");
 
-    let created = command(&db)
+    let mut created = command(&db);
+    created
         .args(["create-operator", "ops"])
-        .env("MESHWATCH_OPERATOR_PASSWORD", "a long password")
-        .output()
-        .expect("runs");
+        .env("MESHWATCH_OPERATOR_PASSWORD", "a long password");
+    let created = run(created);
     assert!(
         created.status.success(),
         "{}",
@@ -182,10 +200,9 @@ async fn demo_mode_seeds_a_fleet_and_prints_a_working_login() {
 
 #[test]
 fn bad_configuration_stops_the_server_with_the_variable_named() {
-    let output = command("sqlite::memory:")
-        .env("MESHWATCH_LISTEN", "not-an-address")
-        .output()
-        .expect("runs");
+    let mut bad = command("sqlite::memory:");
+    bad.env("MESHWATCH_LISTEN", "not-an-address");
+    let output = run(bad);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("MESHWATCH_LISTEN"));
 }

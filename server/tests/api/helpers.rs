@@ -60,7 +60,11 @@ impl TestApp {
     /// a new one on the same database, as after a crash.
     pub async fn restart(self) -> TestApp {
         let _ = self.shutdown.send(());
-        let _ = self.server.await;
+        tokio::time::timeout(std::time::Duration::from_secs(15), self.server)
+            .await
+            .expect("the panel stops within 15 s")
+            .expect("the server task ends cleanly")
+            .expect("serving ends without error");
         spawn_app_in(self.dir).await
     }
 
