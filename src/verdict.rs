@@ -71,3 +71,29 @@ impl Verdict {
         self.conditions.contains(&condition)
     }
 }
+
+/// A server's status or conditions changed: recorded in the status
+/// history and pushed to open panels.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerdictChange {
+    pub server: ServerId,
+    pub status: ServerStatus,
+    pub conditions: Vec<ServerStatus>,
+    /// The conditions before the change (empty for a first record).
+    pub previous: Vec<ServerStatus>,
+    pub at: DateTime<Utc>,
+}
+
+impl VerdictChange {
+    /// R4 started to hold with this change.
+    pub fn became_blocked(&self) -> bool {
+        self.conditions.contains(&ServerStatus::Blocked)
+            && !self.previous.contains(&ServerStatus::Blocked)
+    }
+
+    /// R4 stopped holding with this change.
+    pub fn block_cleared(&self) -> bool {
+        !self.conditions.contains(&ServerStatus::Blocked)
+            && self.previous.contains(&ServerStatus::Blocked)
+    }
+}

@@ -40,6 +40,8 @@ pub struct Config {
     pub site_root: String,
     /// `MESHWATCH_OPERATOR_PASSWORD`: the demo operator's password (else generated).
     pub operator_password: Option<Secret>,
+    /// `MESHWATCH_NOTIFY_TO`: where block notifications go.
+    pub notify_to: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -99,6 +101,15 @@ impl Config {
             site_root: non_empty("MESHWATCH_SITE_ROOT")
                 .unwrap_or_else(|| DEFAULT_SITE_ROOT.to_owned()),
             operator_password: non_empty("MESHWATCH_OPERATOR_PASSWORD").map(Secret::new),
+            notify_to: match non_empty("MESHWATCH_NOTIFY_TO") {
+                Some(to) if !to.contains('@') || to.chars().any(char::is_whitespace) => {
+                    return Err(ConfigError {
+                        var: "MESHWATCH_NOTIFY_TO",
+                        problem: format!("{to:?} is not an email address"),
+                    })
+                }
+                other => other,
+            },
         })
     }
 }

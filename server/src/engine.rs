@@ -9,10 +9,13 @@ use meshwatch::evidence::{to_ms, Evidence, ProbeOutcome};
 use meshwatch::mesh::Mesh;
 use meshwatch::rules::{evaluate, Evaluation};
 use meshwatch::settings::Settings;
+use meshwatch::status::ServerStatus;
 use meshwatch::verdict::Verdict;
-use meshwatch::EntryPointId;
-use std::collections::HashSet;
+use meshwatch::verdict::VerdictChange;
+use meshwatch::{EntryPointId, ServerId};
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::broadcast;
 
 struct State {
     mesh: Arc<Mesh>,
@@ -23,6 +26,8 @@ struct State {
     dirty: HashSet<(usize, usize)>,
     /// The last stored report whose effect is in `evidence`.
     applied_seq: i64,
+    /// The conditions last recorded in the status history, per server.
+    published: HashMap<ServerId, Vec<ServerStatus>>,
 }
 
 pub struct Engine {
@@ -30,6 +35,8 @@ pub struct Engine {
     /// Serialises "store durably, then apply in memory" so that memory and
     /// a replay after a crash apply reports in the same order.
     ingest: tokio::sync::Mutex<()>,
+    /// Recorded verdict changes, for live pages.
+    changes: broadcast::Sender<VerdictChange>,
 }
 
 /// A report's probe results resolved against the mesh.
@@ -116,6 +123,12 @@ impl Engine {
             }
         }
         let evaluation = evaluate(&mesh, &evidence, &settings, now_ms());
+        let published = store
+            .latest_conditions()
+            .await?
+            .into_iter()
+            .filter_map(|(id, conditions)| Some((ServerId::parse(&id).ok()?, conditions)))
+            .collect();
         Ok(Self {
             state: Mutex::new(State {
                 mesh: Arc::new(mesh),
@@ -124,8 +137,10 @@ impl Engine {
                 settings,
                 dirty,
                 applied_seq,
+                published,
             }),
             ingest: tokio::sync::Mutex::new(()),
+            changes: broadcast::channel(1024).0,
         })
     }
 
@@ -151,8 +166,9 @@ impl Engine {
         (state.mesh.clone(), state.evaluation.verdicts().to_vec())
     }
 
-    /// Re-evaluates everything at the current time.
-    pub fn tick(&self) {
+    /// Re-evaluates everything at the current time and returns the
+    /// verdicts whose conditions differ from the last recorded ones.
+    pub fn tick(&self) -> Vec<VerdictChange> {
         let mut state = self.lock();
         let State {
             mesh,
@@ -162,6 +178,43 @@ impl Engine {
         } = &*state;
         let evaluation = evaluate(mesh, evidence, settings, now_ms());
         state.evaluation = evaluation;
+        let at = chrono::Utc::now();
+        state
+            .evaluation
+            .verdicts()
+            .iter()
+            .filter_map(|v| {
+                let previous = state.published.get(&v.server);
+                (previous != Some(&v.conditions)).then(|| VerdictChange {
+                    server: v.server.clone(),
+                    status: v.status,
+                    conditions: v.conditions.clone(),
+                    previous: previous.cloned().unwrap_or_default(),
+                    at,
+                })
+            })
+            .collect()
+    }
+
+    /// The changes are in the status history: remember them and push them
+    /// to live pages.
+    pub fn mark_published(&self, changes: &[VerdictChange]) {
+        let mut state = self.lock();
+        for c in changes {
+            state
+                .published
+                .insert(c.server.clone(), c.conditions.clone());
+        }
+        drop(state);
+        for c in changes {
+            // No subscriber is fine: nobody has a page open.
+            let _ = self.changes.send(c.clone());
+        }
+    }
+
+    /// A stream of recorded verdict changes.
+    pub fn subscribe(&self) -> broadcast::Receiver<VerdictChange> {
+        self.changes.subscribe()
     }
 
     /// Stores a report durably, then applies it. Retries of a stored

@@ -93,7 +93,7 @@ impl Application {
             limiter: Arc::new(LoginLimiter::default()),
             engine: engine.clone(),
         };
-        let background = tokio::spawn(run_engine(engine, store.clone()));
+        let background = tokio::spawn(run_engine(engine, store.clone(), config.notify_to.clone()));
         Ok(Self {
             listener,
             router: router(state),
@@ -136,13 +136,22 @@ const CHECKPOINT_EVERY: Duration = Duration::from_secs(30);
 
 /// The evaluator tick (once a second, so staleness takes effect without
 /// reports) and the periodic checkpoint of changed pairs.
-async fn run_engine(engine: Arc<Engine>, store: Store) {
+async fn run_engine(engine: Arc<Engine>, store: Store, notify_to: Option<String>) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_checkpoint = tokio::time::Instant::now();
     loop {
         tick.tick().await;
-        engine.tick();
+        let changes = engine.tick();
+        if !changes.is_empty() {
+            match record_changes(&engine, &store, &changes, notify_to.as_deref()).await {
+                Ok(()) => engine.mark_published(&changes),
+                // Not marked: the next tick finds the same changes and retries.
+                Err(err) => {
+                    tracing::error!(error = %err, "cannot record status changes; will retry")
+                }
+            }
+        }
         if last_checkpoint.elapsed() >= CHECKPOINT_EVERY {
             last_checkpoint = tokio::time::Instant::now();
             if let Err(err) = engine.checkpoint(&store).await {
@@ -150,6 +159,33 @@ async fn run_engine(engine: Arc<Engine>, store: Store) {
             }
         }
     }
+}
+
+/// Status history rows and, for blocks starting or clearing, the
+/// notifications — in one transaction.
+async fn record_changes(
+    engine: &Engine,
+    store: &Store,
+    changes: &[meshwatch::verdict::VerdictChange],
+    notify_to: Option<&str>,
+) -> Result<(), crate::store::StoreError> {
+    let wants_mail = changes
+        .iter()
+        .any(|c| c.became_blocked() || c.block_cleared());
+    let notifications = if wants_mail {
+        let (mesh, verdicts) = engine.verdicts();
+        let endpoints = store.endpoints().await?;
+        crate::notify::for_changes(
+            changes,
+            &mesh,
+            &verdicts,
+            &endpoints,
+            notify_to.unwrap_or(""),
+        )
+    } else {
+        Vec::new()
+    };
+    store.record_changes(changes, &notifications).await
 }
 
 fn router(state: AppState) -> Router {

@@ -8,10 +8,12 @@
 
 mod auth;
 mod fleet;
+mod history;
 mod ingest;
 mod settings;
 
 pub use fleet::{Endpoint, GeneratedTokens};
+pub use history::{NewNotification, NotificationView};
 pub use ingest::{EvidenceSnapshot, PairRow, PendingReport, StoredReport};
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};

@@ -4,7 +4,7 @@ use super::{ApiError, ApiJson};
 use crate::api::views::{ServerView, UserView};
 use crate::secrets::TokenHash;
 use crate::state::AppState;
-use crate::store::GeneratedTokens;
+use crate::store::{GeneratedTokens, NotificationView};
 use axum::extract::Path;
 use axum::extract::{Request, State};
 use axum::http::header::AUTHORIZATION;
@@ -27,6 +27,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/servers/{id}/verifier", put(put_verifier))
         .route("/settings", get(get_settings).put(put_settings))
         .route("/users/{id}", get(get_user))
+        .route("/notifications", get(list_notifications))
         .fallback(|| async { ApiError::not_found("no such API endpoint") })
         .route_layer(axum::middleware::from_fn_with_state(
             state,
@@ -220,4 +221,11 @@ async fn get_user(
     let (mesh, verdicts) = state.engine.verdicts();
     let routes = assign(&mesh, &verdicts, &user.id, &user.routes);
     Ok(ApiJson(UserView::new(&id, &mesh, &verdicts, &routes)))
+}
+
+/// `GET /api/v1/notifications`: the outbox, newest first.
+async fn list_notifications(
+    State(state): State<AppState>,
+) -> Result<ApiJson<Vec<NotificationView>>, ApiError> {
+    Ok(ApiJson(state.store.notifications().await?))
 }

@@ -6,4 +6,5 @@ mod fleet;
 mod health;
 mod helpers;
 mod login;
+mod notifications;
 mod subscription;

@@ -1,0 +1,139 @@
+//! Status history and the notification outbox, written together so that a
+//! recorded "blocked" always has its email queued.
+
+use super::{Store, StoreError};
+use chrono::{DateTime, Utc};
+use meshwatch::status::ServerStatus;
+use meshwatch::verdict::VerdictChange;
+use serde::Serialize;
+use sqlx::Row;
+use std::collections::HashMap;
+
+/// A notification to queue.
+pub struct NewNotification {
+    /// `blocked` or `cleared`.
+    pub kind: &'static str,
+    pub server_id: String,
+    pub recipient: String,
+    pub subject: String,
+    pub body: String,
+}
+
+/// A row of `GET /api/v1/notifications`.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotificationView {
+    pub id: i64,
+    pub kind: String,
+    pub server_id: String,
+    pub to: String,
+    pub subject: String,
+    pub state: String,
+    pub created_at: DateTime<Utc>,
+}
+
+fn conditions_json(conditions: &[ServerStatus]) -> String {
+    serde_json::to_string(conditions).unwrap_or_else(|_| "[]".to_owned())
+}
+
+impl Store {
+    /// The last recorded conditions of every server.
+    pub async fn latest_conditions(
+        &self,
+    ) -> Result<HashMap<String, Vec<ServerStatus>>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT h.server_id, h.conditions FROM status_history h
+             WHERE h.id = (SELECT MAX(id) FROM status_history WHERE server_id = h.server_id)",
+        )
+        .fetch_all(&self.reader)
+        .await?;
+        rows.into_iter()
+            .map(|row| {
+                let raw: String = row.try_get("conditions")?;
+                let conditions = serde_json::from_str(&raw)
+                    .map_err(|e| StoreError::Database(sqlx::Error::Decode(e.into())))?;
+                Ok((row.try_get("server_id")?, conditions))
+            })
+            .collect()
+    }
+
+    /// Records verdict changes and queues their notifications, atomically.
+    pub async fn record_changes(
+        &self,
+        changes: &[VerdictChange],
+        notifications: &[NewNotification],
+    ) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        for c in changes {
+            sqlx::query("INSERT INTO status_history (server_id, status, conditions, at) VALUES (?, ?, ?, ?)")
+                .bind(c.server.as_str())
+                .bind(c.status.as_str())
+                .bind(conditions_json(&c.conditions))
+                .bind(c.at)
+                .execute(&mut *tx)
+                .await?;
+        }
+        for n in notifications {
+            sqlx::query(
+                "INSERT INTO notification_outbox (kind, server_id, recipient, subject, body, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?)",
+            )
+            .bind(n.kind)
+            .bind(&n.server_id)
+            .bind(&n.recipient)
+            .bind(&n.subject)
+            .bind(&n.body)
+            .bind(Utc::now())
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The outbox, newest first.
+    pub async fn notifications(&self) -> Result<Vec<NotificationView>, StoreError> {
+        sqlx::query(
+            "SELECT id, kind, server_id, recipient, subject, state, created_at
+             FROM notification_outbox ORDER BY id DESC LIMIT 500",
+        )
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(|row| {
+            Ok(NotificationView {
+                id: row.try_get("id")?,
+                kind: row.try_get("kind")?,
+                server_id: row.try_get("server_id")?,
+                to: row.try_get("recipient")?,
+                subject: row.try_get("subject")?,
+                state: row.try_get("state")?,
+                created_at: row.try_get("created_at")?,
+            })
+        })
+        .collect()
+    }
+
+    /// Status changes of one server, newest first.
+    pub async fn status_history(
+        &self,
+        server_id: &str,
+        limit: i64,
+    ) -> Result<Vec<(DateTime<Utc>, ServerStatus)>, StoreError> {
+        sqlx::query(
+            "SELECT at, status FROM status_history WHERE server_id = ? ORDER BY id DESC LIMIT ?",
+        )
+        .bind(server_id)
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(|row| {
+            let raw: String = row.try_get("status")?;
+            let status = ServerStatus::from_wire(&raw).ok_or_else(|| {
+                StoreError::Database(sqlx::Error::Decode(format!("status {raw:?}").into()))
+            })?;
+            Ok((row.try_get("at")?, status))
+        })
+        .collect()
+    }
+}
