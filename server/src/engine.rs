@@ -4,6 +4,7 @@
 //! checkpointed to the store as changes.
 
 use crate::store::{PairRow, Store, StoreError, StoredReport};
+use crate::telemetry::Metrics;
 use meshwatch::agent_api::{AgentReport, ProbeReport, ReportAck};
 use meshwatch::evidence::{to_ms, Evidence, ProbeOutcome};
 use meshwatch::mesh::Mesh;
@@ -37,6 +38,7 @@ pub struct Engine {
     ingest: tokio::sync::Mutex<()>,
     /// Recorded verdict changes, for live pages.
     changes: broadcast::Sender<VerdictChange>,
+    metrics: Arc<Metrics>,
 }
 
 /// A report's probe results resolved against the mesh.
@@ -73,7 +75,7 @@ fn now_ms() -> i64 {
 impl Engine {
     /// Rebuilds the state from the store: checkpointed pairs, latest
     /// self-reports, then the reports stored after the checkpoint.
-    pub async fn load(store: &Store) -> Result<Self, StoreError> {
+    pub async fn load(store: &Store, metrics: Arc<Metrics>) -> Result<Self, StoreError> {
         let (servers, routes) = store.mesh_spec().await?;
         let mesh = Mesh::new(servers, routes);
         let settings = store.settings().await?;
@@ -141,6 +143,7 @@ impl Engine {
             }),
             ingest: tokio::sync::Mutex::new(()),
             changes: broadcast::channel(1024).0,
+            metrics,
         })
     }
 
@@ -176,7 +179,10 @@ impl Engine {
             settings,
             ..
         } = &*state;
+        let timer = self.metrics.evaluation_seconds.start_timer();
         let evaluation = evaluate(mesh, evidence, settings, now_ms());
+        timer.observe_duration();
+        self.metrics.observe_verdicts(evaluation.verdicts());
         state.evaluation = evaluation;
         let at = chrono::Utc::now();
         state
@@ -246,6 +252,10 @@ impl Engine {
             StoredReport::Duplicate(first) => return Ok(first),
             StoredReport::New { seq } => seq,
         };
+        self.metrics.reports_ingested.inc();
+        self.metrics
+            .probe_results_skipped
+            .inc_by(u64::from(ack.skipped_probes));
         let mut state = self.lock();
         state.applied_seq = seq;
         if let Some(w) = w {
@@ -256,7 +266,7 @@ impl Engine {
                 dirty,
                 ..
             } = &mut *state;
-            evaluation.apply_report(
+            let (_, applied) = evaluation.apply_report(
                 mesh,
                 evidence,
                 w,
@@ -264,6 +274,7 @@ impl Engine {
                 report.self_check.clone(),
                 &resolved,
             );
+            self.metrics.probe_results_applied.inc_by(applied as u64);
             dirty.extend(resolved.iter().map(|(e, _)| (w, *e)));
         }
         Ok(ack)

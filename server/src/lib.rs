@@ -14,3 +14,4 @@ pub mod startup;
 pub mod state;
 pub mod store;
 pub mod subscription;
+pub mod telemetry;

@@ -11,6 +11,7 @@ use crate::panel::PanelStore;
 use crate::secrets::{self, TokenHash};
 use crate::state::AppState;
 use crate::store::Store;
+use crate::telemetry::Metrics;
 use app::backend::Backend;
 use app::{shell, App};
 use axum::extract::DefaultBodyLimit;
@@ -86,12 +87,14 @@ impl Application {
             .site_pkg_dir("pkg")
             .site_addr(address)
             .build();
-        let engine = Arc::new(Engine::load(&store).await?);
+        let metrics = Arc::new(Metrics::new()?);
+        let engine = Arc::new(Engine::load(&store, metrics.clone()).await?);
         let state = AppState {
             store: store.clone(),
             leptos,
             limiter: Arc::new(LoginLimiter::default()),
             engine: engine.clone(),
+            metrics,
         };
         let background = tokio::spawn(run_engine(engine, store.clone(), config.notify_to.clone()));
         Ok(Self {
@@ -200,6 +203,7 @@ fn router(state: AppState) -> Router {
         .route("/login", post(login::login))
         .route("/logout", post(login::logout))
         .route("/sub/{token}", get(crate::subscription::serve))
+        .route("/metrics", get(crate::telemetry::serve))
         .nest("/api/v1", api::automation::router(state.clone()))
         .nest("/api/agent/v1", api::agent::router(state.clone()))
         .route(

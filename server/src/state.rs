@@ -3,6 +3,7 @@
 use crate::engine::Engine;
 use crate::login::LoginLimiter;
 use crate::store::Store;
+use crate::telemetry::Metrics;
 use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
 use std::sync::Arc;
@@ -13,6 +14,7 @@ pub struct AppState {
     pub leptos: LeptosOptions,
     pub limiter: Arc<LoginLimiter>,
     pub engine: Arc<Engine>,
+    pub metrics: Arc<Metrics>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -113,6 +113,16 @@ impl Store {
         .collect()
     }
 
+    /// How many notifications are in each state.
+    pub async fn outbox_counts(&self) -> Result<HashMap<String, i64>, StoreError> {
+        sqlx::query("SELECT state, COUNT(*) AS n FROM notification_outbox GROUP BY state")
+            .fetch_all(&self.reader)
+            .await?
+            .into_iter()
+            .map(|row| Ok((row.try_get("state")?, row.try_get("n")?)))
+            .collect()
+    }
+
     /// Status changes of one server, newest first.
     pub async fn status_history(
         &self,

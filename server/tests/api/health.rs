@@ -41,3 +41,30 @@ async fn unknown_api_paths_get_a_json_404() {
         assert_eq!(error_code(response).await, "not_found");
     }
 }
+
+#[tokio::test]
+async fn metrics_are_served_in_the_prometheus_format() {
+    use crate::agent::{all_report, fleet};
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    all_report(&app, &tokens, 100).await;
+    // Let the evaluator tick at least once.
+    tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
+    let response = app
+        .client
+        .get(app.url("/metrics"))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.expect("text");
+    for needle in [
+        "meshwatch_reports_ingested_total 5",
+        "meshwatch_servers{status=\"healthy\"} 5",
+        "meshwatch_evaluation_duration_seconds_count",
+        "meshwatch_notifications{state=\"queued\"} 0",
+        "meshwatch_probe_results_applied_total",
+    ] {
+        assert!(text.contains(needle), "{needle} missing from:\n{text}");
+    }
+}

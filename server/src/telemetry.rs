@@ -1,0 +1,97 @@
+//! `GET /metrics`: Prometheus metrics, kept with the `prometheus` crate.
+
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::header::CONTENT_TYPE;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use meshwatch::status::ServerStatus;
+use meshwatch::verdict::Verdict;
+use prometheus::{
+    Encoder, Histogram, HistogramOpts, IntCounter, IntGaugeVec, Opts, Registry, TextEncoder,
+};
+
+pub struct Metrics {
+    registry: Registry,
+    servers: IntGaugeVec,
+    pub reports_ingested: IntCounter,
+    pub probe_results_applied: IntCounter,
+    pub probe_results_skipped: IntCounter,
+    pub evaluation_seconds: Histogram,
+    outbox: IntGaugeVec,
+}
+
+impl Metrics {
+    pub fn new() -> Result<Self, prometheus::Error> {
+        let registry = Registry::new_custom(Some("meshwatch".into()), None)?;
+        let servers = IntGaugeVec::new(Opts::new("servers", "Servers by status"), &["status"])?;
+        let reports_ingested =
+            IntCounter::new("reports_ingested_total", "Agent reports stored and applied")?;
+        let probe_results_applied = IntCounter::new(
+            "probe_results_applied_total",
+            "Probe results applied to a pair (older or repeated ones are not)",
+        )?;
+        let probe_results_skipped = IntCounter::new(
+            "probe_results_skipped_total",
+            "Probe results naming unknown entry points",
+        )?;
+        let evaluation_seconds = Histogram::with_opts(
+            HistogramOpts::new(
+                "evaluation_duration_seconds",
+                "Full evaluations of the mesh",
+            )
+            .buckets(vec![
+                0.000_1, 0.000_5, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0,
+            ]),
+        )?;
+        let outbox = IntGaugeVec::new(
+            Opts::new("notifications", "Notification outbox by state"),
+            &["state"],
+        )?;
+        registry.register(Box::new(servers.clone()))?;
+        registry.register(Box::new(reports_ingested.clone()))?;
+        registry.register(Box::new(probe_results_applied.clone()))?;
+        registry.register(Box::new(probe_results_skipped.clone()))?;
+        registry.register(Box::new(evaluation_seconds.clone()))?;
+        registry.register(Box::new(outbox.clone()))?;
+        Ok(Self {
+            registry,
+            servers,
+            reports_ingested,
+            probe_results_applied,
+            probe_results_skipped,
+            evaluation_seconds,
+            outbox,
+        })
+    }
+
+    /// Sets the servers-by-status gauges from the current verdicts.
+    pub fn observe_verdicts(&self, verdicts: &[Verdict]) {
+        for status in ServerStatus::ALL {
+            let count = verdicts.iter().filter(|v| v.status == status).count();
+            self.servers
+                .with_label_values(&[status.as_str()])
+                .set(i64::try_from(count).unwrap_or(i64::MAX));
+        }
+    }
+}
+
+/// `GET /metrics` in the Prometheus text format.
+pub async fn serve(State(state): State<AppState>) -> Response {
+    match state.store.outbox_counts().await {
+        Ok(counts) => {
+            for state_name in ["queued", "sent", "failed"] {
+                let n = counts.get(state_name).copied().unwrap_or(0);
+                state.metrics.outbox.with_label_values(&[state_name]).set(n);
+            }
+        }
+        Err(err) => tracing::warn!(error = %err, "cannot count the outbox for /metrics"),
+    }
+    let encoder = TextEncoder::new();
+    let mut body = Vec::new();
+    if let Err(err) = encoder.encode(&state.metrics.registry.gather(), &mut body) {
+        tracing::error!(error = %err, "cannot encode metrics");
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    }
+    ([(CONTENT_TYPE, encoder.format_type().to_owned())], body).into_response()
+}
