@@ -42,6 +42,10 @@ pub struct Config {
     pub operator_password: Option<Secret>,
     /// `MESHWATCH_NOTIFY_TO`: where block notifications go.
     pub notify_to: Option<String>,
+    /// `MESHWATCH_NOTIFY_FROM`: their sender.
+    pub notify_from: String,
+    /// `MESHWATCH_SMTP_URL`: the SMTP server that delivers them.
+    pub smtp_url: Option<Secret>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +97,15 @@ impl Config {
                 })
             }
         };
+        let smtp_url = non_empty("MESHWATCH_SMTP_URL").map(Secret::new);
+        if smtp_url.is_some() && non_empty("MESHWATCH_NOTIFY_TO").is_none() {
+            return Err(ConfigError {
+                var: "MESHWATCH_NOTIFY_TO",
+                problem:
+                    "is required when MESHWATCH_SMTP_URL is set (who receives the notifications?)"
+                        .to_owned(),
+            });
+        }
         Ok(Self {
             listen,
             database_url,
@@ -110,6 +123,9 @@ impl Config {
                 }
                 other => other,
             },
+            notify_from: non_empty("MESHWATCH_NOTIFY_FROM")
+                .unwrap_or_else(|| "meshwatch <meshwatch@localhost>".to_owned()),
+            smtp_url,
         })
     }
 }
@@ -147,5 +163,15 @@ mod tests {
             assert_eq!(err.var, var);
         }
         assert!(config(&[("MESHWATCH_DEMO", "1")]).expect("demo").demo);
+        let smtp_without_recipient = config(&[("MESHWATCH_SMTP_URL", "smtp://127.0.0.1:2525")]);
+        assert_eq!(
+            smtp_without_recipient.expect_err("needs a recipient").var,
+            "MESHWATCH_NOTIFY_TO"
+        );
+        let bad_recipient = config(&[("MESHWATCH_NOTIFY_TO", "not an address")]);
+        assert_eq!(
+            bad_recipient.expect_err("not an address").var,
+            "MESHWATCH_NOTIFY_TO"
+        );
     }
 }

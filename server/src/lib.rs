@@ -6,6 +6,7 @@ pub mod config;
 pub mod demo;
 pub mod engine;
 pub mod login;
+pub mod mailer;
 pub mod notify;
 pub mod ops;
 pub mod panel;

@@ -6,6 +6,7 @@ use crate::config::Config;
 use crate::demo;
 use crate::engine::Engine;
 use crate::login::{self, LoginLimiter};
+use crate::mailer::Mailer;
 use crate::ops;
 use crate::panel::PanelStore;
 use crate::secrets::{self, TokenHash};
@@ -37,6 +38,7 @@ pub struct Application {
     router: Router,
     store: Store,
     background: tokio::task::JoinHandle<()>,
+    delivery: Option<tokio::task::JoinHandle<()>>,
     /// Lines to show the operator once at start-up (generated secrets).
     pub announcements: Vec<String>,
 }
@@ -96,12 +98,18 @@ impl Application {
             engine: engine.clone(),
             metrics,
         };
+        let mailer = match &config.smtp_url {
+            Some(url) => Some(Mailer::new(url, &config.notify_from)?),
+            None => None,
+        };
         let background = tokio::spawn(run_engine(engine, store.clone(), config.notify_to.clone()));
+        let delivery = mailer.map(|m| tokio::spawn(m.run(store.clone())));
         Ok(Self {
             listener,
             router: router(state),
             store,
             background,
+            delivery,
             announcements,
         })
     }
@@ -123,6 +131,9 @@ impl Application {
             .with_graceful_shutdown(shutdown)
             .await?;
         self.background.abort();
+        if let Some(delivery) = &self.delivery {
+            delivery.abort();
+        }
         // Closing waits for pooled connections; never let it hold up exit.
         if tokio::time::timeout(Duration::from_secs(5), self.store.close())
             .await

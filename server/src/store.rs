@@ -13,7 +13,7 @@ mod ingest;
 mod settings;
 
 pub use fleet::{Endpoint, GeneratedTokens};
-pub use history::{NewNotification, NotificationView};
+pub use history::{Delivery, NewNotification, NotificationView, Outgoing};
 pub use ingest::{EvidenceSnapshot, PairRow, PendingReport, StoredReport};
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};

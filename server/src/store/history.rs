@@ -19,6 +19,22 @@ pub struct NewNotification {
     pub body: String,
 }
 
+/// A queued notification to deliver.
+pub struct Outgoing {
+    pub id: i64,
+    pub recipient: String,
+    pub subject: String,
+    pub body: String,
+    pub attempts: i64,
+}
+
+/// The outcome of one delivery attempt.
+pub enum Delivery {
+    Sent,
+    Retry { error: String, at: DateTime<Utc> },
+    Failed { error: String },
+}
+
 /// A row of `GET /api/v1/notifications`.
 #[derive(Debug, Clone, Serialize)]
 pub struct NotificationView {
@@ -111,6 +127,75 @@ impl Store {
             })
         })
         .collect()
+    }
+
+    /// Queued notifications due for a delivery attempt, oldest first.
+    pub async fn due_notifications(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Outgoing>, StoreError> {
+        sqlx::query(
+            "SELECT id, recipient, subject, body, attempts FROM notification_outbox
+             WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+             ORDER BY id LIMIT ?",
+        )
+        .bind(now)
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(|row| {
+            Ok(Outgoing {
+                id: row.try_get("id")?,
+                recipient: row.try_get("recipient")?,
+                subject: row.try_get("subject")?,
+                body: row.try_get("body")?,
+                attempts: row.try_get("attempts")?,
+            })
+        })
+        .collect()
+    }
+
+    /// Records the outcome of one delivery attempt.
+    pub async fn record_delivery(&self, id: i64, outcome: Delivery) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        let now = Utc::now();
+        match outcome {
+            Delivery::Sent => {
+                sqlx::query(
+                    "UPDATE notification_outbox SET state = 'sent', sent_at = ?, attempts = attempts + 1,
+                        last_error = NULL WHERE id = ?",
+                )
+                .bind(now)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            }
+            Delivery::Retry { error, at } => {
+                sqlx::query(
+                    "UPDATE notification_outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?
+                     WHERE id = ?",
+                )
+                .bind(at)
+                .bind(error)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            }
+            Delivery::Failed { error } => {
+                sqlx::query(
+                    "UPDATE notification_outbox SET state = 'failed', attempts = attempts + 1, last_error = ?
+                     WHERE id = ?",
+                )
+                .bind(error)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(())
     }
 
     /// How many notifications are in each state.

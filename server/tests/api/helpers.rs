@@ -21,12 +21,17 @@ pub struct TestApp {
 }
 
 pub async fn spawn_app() -> TestApp {
-    spawn_app_in(tempfile::tempdir().expect("temp dir")).await
+    spawn_app_with(&[]).await
 }
 
-async fn spawn_app_in(dir: tempfile::TempDir) -> TestApp {
+/// A panel with extra `MESHWATCH_*` variables.
+pub async fn spawn_app_with(extra: &[(&'static str, String)]) -> TestApp {
+    spawn_app_in(tempfile::tempdir().expect("temp dir"), extra).await
+}
+
+async fn spawn_app_in(dir: tempfile::TempDir, extra: &[(&'static str, String)]) -> TestApp {
     let database_url = format!("sqlite://{}/meshwatch.db", dir.path().display());
-    let vars: HashMap<&str, String> = HashMap::from([
+    let mut vars: HashMap<&str, String> = HashMap::from([
         ("MESHWATCH_LISTEN", "127.0.0.1:0".to_owned()),
         ("MESHWATCH_DATABASE_URL", database_url.clone()),
         ("MESHWATCH_ADMIN_TOKEN", ADMIN_TOKEN.to_owned()),
@@ -35,6 +40,7 @@ async fn spawn_app_in(dir: tempfile::TempDir) -> TestApp {
             dir.path().join("site").display().to_string(),
         ),
     ]);
+    vars.extend(extra.iter().cloned());
     let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("config");
     let app = Application::build(config).await.expect("app builds");
     let address = format!("http://{}", app.local_addr().expect("bound"));
@@ -65,7 +71,7 @@ impl TestApp {
             .expect("the panel stops within 15 s")
             .expect("the server task ends cleanly")
             .expect("serving ends without error");
-        spawn_app_in(self.dir).await
+        spawn_app_in(self.dir, &[]).await
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -141,4 +147,55 @@ pub async fn error_code(response: Response) -> String {
         .as_str()
         .expect("error.code")
         .to_owned()
+}
+
+/// A minimal SMTP server on loopback that hands over every message it
+/// receives (the DATA section, dot-unstuffed).
+pub async fn smtp_sink() -> (u16, tokio::sync::mpsc::UnboundedReceiver<String>) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let (read, mut write) = socket.into_split();
+                let mut lines = BufReader::new(read).lines();
+                let _ = write.write_all(b"220 sink ESMTP\r\n").await;
+                while let Ok(Some(line)) = lines.next_line().await {
+                    let verb = line
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("")
+                        .to_ascii_uppercase();
+                    let reply: &[u8] = match verb.as_str() {
+                        "EHLO" | "HELO" => b"250 sink\r\n",
+                        "DATA" => {
+                            let _ = write.write_all(b"354 end with .\r\n").await;
+                            let mut message = String::new();
+                            while let Ok(Some(l)) = lines.next_line().await {
+                                if l == "." {
+                                    break;
+                                }
+                                message.push_str(l.strip_prefix('.').unwrap_or(&l));
+                                message.push('\n');
+                            }
+                            let _ = tx.send(message);
+                            b"250 queued\r\n"
+                        }
+                        "QUIT" => {
+                            let _ = write.write_all(b"221 bye\r\n").await;
+                            break;
+                        }
+                        _ => b"250 ok\r\n",
+                    };
+                    let _ = write.write_all(reply).await;
+                }
+            });
+        }
+    });
+    (port, rx)
 }

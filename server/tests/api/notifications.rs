@@ -1,8 +1,9 @@
 //! R4's emails: one when a verifier sees a block, one when it clears.
 
 use crate::agent::{all_report, fleet, get, post, probes, report, uuid};
-use crate::helpers::{spawn_app, TestApp, ADMIN_TOKEN};
+use crate::helpers::{smtp_sink, spawn_app, spawn_app_with, TestApp, ADMIN_TOKEN};
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::time::Duration;
 
 /// Polls the outbox until it has `n` entries (the evaluator tick records
@@ -19,10 +20,9 @@ async fn outbox_with(app: &TestApp, n: usize) -> Vec<Value> {
     panic!("the outbox never reached {n} entries");
 }
 
-#[tokio::test]
-async fn a_block_sends_one_notification_and_its_clearing_another() {
-    let app = spawn_app().await;
-    let tokens = fleet(&app).await;
+/// ir-1 becomes a verifier and sees de-1 (all its entry points) fail.
+async fn block_de_1(app: &TestApp) -> HashMap<String, String> {
+    let tokens = fleet(app).await;
     let toggled = app
         .client
         .put(app.url("/api/v1/servers/ir-1/verifier"))
@@ -32,11 +32,18 @@ async fn a_block_sends_one_notification_and_its_clearing_another() {
         .await
         .expect("sent");
     assert_eq!(toggled.status(), 200);
-    all_report(&app, &tokens, 100).await;
+    all_report(app, &tokens, 100).await;
     let mut seen = probes("de-2-ep", true, 0, 1);
     seen.extend(probes("de-1-ep", false, 0, 3));
-    post(&app, &tokens["ir-1"], &report(&uuid(1), true, seen)).await;
-    assert_eq!(get(&app, "/api/v1/servers/de-1").await["status"], "blocked");
+    post(app, &tokens["ir-1"], &report(&uuid(1), true, seen)).await;
+    assert_eq!(get(app, "/api/v1/servers/de-1").await["status"], "blocked");
+    tokens
+}
+
+#[tokio::test]
+async fn a_block_sends_one_notification_and_its_clearing_another() {
+    let app = spawn_app().await;
+    let tokens = block_de_1(&app).await;
 
     let outbox = outbox_with(&app, 1).await;
     assert_eq!(outbox[0]["kind"], "blocked");
@@ -85,4 +92,47 @@ async fn a_block_sends_one_notification_and_its_clearing_another() {
         ["healthy", "blocked"],
         "newest first: {statuses:?}"
     );
+}
+
+#[tokio::test]
+async fn notifications_are_delivered_over_smtp() {
+    let (port, mut inbox) = smtp_sink().await;
+    let app = spawn_app_with(&[
+        ("MESHWATCH_SMTP_URL", format!("smtp://127.0.0.1:{port}")),
+        ("MESHWATCH_NOTIFY_TO", "ops@example.com".to_owned()),
+        (
+            "MESHWATCH_NOTIFY_FROM",
+            "meshwatch <panel@example.com>".to_owned(),
+        ),
+    ])
+    .await;
+    block_de_1(&app).await;
+    let Ok(Some(message)) = tokio::time::timeout(Duration::from_secs(10), inbox.recv()).await
+    else {
+        let outbox = get(&app, "/api/v1/notifications").await;
+        panic!("no email within 10 s; outbox: {outbox}");
+    };
+    assert!(message.contains("To: ops@example.com"), "{message}");
+    assert!(
+        message.contains("Subject: meshwatch: address of DE-1 (de-1) is blocked"),
+        "{message}"
+    );
+    assert!(
+        message.contains("ir-1 (IR)"),
+        "names the verifier: {message}"
+    );
+    assert!(
+        message.contains("127.0.30.1:443"),
+        "names the address: {message}"
+    );
+    assert!(message.contains("change this server's IP"), "{message}");
+    for _ in 0..50 {
+        let outbox = get(&app, "/api/v1/notifications").await;
+        if outbox[0]["state"] == "sent" {
+            assert_eq!(outbox[0]["to"], "ops@example.com");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the notification was never marked sent");
 }
