@@ -206,3 +206,116 @@ fn bad_configuration_stops_the_server_with_the_variable_named() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("MESHWATCH_LISTEN"));
 }
+
+#[tokio::test]
+async fn acknowledged_reports_survive_kill_9() {
+    use serde_json::{json, Value};
+    let dir = tempfile::tempdir().expect("dir");
+    let db = format!("sqlite://{}/crash.db", dir.path().display());
+    let admin = "crash-test-admin-token-000";
+    let with_token = |db: &str| {
+        let mut cmd = command(db);
+        cmd.env("MESHWATCH_ADMIN_TOKEN", admin);
+        cmd
+    };
+    let panel = start(with_token(&db));
+    let http = client();
+    let fleet = json!({"routes": [{"id": "de", "name": "Germany"}], "servers": [
+        {"id": "de-1", "name": "DE-1", "country": "DE", "routes": ["de"],
+         "entry_points": [{"id": "de-1-ep", "protocol": "vless", "host": "127.0.30.1", "port": 443}]},
+        {"id": "nl-1", "name": "NL-1", "country": "NL", "routes": ["de"], "agent_token": "nl-1-agent-token-000000",
+         "entry_points": [{"id": "nl-1-ep", "protocol": "vless", "host": "127.0.30.2", "port": 443}]}]});
+    let put = http
+        .put(format!("{}/api/v1/fleet", panel.address))
+        .bearer_auth(admin)
+        .json(&fleet)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(put.status(), 200);
+    let de_token = put.json::<Value>().await.expect("json")["agent_tokens"]["de-1"]
+        .as_str()
+        .expect("token")
+        .to_owned();
+    let report = |id: &str, ok: bool, from: u32| {
+        let probes: Vec<Value> = (from..from + 3)
+            .map(|s| json!({"entry_point_id": "de-1-ep", "at": format!("2026-12-02T09:00:{s:02}Z"), "ok": ok,
+                            "error": if ok { json!(null) } else { json!("refused") }}))
+            .collect();
+        json!({"report_id": id, "agent_version": "0.1.0", "sent_at": "2026-12-02T09:01:00Z",
+               "self_check": {"listener_ok": true, "service_ok": true}, "probes": probes})
+    };
+    let post = |address: String, token: &'static str, body: Value| {
+        let http = http.clone();
+        async move {
+            http.post(format!("{address}/api/agent/v1/report"))
+                .bearer_auth(token)
+                .json(&body)
+                .send()
+                .await
+                .expect("sent")
+        }
+    };
+    let de_token: &'static str = Box::leak(de_token.into_boxed_str());
+    let quiet = json!({"report_id": "00000000-0000-4000-8000-000000000009", "agent_version": "0.1.0",
+                       "sent_at": "2026-12-02T09:01:00Z", "self_check": {"listener_ok": true, "service_ok": true}});
+    assert_eq!(
+        post(panel.address.clone(), de_token, quiet).await.status(),
+        202
+    );
+    let failing = report("00000000-0000-4000-8000-000000000001", false, 0);
+    let ack = post(
+        panel.address.clone(),
+        "nl-1-agent-token-000000",
+        failing.clone(),
+    )
+    .await;
+    assert_eq!(ack.status(), 202);
+    let first_ack: Value = ack.json().await.expect("json");
+
+    let status = |address: String| {
+        let http = http.clone();
+        async move {
+            http.get(format!("{address}/api/v1/servers/de-1"))
+                .bearer_auth(admin)
+                .send()
+                .await
+                .expect("sent")
+                .json::<Value>()
+                .await
+                .expect("json")["status"]
+                .clone()
+        }
+    };
+    assert_eq!(
+        status(panel.address.clone()).await,
+        "entry_points_unavailable"
+    );
+
+    // kill -9: no graceful shutdown, no checkpoint.
+    let mut child = panel.child;
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+
+    let again = start(with_token(&db));
+    assert_eq!(
+        status(again.address.clone()).await,
+        "entry_points_unavailable",
+        "the 202'd report survived"
+    );
+    let retry = post(again.address.clone(), "nl-1-agent-token-000000", failing).await;
+    assert_eq!(retry.status(), 202);
+    assert_eq!(
+        retry.json::<Value>().await.expect("json"),
+        first_ack,
+        "a retry gets the first answer"
+    );
+    let heal = report("00000000-0000-4000-8000-000000000002", true, 10);
+    post(again.address.clone(), "nl-1-agent-token-000000", heal).await;
+    assert_eq!(
+        status(again.address.clone()).await,
+        "healthy",
+        "one success resets a streak counted once"
+    );
+    assert!(terminate(again).success());
+}

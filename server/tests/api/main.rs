@@ -7,4 +7,5 @@ mod health;
 mod helpers;
 mod login;
 mod notifications;
+mod scenarios;
 mod subscription;
