@@ -145,6 +145,9 @@ impl Application {
     }
 }
 
+/// How long metrics samples (for charts) and report ids are kept.
+const RETENTION: chrono::Duration = chrono::Duration::days(7);
+
 /// How often pair state is checkpointed to the store.
 const CHECKPOINT_EVERY: Duration = Duration::from_secs(30);
 
@@ -170,6 +173,10 @@ async fn run_engine(engine: Arc<Engine>, store: Store, notify_to: Option<String>
             last_checkpoint = tokio::time::Instant::now();
             if let Err(err) = engine.checkpoint(&store).await {
                 tracing::error!(error = %err, "pair-state checkpoint failed; will retry");
+            }
+            let horizon = chrono::Utc::now() - RETENTION;
+            if let Err(err) = store.prune(horizon.timestamp_millis()).await {
+                tracing::error!(error = %err, "pruning old metrics failed; will retry");
             }
         }
     }

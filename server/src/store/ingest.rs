@@ -310,6 +310,28 @@ impl Store {
         Ok(())
     }
 
+    /// Drops metrics samples and folded report ids older than `before_ms`
+    /// (the retention window). Returns how many rows went.
+    pub async fn prune(&self, before_ms: i64) -> Result<u64, StoreError> {
+        let mut tx = self.write().await?;
+        let metrics = sqlx::query("DELETE FROM metrics_history WHERE received_at_ms < ?")
+            .bind(before_ms)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        // Only ids whose effect a checkpoint holds; an agent retrying a
+        // report older than the window would be applied again, which its
+        // older-than-applied probe results make harmless.
+        let reports =
+            sqlx::query("DELETE FROM agent_reports WHERE probes IS NULL AND received_at_ms < ?")
+                .bind(before_ms)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+        tx.commit().await?;
+        Ok(metrics + reports)
+    }
+
     /// Marks or unmarks a verifier; false when the server does not exist.
     pub async fn set_verifier(&self, server: &ServerId, enabled: bool) -> Result<bool, StoreError> {
         let mut tx = self.write().await?;

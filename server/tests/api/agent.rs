@@ -453,3 +453,23 @@ async fn unknown_servers_and_users_are_404() {
         assert_eq!(error_code(response).await, "not_found");
     }
 }
+
+#[tokio::test]
+async fn old_metrics_and_folded_report_ids_are_pruned_but_unfolded_reports_are_kept() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    all_report(&app, &tokens, 100).await;
+    let store = app.store().await;
+    let future = chrono::Utc::now().timestamp_millis() + 60_000;
+    let kept_unfolded = store.prune(future).await.expect("prune");
+    assert_eq!(
+        kept_unfolded, 5,
+        "the 5 metrics samples go; the unfolded reports stay"
+    );
+    store.checkpoint(&[], i64::MAX).await.expect("checkpoint");
+    assert_eq!(
+        store.prune(future).await.expect("prune"),
+        5,
+        "now the folded report ids go too"
+    );
+}
