@@ -46,6 +46,8 @@ pub struct Config {
     pub notify_from: String,
     /// `MESHWATCH_SMTP_URL`: the SMTP server that delivers them.
     pub smtp_url: Option<Secret>,
+    /// `MESHWATCH_WEBHOOK_URL`: also POST each notification as JSON here.
+    pub webhook_url: Option<Secret>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -126,6 +128,15 @@ impl Config {
             notify_from: non_empty("MESHWATCH_NOTIFY_FROM")
                 .unwrap_or_else(|| "meshwatch <meshwatch@localhost>".to_owned()),
             smtp_url,
+            webhook_url: match non_empty("MESHWATCH_WEBHOOK_URL") {
+                Some(url) if !(url.starts_with("http://") || url.starts_with("https://")) => {
+                    return Err(ConfigError {
+                        var: "MESHWATCH_WEBHOOK_URL",
+                        problem: "must be an http:// or https:// URL".to_owned(),
+                    })
+                }
+                other => other.map(Secret::new),
+            },
         })
     }
 }

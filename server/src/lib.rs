@@ -3,10 +3,10 @@
 
 pub mod api;
 pub mod config;
+pub mod delivery;
 pub mod demo;
 pub mod engine;
 pub mod login;
-pub mod mailer;
 pub mod notify;
 pub mod ops;
 pub mod panel;

@@ -53,36 +53,25 @@ async fn main() -> ExitCode {
 }
 
 async fn serve(config: Config) -> anyhow::Result<()> {
+    // Listen for SIGTERM before saying we are up: a supervisor may stop us
+    // right after, and an unhandled SIGTERM kills instead of draining.
+    let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let app = Application::build(config).await?;
     for line in &app.announcements {
         println!("{line}");
     }
     let address = app.local_addr()?;
     tracing::info!("meshwatch panel listening on http://{address}");
-    app.run_until(shutdown_signal()).await?;
+    app.run_until(shutdown_signal(terminate)).await?;
     tracing::info!("meshwatch panel stopped");
     Ok(())
 }
 
 /// SIGTERM (service managers) or Ctrl-C.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(err) => {
-                tracing::error!(error = %err, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
+async fn shutdown_signal(mut terminate: tokio::signal::unix::Signal) {
     tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
+        _ = tokio::signal::ctrl_c() => {},
+        _ = terminate.recv() => {},
     }
     tracing::info!("shutting down: finishing in-flight requests");
 }

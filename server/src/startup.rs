@@ -3,10 +3,10 @@
 
 use crate::api::{self, ApiError};
 use crate::config::Config;
+use crate::delivery::{Delivery, Mailer};
 use crate::demo;
 use crate::engine::Engine;
 use crate::login::{self, LoginLimiter};
-use crate::mailer::Mailer;
 use crate::ops;
 use crate::panel::PanelStore;
 use crate::secrets::{self, TokenHash};
@@ -98,12 +98,17 @@ impl Application {
             engine: engine.clone(),
             metrics,
         };
-        let mailer = match &config.smtp_url {
-            Some(url) => Some(Mailer::new(url, &config.notify_from)?),
-            None => None,
+        let delivery = Delivery {
+            mailer: match &config.smtp_url {
+                Some(url) => Some(Mailer::new(url, &config.notify_from)?),
+                None => None,
+            },
+            webhook: config.webhook_url.as_ref().map(|_| reqwest::Client::new()),
         };
-        let background = tokio::spawn(run_engine(engine, store.clone(), config.notify_to.clone()));
-        let delivery = mailer.map(|m| tokio::spawn(m.run(store.clone())));
+        let targets = notification_targets(&config);
+        let background = tokio::spawn(run_engine(engine, store.clone(), targets));
+        let delivery = (delivery.mailer.is_some() || delivery.webhook.is_some())
+            .then(|| tokio::spawn(delivery.run(store.clone())));
         Ok(Self {
             listener,
             router: router(state),
@@ -153,7 +158,19 @@ const CHECKPOINT_EVERY: Duration = Duration::from_secs(30);
 
 /// The evaluator tick (once a second, so staleness takes effect without
 /// reports) and the periodic checkpoint of changed pairs.
-async fn run_engine(engine: Arc<Engine>, store: Store, notify_to: Option<String>) {
+/// Where each notification goes: the email address and/or the webhook. With
+/// neither, one undeliverable row is still queued so the panel can show it.
+fn notification_targets(config: &Config) -> Vec<String> {
+    let mut targets: Vec<String> = config.notify_to.iter().cloned().collect();
+    targets.extend(config.webhook_url.iter().map(|u| u.expose().to_owned()));
+    if targets.is_empty() {
+        vec![String::new()]
+    } else {
+        targets
+    }
+}
+
+async fn run_engine(engine: Arc<Engine>, store: Store, targets: Vec<String>) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_checkpoint = tokio::time::Instant::now();
@@ -161,7 +178,7 @@ async fn run_engine(engine: Arc<Engine>, store: Store, notify_to: Option<String>
         tick.tick().await;
         let changes = engine.tick();
         if !changes.is_empty() {
-            match record_changes(&engine, &store, &changes, notify_to.as_deref()).await {
+            match record_changes(&engine, &store, &changes, &targets).await {
                 Ok(()) => engine.mark_published(&changes),
                 // Not marked: the next tick finds the same changes and retries.
                 Err(err) => {
@@ -188,7 +205,7 @@ async fn record_changes(
     engine: &Engine,
     store: &Store,
     changes: &[meshwatch::verdict::VerdictChange],
-    notify_to: Option<&str>,
+    targets: &[String],
 ) -> Result<(), crate::store::StoreError> {
     let wants_mail = changes
         .iter()
@@ -196,13 +213,7 @@ async fn record_changes(
     let notifications = if wants_mail {
         let (mesh, verdicts) = engine.verdicts();
         let endpoints = store.endpoints().await?;
-        crate::notify::for_changes(
-            changes,
-            &mesh,
-            &verdicts,
-            &endpoints,
-            notify_to.unwrap_or(""),
-        )
+        crate::notify::for_changes(changes, &mesh, &verdicts, &endpoints, targets)
     } else {
         Vec::new()
     };

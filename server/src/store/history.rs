@@ -22,6 +22,8 @@ pub struct NewNotification {
 /// A queued notification to deliver.
 pub struct Outgoing {
     pub id: i64,
+    pub kind: String,
+    pub server_id: String,
     pub recipient: String,
     pub subject: String,
     pub body: String,
@@ -130,17 +132,25 @@ impl Store {
     }
 
     /// Queued notifications due for a delivery attempt, oldest first.
+    /// Only targets of a configured kind are returned (email addresses,
+    /// webhook URLs), so undeliverable rows never crowd out deliverable ones.
     pub async fn due_notifications(
         &self,
         now: DateTime<Utc>,
         limit: i64,
+        email: bool,
+        webhook: bool,
     ) -> Result<Vec<Outgoing>, StoreError> {
         sqlx::query(
-            "SELECT id, recipient, subject, body, attempts FROM notification_outbox
+            "SELECT id, kind, server_id, recipient, subject, body, attempts FROM notification_outbox
              WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+               AND ((? AND recipient <> '' AND recipient NOT LIKE 'http%')
+                 OR (? AND (recipient LIKE 'http://%' OR recipient LIKE 'https://%')))
              ORDER BY id LIMIT ?",
         )
         .bind(now)
+        .bind(email)
+        .bind(webhook)
         .bind(limit)
         .fetch_all(&self.reader)
         .await?
@@ -148,6 +158,8 @@ impl Store {
         .map(|row| {
             Ok(Outgoing {
                 id: row.try_get("id")?,
+                kind: row.try_get("kind")?,
+                server_id: row.try_get("server_id")?,
                 recipient: row.try_get("recipient")?,
                 subject: row.try_get("subject")?,
                 body: row.try_get("body")?,

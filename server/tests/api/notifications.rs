@@ -136,3 +136,41 @@ async fn notifications_are_delivered_over_smtp() {
     }
     panic!("the notification was never marked sent");
 }
+
+#[tokio::test]
+async fn notifications_are_posted_to_the_webhook() {
+    let (tx, mut hooks) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let receiver = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |axum::Json(body): axum::Json<Value>| {
+            let tx = tx.clone();
+            async move {
+                let _ = tx.send(body);
+                "ok"
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let hook = format!("http://{}/hook", listener.local_addr().expect("addr"));
+    tokio::spawn(async move { axum::serve(listener, receiver).await });
+
+    let app = spawn_app_with(&[("MESHWATCH_WEBHOOK_URL", hook.clone())]).await;
+    block_de_1(&app).await;
+    let body = tokio::time::timeout(Duration::from_secs(10), hooks.recv())
+        .await
+        .expect("a webhook call within 10 s")
+        .expect("a body");
+    assert_eq!(body["kind"], "blocked");
+    assert_eq!(body["server_id"], "de-1");
+    for _ in 0..50 {
+        let outbox = get(&app, "/api/v1/notifications").await;
+        if outbox[0]["state"] == "sent" {
+            assert_eq!(outbox[0]["to"], hook);
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the webhook notification was never marked sent");
+}
