@@ -106,6 +106,14 @@ impl Store {
     }
 }
 
+/// A stored value that does not decode: the database was changed behind
+/// the store's back.
+fn corrupt(what: &str, err: impl std::fmt::Display) -> StoreError {
+    StoreError::Database(sqlx::Error::Decode(
+        format!("stored {what} is invalid: {err}").into(),
+    ))
+}
+
 /// Whether an error is a violated UNIQUE constraint.
 fn is_unique_violation(err: &sqlx::Error) -> bool {
     matches!(err, sqlx::Error::Database(db) if db.is_unique_violation())

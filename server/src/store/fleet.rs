@@ -1,6 +1,6 @@
 //! Routes, servers, entry points and users: the fleet upsert and its reads.
 
-use super::{is_unique_violation, Store, StoreError};
+use super::{corrupt, is_unique_violation, Store, StoreError};
 use crate::secrets::{new_token, TokenHash};
 use chrono::Utc;
 use meshwatch::fleet::{Fleet, Protocol};
@@ -29,12 +29,6 @@ pub struct Endpoint {
 pub struct GeneratedTokens {
     pub agent_tokens: BTreeMap<String, String>,
     pub sub_tokens: BTreeMap<String, String>,
-}
-
-fn corrupt(what: &str, err: impl std::fmt::Display) -> StoreError {
-    StoreError::Database(sqlx::Error::Decode(
-        format!("stored {what} is invalid: {err}").into(),
-    ))
 }
 
 impl Store {

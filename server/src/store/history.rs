@@ -1,7 +1,7 @@
 //! Status history and the notification outbox, written together so that a
 //! recorded "blocked" always has its email queued.
 
-use super::{Store, StoreError};
+use super::{corrupt, Store, StoreError};
 use chrono::{DateTime, Utc};
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::VerdictChange;
@@ -67,8 +67,8 @@ impl Store {
         rows.into_iter()
             .map(|row| {
                 let raw: String = row.try_get("conditions")?;
-                let conditions = serde_json::from_str(&raw)
-                    .map_err(|e| StoreError::Database(sqlx::Error::Decode(e.into())))?;
+                let conditions =
+                    serde_json::from_str(&raw).map_err(|e| corrupt("conditions", e))?;
                 Ok((row.try_get("server_id")?, conditions))
             })
             .collect()

@@ -1,7 +1,7 @@
 //! Agent reports, the mesh as the engine needs it, and pair-state
 //! checkpoints.
 
-use super::{Store, StoreError};
+use super::{corrupt, Store, StoreError};
 use crate::secrets::TokenHash;
 use meshwatch::agent_api::{AgentReport, Peer, ReportAck};
 use meshwatch::evidence::{PairState, ProbeError, SelfCheck};
@@ -10,12 +10,6 @@ use meshwatch::mesh::{MeshRoute, MeshServer};
 use meshwatch::{RouteId, ServerId};
 use sqlx::Row;
 use std::collections::HashMap;
-
-fn decode(what: &str, err: impl std::fmt::Display) -> StoreError {
-    StoreError::Database(sqlx::Error::Decode(
-        format!("stored {what} is invalid: {err}").into(),
-    ))
-}
 
 /// A report stored before the last checkpoint's effect included it.
 pub struct PendingReport {
@@ -102,7 +96,7 @@ impl Store {
                 let id: String = row.try_get("id")?;
                 let per_user: Option<i64> = row.try_get("servers_per_user")?;
                 Ok(MeshRoute {
-                    id: RouteId::parse(&id).map_err(|e| decode("route id", e))?,
+                    id: RouteId::parse(&id).map_err(|e| corrupt("route id", e))?,
                     servers_per_user: per_user.and_then(|k| u32::try_from(k).ok()),
                 })
             })
@@ -127,9 +121,9 @@ impl Store {
                 entry_point_id: row.try_get("id")?,
                 server_id: row.try_get("server_id")?,
                 protocol: Protocol::from_wire(&protocol)
-                    .ok_or_else(|| decode("protocol", &protocol))?,
+                    .ok_or_else(|| corrupt("protocol", &protocol))?,
                 host: row.try_get("host")?,
-                port: u16::try_from(port).map_err(|e| decode("port", e))?,
+                port: u16::try_from(port).map_err(|e| corrupt("port", e))?,
                 sni: row.try_get("sni")?,
             })
         })
@@ -156,15 +150,15 @@ impl Store {
         if let Some(row) = earlier {
             let count = |name: &str| -> Result<u32, StoreError> {
                 let v: i64 = row.try_get(name)?;
-                u32::try_from(v).map_err(|e| decode(name, e))
+                u32::try_from(v).map_err(|e| corrupt(name, e))
             };
             return Ok(StoredReport::Duplicate(ReportAck {
                 accepted_probes: count("accepted_probes")?,
                 skipped_probes: count("skipped_probes")?,
             }));
         }
-        let probes = serde_json::to_string(&report.probes).map_err(|e| decode("probes", e))?;
-        let metrics = serde_json::to_string(&report.metrics).map_err(|e| decode("metrics", e))?;
+        let probes = serde_json::to_string(&report.probes).map_err(|e| corrupt("probes", e))?;
+        let metrics = serde_json::to_string(&report.metrics).map_err(|e| corrupt("metrics", e))?;
         let seq: i64 = sqlx::query_scalar(
             "INSERT INTO agent_reports (report_id, server_id, received_at_ms, accepted_probes, skipped_probes, probes)
              VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
@@ -240,7 +234,7 @@ impl Store {
                 witness_id: row.try_get("witness_id")?,
                 entry_point_id: row.try_get("entry_point_id")?,
                 state: PairState {
-                    streak: u32::try_from(streak).map_err(|e| decode("streak", e))?,
+                    streak: u32::try_from(streak).map_err(|e| corrupt("streak", e))?,
                     first_failure_ms: row
                         .try_get::<Option<i64>, _>("first_failure_ms")?
                         .unwrap_or(PairState::NO_FAILURE),

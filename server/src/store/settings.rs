@@ -1,11 +1,11 @@
 //! The verdict parameters (one row).
 
-use super::{Store, StoreError};
+use super::{corrupt, Store, StoreError};
 use meshwatch::settings::Settings;
 use sqlx::Row;
 
 fn to_u32(v: i64) -> Result<u32, StoreError> {
-    u32::try_from(v).map_err(|e| StoreError::Database(sqlx::Error::Decode(e.into())))
+    u32::try_from(v).map_err(|e| corrupt("setting", e))
 }
 
 impl Store {

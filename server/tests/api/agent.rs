@@ -266,14 +266,7 @@ async fn a_quorum_makes_a_server_unreachable_k_of_n_and_one_success_heals() {
 async fn a_verifier_blocks_and_the_reverse_means_nothing() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
-    let toggled = app
-        .client
-        .put(app.url("/api/v1/servers/ir-1/verifier"))
-        .bearer_auth(ADMIN_TOKEN)
-        .json(&json!({"enabled": true}))
-        .send()
-        .await
-        .expect("sent");
+    let toggled = app.set_verifier("ir-1", true).await;
     assert_eq!(toggled.status(), 200);
     assert_eq!(
         toggled.json::<Value>().await.expect("json")["verifier"],

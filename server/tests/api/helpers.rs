@@ -92,6 +92,17 @@ impl TestApp {
             .expect("operator stored");
     }
 
+    /// Marks (or unmarks) a server as verifier through the API.
+    pub async fn set_verifier(&self, server: &str, enabled: bool) -> Response {
+        self.client
+            .put(self.url(&format!("/api/v1/servers/{server}/verifier")))
+            .bearer_auth(ADMIN_TOKEN)
+            .json(&serde_json::json!({"enabled": enabled}))
+            .send()
+            .await
+            .expect("request sent")
+    }
+
     pub async fn put_fleet(&self, body: &Value) -> Response {
         self.client
             .put(self.url("/api/v1/fleet"))

@@ -1,8 +1,8 @@
 //! R4's emails: one when a verifier sees a block, one when it clears.
 
 use crate::agent::{all_report, fleet, get, post, probes, report, uuid};
-use crate::helpers::{smtp_sink, spawn_app, spawn_app_with, TestApp, ADMIN_TOKEN};
-use serde_json::{json, Value};
+use crate::helpers::{smtp_sink, spawn_app, spawn_app_with, TestApp};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -23,14 +23,7 @@ async fn outbox_with(app: &TestApp, n: usize) -> Vec<Value> {
 /// ir-1 becomes a verifier and sees de-1 (all its entry points) fail.
 async fn block_de_1(app: &TestApp) -> HashMap<String, String> {
     let tokens = fleet(app).await;
-    let toggled = app
-        .client
-        .put(app.url("/api/v1/servers/ir-1/verifier"))
-        .bearer_auth(ADMIN_TOKEN)
-        .json(&json!({"enabled": true}))
-        .send()
-        .await
-        .expect("sent");
+    let toggled = app.set_verifier("ir-1", true).await;
     assert_eq!(toggled.status(), 200);
     all_report(app, &tokens, 100).await;
     let mut seen = probes("de-2-ep", true, 0, 1);

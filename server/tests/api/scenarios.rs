@@ -2,7 +2,7 @@
 //! automation APIs.
 
 use crate::agent::{all_report, fleet, get, post, probes, report, uuid};
-use crate::helpers::{spawn_app, TestApp, ADMIN_TOKEN};
+use crate::helpers::{spawn_app, TestApp};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -134,13 +134,7 @@ async fn an_unreliable_witness_is_discarded_and_flagged() {
 async fn a_verifier_that_reaches_no_one_blocks_no_one() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
-    app.client
-        .put(app.url("/api/v1/servers/ir-1/verifier"))
-        .bearer_auth(ADMIN_TOKEN)
-        .json(&json!({"enabled": true}))
-        .send()
-        .await
-        .expect("sent");
+    app.set_verifier("ir-1", true).await;
     healthy_mesh(&app, &tokens, 100).await;
     let all_fail: Vec<Value> = ["de-1", "de-2", "fi-1", "nl-1"]
         .iter()
@@ -162,13 +156,7 @@ async fn a_blocked_server_is_withheld_while_its_route_has_an_alternative() {
     let tokens = fleet(&app).await;
     let sub = json!({"users": [{"id": "alice", "name": "Alice", "routes": ["de"], "sub_token": "alice-subscription-token-0002"}]});
     app.put_fleet(&sub).await;
-    app.client
-        .put(app.url("/api/v1/servers/ir-1/verifier"))
-        .bearer_auth(ADMIN_TOKEN)
-        .json(&json!({"enabled": true}))
-        .send()
-        .await
-        .expect("sent");
+    app.set_verifier("ir-1", true).await;
     all_report(&app, &tokens, 100).await;
     let mut seen = probes("de-1-ep", false, 10, 3);
     seen.extend(probes("nl-1-ep", true, 10, 1));
