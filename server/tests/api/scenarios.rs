@@ -182,3 +182,45 @@ async fn a_blocked_server_is_withheld_while_its_route_has_an_alternative() {
         assert_eq!(row["replaced_by"], "de-2");
     }
 }
+
+#[tokio::test]
+async fn stale_witness_evidence_stops_counting() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let shorten = app
+        .client
+        .put(app.url("/api/v1/settings"))
+        .bearer_auth(crate::helpers::ADMIN_TOKEN)
+        .json(&json!({"stale_after_s": 2}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(shorten.status(), 200);
+    healthy_mesh(&app, &tokens, 100).await;
+    for (i, w) in ["de-2", "nl-1"].iter().enumerate() {
+        post(
+            &app,
+            &tokens[*w],
+            &report(&uuid(i as u32), true, probes("de-1-ep", false, 10, 3)),
+        )
+        .await;
+    }
+    assert_eq!(status(&app, "de-1").await, "unreachable");
+    // de-2 and nl-1 fall silent; the others keep reporting. Verdicts may
+    // lag the clock by one evaluator tick (1 s), hence stale_after + 1 s.
+    tokio::time::sleep(std::time::Duration::from_millis(3_300)).await;
+    for (i, w) in ["de-1", "fi-1", "ir-1"].iter().enumerate() {
+        post(
+            &app,
+            &tokens[*w],
+            &report(&uuid(10 + i as u32), true, vec![]),
+        )
+        .await;
+    }
+    assert_eq!(
+        status(&app, "de-1").await,
+        "healthy",
+        "the silent witnesses' votes expired"
+    );
+    assert_eq!(status(&app, "nl-1").await, "no_data");
+}

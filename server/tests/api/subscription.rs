@@ -121,7 +121,7 @@ async fn silence_alone_keeps_a_server_in_the_subscription() {
         .expect("sent");
     assert_eq!(shorten.status(), 200);
     // The evaluator tick, not a report, must notice the silence.
-    tokio::time::sleep(std::time::Duration::from_millis(2_200)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(2_600)).await;
     let view = get(&app, "/api/v1/servers/de-1").await;
     assert_eq!(view["status"], "no_data");
     assert_eq!(view["stale"], true);
