@@ -303,6 +303,9 @@ impl Engine {
     /// The fleet changed: rebuild the mesh, keeping the evidence of
     /// everything that still exists.
     pub async fn reload_fleet(&self, store: &Store) -> Result<(), StoreError> {
+        // Ingest resolves entry points against the mesh before its await:
+        // the mesh must not change under it.
+        let _order = self.ingest.lock().await;
         let (servers, routes) = store.mesh_spec().await?;
         let mesh = Mesh::new(servers, routes);
         let mut state = self.lock();
