@@ -169,6 +169,17 @@ impl Engine {
         (state.mesh.clone(), state.evaluation.verdicts().to_vec())
     }
 
+    /// The current verdict of one server, with the mesh that indexes it.
+    pub fn verdict(&self, id: &ServerId) -> Option<(Arc<Mesh>, usize, Verdict)> {
+        let state = self.lock();
+        let i = state.mesh.server_index(id)?;
+        Some((
+            state.mesh.clone(),
+            i,
+            state.evaluation.verdicts()[i].clone(),
+        ))
+    }
+
     /// Re-evaluates everything at the current time and returns the
     /// verdicts whose conditions differ from the last recorded ones.
     pub fn tick(&self) -> Vec<VerdictChange> {

@@ -14,7 +14,6 @@ use axum::routing::{get, put};
 use axum::Router;
 use meshwatch::balance::assign;
 use meshwatch::fleet::FleetDocument;
-use meshwatch::mesh::Mesh;
 use meshwatch::settings::Settings;
 use meshwatch::{ServerId, UserId};
 use serde::Deserialize;
@@ -96,20 +95,15 @@ async fn list_servers(State(state): State<AppState>) -> ApiJson<Vec<ServerView>>
     )
 }
 
-fn server_index(mesh: &Mesh, id: &str) -> Result<usize, ApiError> {
-    ServerId::parse(id)
-        .ok()
-        .and_then(|id| mesh.server_index(&id))
-        .ok_or_else(|| ApiError::not_found(format!("no server {id:?}")))
-}
-
 async fn get_server(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<ApiJson<ServerView>, ApiError> {
-    let (mesh, verdicts) = state.engine.verdicts();
-    let i = server_index(&mesh, &id)?;
-    Ok(ApiJson(ServerView::new(&mesh, i, &verdicts[i])))
+    let (mesh, i, verdict) = ServerId::parse(&id)
+        .ok()
+        .and_then(|server| state.engine.verdict(&server))
+        .ok_or_else(|| ApiError::not_found(format!("no server {id:?}")))?;
+    Ok(ApiJson(ServerView::new(&mesh, i, &verdict)))
 }
 
 #[derive(Deserialize)]
