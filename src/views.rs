@@ -2,6 +2,7 @@
 
 use crate::fleet::Protocol;
 use crate::ids::{EntryPointId, RouteId, ServerId, UserId};
+use crate::status::ServerStatus;
 use serde::{Deserialize, Serialize};
 
 /// One entry point as the panel lists it.
@@ -39,6 +40,23 @@ impl ServerSummary {
             .chain(self.routes.iter().map(RouteId::as_str))
             .chain(self.entry_points.iter().map(|e| e.host.as_str()));
         hay.into_iter().any(|h| h.to_lowercase().contains(&needle))
+    }
+}
+
+/// A server with its current verdict, as the servers list shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerListItem {
+    pub server: ServerSummary,
+    pub status: ServerStatus,
+    /// No report younger than `stale_after`.
+    pub stale: bool,
+}
+
+impl ServerListItem {
+    /// The server filter, also matching the status wording ("blocked", …).
+    pub fn matches(&self, filter: &str) -> bool {
+        let needle = filter.trim().to_lowercase();
+        self.server.matches(filter) || self.status.caption_en().to_lowercase().contains(&needle)
     }
 }
 
@@ -95,5 +113,17 @@ mod tests {
         for miss in ["paris", "nl", "198.51"] {
             assert!(!s.matches(miss), "{miss:?} should not match");
         }
+    }
+
+    #[test]
+    fn the_filter_also_matches_the_status_wording() {
+        let item = ServerListItem {
+            server: server(),
+            status: ServerStatus::Blocked,
+            stale: false,
+        };
+        assert!(item.matches("blocked"));
+        assert!(item.matches("frank"));
+        assert!(!item.matches("no data"));
     }
 }

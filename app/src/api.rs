@@ -2,7 +2,7 @@
 
 use crate::error::AppError;
 use leptos::prelude::*;
-use meshwatch::views::{OperatorView, ServerSummary, UserSummary};
+use meshwatch::views::{OperatorView, ServerListItem, UserSummary};
 
 #[cfg(feature = "ssr")]
 use crate::backend::{authorize, fail, internal};
@@ -14,9 +14,9 @@ pub async fn current_operator() -> Result<OperatorView, AppError> {
     Ok(operator)
 }
 
-/// Every server of the fleet, with routes and entry points.
+/// Every server of the fleet, with routes, entry points and its verdict.
 #[server(prefix = "/rpc", endpoint = "servers")]
-pub async fn list_servers() -> Result<Vec<ServerSummary>, AppError> {
+pub async fn list_servers() -> Result<Vec<ServerListItem>, AppError> {
     let (backend, _) = authorize().await?;
     backend.servers().await.map_err(|e| fail(internal(e)))
 }

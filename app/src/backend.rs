@@ -3,7 +3,7 @@
 
 use crate::auth;
 use crate::error::AppError;
-use meshwatch::views::{OperatorView, ServerSummary, UserSummary};
+use meshwatch::views::{OperatorView, ServerListItem, UserSummary};
 use std::sync::Arc;
 
 /// A backend failure; its text is logged, never sent to the browser.
@@ -16,7 +16,8 @@ pub trait PanelBackend: Send + Sync + 'static {
     /// The operator signed in with this session token, if the session is live.
     async fn operator_for_session(&self, token: &str)
         -> Result<Option<OperatorView>, BackendError>;
-    async fn servers(&self) -> Result<Vec<ServerSummary>, BackendError>;
+    /// Every server with its current verdict.
+    async fn servers(&self) -> Result<Vec<ServerListItem>, BackendError>;
     async fn users(&self) -> Result<Vec<UserSummary>, BackendError>;
 }
 

@@ -19,6 +19,7 @@ test('an operator signs in, sees the provisioned fleet, filters it and signs out
   await expect(amsterdam).toBeVisible();
   await expect(amsterdam).toContainText('Verifier');
   await expect(frankfurt).toContainText('127.0.20.1:4443');
+  await expect(frankfurt).toContainText('No data from server', { useInnerText: true });
 
   const filter = page.getByLabel('Filter servers');
   if (js) {

@@ -223,6 +223,7 @@ async fn record_changes(
 fn router(state: AppState) -> Router {
     let backend: Backend = Arc::new(PanelStore {
         store: state.store.clone(),
+        engine: state.engine.clone(),
     });
     let routes = generate_route_list(App);
     let leptos = state.leptos.clone();

@@ -2,6 +2,7 @@
 
 use crate::error::AppError;
 use leptos::prelude::*;
+use meshwatch::status::{ServerStatus, Tone};
 
 /// A failed load, said in words, with a way back to sign-in when the
 /// session is gone.
@@ -46,6 +47,41 @@ pub fn Chip(
     view! {
         <span class="inline-flex items-center rounded-md bg-slate-100 px-2 py-0.5 text-xs font-medium text-slate-700">
             {text}
+        </span>
+    }
+}
+
+/// A server's status: a dot whose colour *and* shape tell the tone (red
+/// square, amber diamond, grey ring, green circle), and the wording as text.
+#[component]
+pub fn StatusDot(
+    /// The status to show.
+    status: ServerStatus,
+) -> impl IntoView {
+    let shape = match status.tone() {
+        Tone::Red => "size-2.5 rounded-[2px] bg-red-600",
+        Tone::Amber => "size-2.5 rotate-45 rounded-[1px] bg-amber-500",
+        Tone::Grey => "size-2.5 rounded-full border-2 border-slate-400 bg-white",
+        Tone::Green => "size-2.5 rounded-full bg-emerald-500",
+    };
+    let text = match status {
+        ServerStatus::Healthy => "Healthy",
+        other => other.caption_en(),
+    };
+    view! {
+        <span class="inline-flex items-center gap-2">
+            <span aria-hidden="true" class=format!("inline-block shrink-0 {shape}")></span>
+            <span>{text}</span>
+        </span>
+    }
+}
+
+/// The "stale" badge: the last report is older than `stale_after`.
+#[component]
+pub fn StaleBadge() -> impl IntoView {
+    view! {
+        <span class="inline-flex items-center rounded-md bg-slate-200 px-1.5 py-0.5 text-xs font-medium text-slate-700">
+            "stale"
         </span>
     }
 }

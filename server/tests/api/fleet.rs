@@ -241,7 +241,11 @@ async fn the_panel_lists_the_provisioned_fleet() {
     let app = spawn_app().await;
     app.put_fleet(&fleet()).await;
     let cookie = app.signed_in("ops", "a long password").await;
-    for (page, expected) in [("/", "Amsterdam 1"), ("/users", "Alice")] {
+    for (page, expected) in [
+        ("/", "Amsterdam 1"),
+        ("/", "No data from server"),
+        ("/users", "Alice"),
+    ] {
         let html = app
             .client
             .get(app.url(page))

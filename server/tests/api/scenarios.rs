@@ -224,3 +224,46 @@ async fn stale_witness_evidence_stops_counting() {
     );
     assert_eq!(status(&app, "nl-1").await, "no_data");
 }
+
+#[tokio::test]
+async fn the_panel_shows_each_servers_verdict() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    healthy_mesh(&app, &tokens, 100).await;
+    post(&app, &tokens["de-1"], &report(&uuid(1), false, vec![])).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let items: Value = app
+        .client
+        .post(app.url("/rpc/servers"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("json");
+    let de1 = items
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|i| i["server"]["id"] == "de-1")
+        .expect("de-1");
+    assert_eq!(
+        de1["status"], "unavailable",
+        "the engine's own type reaches the panel"
+    );
+    let html = app
+        .client
+        .get(app.url("/"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent")
+        .text()
+        .await
+        .expect("html");
+    assert!(
+        html.contains("Server unavailable") && html.contains("Healthy"),
+        "status wording on the page"
+    );
+}

@@ -2,12 +2,13 @@
 //! JavaScript the same box submits `?q=` and the server filters).
 
 use crate::api::list_servers;
-use crate::ui::components::{Chip, EmptyState, ErrorNote};
+use crate::ui::components::{Chip, EmptyState, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
-use meshwatch::views::ServerSummary;
+use meshwatch::status::ServerStatus;
+use meshwatch::views::ServerListItem;
 
 #[component]
 pub fn ServersPage() -> impl IntoView {
@@ -25,7 +26,7 @@ pub fn ServersPage() -> impl IntoView {
                         id="server-filter"
                         name="q"
                         type="search"
-                        placeholder="Name, country, route or host"
+                        placeholder="Name, country, route, host or status"
                         class="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 shadow-sm focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200"
                         prop:value=filter
                         on:input=move |ev| filter.set(event_target_value(&ev))
@@ -46,8 +47,8 @@ pub fn ServersPage() -> impl IntoView {
 
 #[component]
 fn ServersTable(
-    /// Every server, sorted by id.
-    servers: Vec<ServerSummary>,
+    /// Every server with its verdict, sorted by id.
+    servers: Vec<ServerListItem>,
     /// The free-text filter typed by the operator.
     filter: Signal<String>,
 ) -> impl IntoView {
@@ -80,6 +81,7 @@ fn ServersTable(
                 <thead class="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
                     <tr>
                         <th scope="col" class="px-4 py-3">"Server"</th>
+                        <th scope="col" class="px-4 py-3">"Status"</th>
                         <th scope="col" class="px-4 py-3">"Country"</th>
                         <th scope="col" class="px-4 py-3">"Routes"</th>
                         <th scope="col" class="px-4 py-3">"Entry points"</th>
@@ -87,8 +89,8 @@ fn ServersTable(
                     </tr>
                 </thead>
                 <tbody class="divide-y divide-slate-100">
-                    <For each=move || visible.get() key=|s| s.id.clone() let:server>
-                        <ServerRow server/>
+                    <For each=move || visible.get() key=|s| (s.server.id.clone(), s.status, s.stale) let:item>
+                        <ServerRow item/>
                     </For>
                 </tbody>
             </table>
@@ -99,9 +101,17 @@ fn ServersTable(
 
 #[component]
 fn ServerRow(
-    /// The server to show.
-    server: ServerSummary,
+    /// The server and its verdict.
+    item: ServerListItem,
 ) -> impl IntoView {
+    let ServerListItem {
+        server,
+        status,
+        stale,
+    } = item;
+    // "No data" already says the agent is silent; the badge flags stale
+    // evidence behind any other status.
+    let badge = (stale && status != ServerStatus::NoData).then(|| view! { <StaleBadge/> });
     let role = server.verifier.then(|| view! {
         <span class="inline-flex items-center rounded-md bg-violet-100 px-2 py-0.5 text-xs font-medium text-violet-800">"Verifier"</span>
     });
@@ -111,6 +121,9 @@ fn ServerRow(
                 {server.name}
                 <span class="block font-mono text-xs font-normal text-slate-500">{server.id.to_string()}</span>
             </th>
+            <td class="px-4 py-3">
+                <span class="inline-flex items-center gap-2"><StatusDot status/>{badge}</span>
+            </td>
             <td class="px-4 py-3"><Chip text=server.country/></td>
             <td class="px-4 py-3">
                 <div class="flex flex-wrap gap-1">
