@@ -39,6 +39,24 @@ pub fn probes(entry_point: &str, ok: bool, from: u32, n: u32) -> Vec<Value> {
         .collect()
 }
 
+/// One report of `token`'s server carrying `n` results for `entry_point`.
+pub async fn knock(
+    app: &TestApp,
+    token: &str,
+    report_no: u32,
+    entry_point: &str,
+    ok: bool,
+    from: u32,
+    n: u32,
+) -> reqwest::Response {
+    post(
+        app,
+        token,
+        &report(&uuid(report_no), true, probes(entry_point, ok, from, n)),
+    )
+    .await
+}
+
 pub fn uuid(n: u32) -> String {
     format!("00000000-0000-4000-8000-{n:012}")
 }
@@ -186,12 +204,7 @@ async fn a_retried_report_is_applied_once() {
         "healthy",
         "streak 2, not 6"
     );
-    post(
-        &app,
-        &tokens["nl-1"],
-        &report(&uuid(2), true, probes("de-1-ep", false, 2, 1)),
-    )
-    .await;
+    knock(&app, &tokens["nl-1"], 2, "de-1-ep", false, 2, 1).await;
     let view = get(&app, "/api/v1/servers/de-1").await;
     assert_eq!(view["status"], "entry_points_unavailable");
     assert_eq!(view["entry_points"][0]["causes"][0]["from"], "nl-1");
@@ -203,18 +216,8 @@ async fn older_results_than_the_last_applied_are_ignored() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
     all_report(&app, &tokens, 100).await;
-    post(
-        &app,
-        &tokens["nl-1"],
-        &report(&uuid(1), true, probes("de-1-ep", true, 10, 1)),
-    )
-    .await;
-    post(
-        &app,
-        &tokens["nl-1"],
-        &report(&uuid(2), true, probes("de-1-ep", false, 0, 5)),
-    )
-    .await;
+    knock(&app, &tokens["nl-1"], 1, "de-1-ep", true, 10, 1).await;
+    knock(&app, &tokens["nl-1"], 2, "de-1-ep", false, 0, 5).await;
     assert_eq!(get(&app, "/api/v1/servers/de-1").await["status"], "healthy");
 }
 
@@ -225,12 +228,7 @@ async fn a_quorum_makes_a_server_unreachable_k_of_n_and_one_success_heals() {
     all_report(&app, &tokens, 100).await;
     for (i, witness) in ["de-2", "nl-1", "fi-1"].iter().enumerate() {
         let ok = *witness == "fi-1";
-        post(
-            &app,
-            &tokens[*witness],
-            &report(&uuid(i as u32), true, probes("de-1-ep", ok, 0, 3)),
-        )
-        .await;
+        knock(&app, &tokens[*witness], i as u32, "de-1-ep", ok, 0, 3).await;
     }
     let view = get(&app, "/api/v1/servers/de-1").await;
     assert_eq!(view["status"], "unreachable");
@@ -250,12 +248,7 @@ async fn a_quorum_makes_a_server_unreachable_k_of_n_and_one_success_heals() {
     if let Some(c) = captions.iter().find(|c| c.starts_with("Unreachable")) {
         assert!(c.contains("2 of 3 of your servers can't reach it"), "{c}");
     }
-    post(
-        &app,
-        &tokens["nl-1"],
-        &report(&uuid(10), true, probes("de-1-ep", true, 5, 1)),
-    )
-    .await;
+    knock(&app, &tokens["nl-1"], 10, "de-1-ep", true, 5, 1).await;
     assert_eq!(
         get(&app, "/api/v1/servers/de-1").await["status"],
         "entry_points_unavailable"
@@ -279,12 +272,7 @@ async fn a_verifier_blocks_and_the_reverse_means_nothing() {
     let view = get(&app, "/api/v1/servers/de-1").await;
     assert_eq!(view["status"], "blocked");
     assert_eq!(view["blocked_by"], json!(["ir-1"]));
-    post(
-        &app,
-        &tokens["de-2"],
-        &report(&uuid(2), true, probes("ir-1-ep", false, 0, 3)),
-    )
-    .await;
+    knock(&app, &tokens["de-2"], 2, "ir-1-ep", false, 0, 3).await;
     assert_eq!(get(&app, "/api/v1/servers/ir-1").await["status"], "healthy");
 }
 
@@ -293,12 +281,7 @@ async fn acknowledged_reports_survive_a_restart() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
     all_report(&app, &tokens, 100).await;
-    post(
-        &app,
-        &tokens["nl-1"],
-        &report(&uuid(1), true, probes("de-1-ep", false, 0, 3)),
-    )
-    .await;
+    knock(&app, &tokens["nl-1"], 1, "de-1-ep", false, 0, 3).await;
     assert_eq!(
         get(&app, "/api/v1/servers/de-1").await["status"],
         "entry_points_unavailable"
@@ -308,23 +291,13 @@ async fn acknowledged_reports_survive_a_restart() {
         get(&app, "/api/v1/servers/de-1").await["status"],
         "entry_points_unavailable"
     );
-    let again = post(
-        &app,
-        &tokens["nl-1"],
-        &report(&uuid(1), true, probes("de-1-ep", false, 0, 3)),
-    )
-    .await;
+    let again = knock(&app, &tokens["nl-1"], 1, "de-1-ep", false, 0, 3).await;
     assert_eq!(
         again.status(),
         202,
         "a retry after the restart is still acknowledged"
     );
-    post(
-        &app,
-        &tokens["nl-1"],
-        &report(&uuid(2), true, probes("de-1-ep", true, 3, 1)),
-    )
-    .await;
+    knock(&app, &tokens["nl-1"], 2, "de-1-ep", true, 3, 1).await;
     assert_eq!(get(&app, "/api/v1/servers/de-1").await["status"], "healthy");
 }
 

@@ -1,6 +1,6 @@
 //! R4's emails: one when a verifier sees a block, one when it clears.
 
-use crate::agent::{all_report, fleet, get, post, probes, report, uuid};
+use crate::agent::{all_report, fleet, get, knock, post, probes, report, uuid};
 use crate::helpers::{smtp_sink, spawn_app, spawn_app_with, TestApp};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -48,12 +48,7 @@ async fn a_block_sends_one_notification_and_its_clearing_another() {
         .contains("DE-1"));
 
     // More evidence of the same incident sends nothing more.
-    post(
-        &app,
-        &tokens["ir-1"],
-        &report(&uuid(2), true, probes("de-1-ep", false, 3, 2)),
-    )
-    .await;
+    knock(&app, &tokens["ir-1"], 2, "de-1-ep", false, 3, 2).await;
     tokio::time::sleep(Duration::from_millis(1_300)).await;
     assert_eq!(
         get(&app, "/api/v1/notifications")
@@ -63,12 +58,7 @@ async fn a_block_sends_one_notification_and_its_clearing_another() {
         Some(1)
     );
 
-    post(
-        &app,
-        &tokens["ir-1"],
-        &report(&uuid(3), true, probes("de-1-ep", true, 10, 1)),
-    )
-    .await;
+    knock(&app, &tokens["ir-1"], 3, "de-1-ep", true, 10, 1).await;
     let outbox = outbox_with(&app, 2).await;
     assert_eq!(outbox[0]["kind"], "cleared", "newest first");
     assert_eq!(outbox[1]["kind"], "blocked");

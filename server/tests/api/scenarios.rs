@@ -1,7 +1,7 @@
 //! The scenarios of PRODUCT.md, driven only through the agent and
 //! automation APIs.
 
-use crate::agent::{all_report, fleet, get, post, probes, report, uuid};
+use crate::agent::{all_report, fleet, get, knock, post, probes, report, uuid};
 use crate::helpers::{spawn_app, TestApp};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -51,12 +51,7 @@ async fn two_failed_knocks_are_ignored() {
     let tokens = fleet(&app).await;
     healthy_mesh(&app, &tokens, 100).await;
     for (i, w) in ["de-2", "nl-1", "fi-1"].iter().enumerate() {
-        post(
-            &app,
-            &tokens[*w],
-            &report(&uuid(i as u32), true, probes("de-1-ep", false, 10, 2)),
-        )
-        .await;
+        knock(&app, &tokens[*w], i as u32, "de-1-ep", false, 10, 2).await;
     }
     assert_eq!(status(&app, "de-1").await, "healthy");
 }
@@ -66,12 +61,7 @@ async fn a_single_witness_marks_the_pair_naming_both_and_removes_nothing() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
     healthy_mesh(&app, &tokens, 100).await;
-    post(
-        &app,
-        &tokens["fi-1"],
-        &report(&uuid(1), true, probes("de-1-ep", false, 10, 3)),
-    )
-    .await;
+    knock(&app, &tokens["fi-1"], 1, "de-1-ep", false, 10, 3).await;
     let view = get(&app, "/api/v1/servers/de-1").await;
     assert_eq!(view["status"], "entry_points_unavailable");
     assert_eq!(view["in_rotation"], true, "nothing is removed");
@@ -96,18 +86,8 @@ async fn a_two_way_pair_failure_marks_both_sides() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
     healthy_mesh(&app, &tokens, 100).await;
-    post(
-        &app,
-        &tokens["fi-1"],
-        &report(&uuid(1), true, probes("de-1-ep", false, 10, 3)),
-    )
-    .await;
-    post(
-        &app,
-        &tokens["de-1"],
-        &report(&uuid(2), true, probes("fi-1-ep", false, 10, 3)),
-    )
-    .await;
+    knock(&app, &tokens["fi-1"], 1, "de-1-ep", false, 10, 3).await;
+    knock(&app, &tokens["de-1"], 2, "fi-1-ep", false, 10, 3).await;
     assert_eq!(status(&app, "de-1").await, "entry_points_unavailable");
     assert_eq!(status(&app, "fi-1").await, "entry_points_unavailable");
 }
@@ -198,12 +178,7 @@ async fn stale_witness_evidence_stops_counting() {
     assert_eq!(shorten.status(), 200);
     healthy_mesh(&app, &tokens, 100).await;
     for (i, w) in ["de-2", "nl-1"].iter().enumerate() {
-        post(
-            &app,
-            &tokens[*w],
-            &report(&uuid(i as u32), true, probes("de-1-ep", false, 10, 3)),
-        )
-        .await;
+        knock(&app, &tokens[*w], i as u32, "de-1-ep", false, 10, 3).await;
     }
     assert_eq!(status(&app, "de-1").await, "unreachable");
     // de-2 and nl-1 fall silent; the others keep reporting. Verdicts may
