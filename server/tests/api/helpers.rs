@@ -114,8 +114,21 @@ impl TestApp {
     }
 
     pub async fn login(&self, username: &str, password: &str) -> Response {
-        self.client
-            .post(self.url("/login"))
+        self.login_with_header(username, password, None).await
+    }
+
+    /// Posts the login form, optionally with one extra request header.
+    pub async fn login_with_header(
+        &self,
+        username: &str,
+        password: &str,
+        header: Option<(&str, &str)>,
+    ) -> Response {
+        let mut request = self.client.post(self.url("/login"));
+        if let Some((name, value)) = header {
+            request = request.header(name, value);
+        }
+        request
             .form(&[("username", username), ("password", password)])
             .send()
             .await

@@ -28,13 +28,12 @@ async fn the_cookie_is_secure_behind_an_https_proxy() {
     let app = spawn_app().await;
     app.create_operator("ops", "a long password").await;
     let response = app
-        .client
-        .post(app.url("/login"))
-        .header("x-forwarded-proto", "https")
-        .form(&[("username", "ops"), ("password", "a long password")])
-        .send()
-        .await
-        .expect("sent");
+        .login_with_header(
+            "ops",
+            "a long password",
+            Some(("x-forwarded-proto", "https")),
+        )
+        .await;
     let raw = response
         .headers()
         .get("set-cookie")
@@ -134,13 +133,12 @@ async fn a_cross_site_login_form_is_refused() {
     let app = spawn_app().await;
     app.create_operator("ops", "a long password").await;
     let response = app
-        .client
-        .post(app.url("/login"))
-        .header("origin", "https://evil.example")
-        .form(&[("username", "ops"), ("password", "a long password")])
-        .send()
-        .await
-        .expect("sent");
+        .login_with_header(
+            "ops",
+            "a long password",
+            Some(("origin", "https://evil.example")),
+        )
+        .await;
     assert_eq!(location(&response), "/login?error=cross_site");
     assert_eq!(session_cookie(response.headers()), None);
 }
