@@ -40,6 +40,9 @@ pub struct AgentReport {
     pub probes: Vec<ProbeReport>,
 }
 
+/// Per-core percentages summed on a very large machine, at most.
+const MAX_CPU_PCT: f64 = 100.0 * 1024.0;
+
 /// Each field optional: agents report what their platform offers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -58,6 +61,12 @@ pub struct Metrics {
     pub net_rx_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub net_tx_bytes: Option<u64>,
+    /// Bytes per second since the previous report (an extension of
+    /// API.md's fields, optional like all of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_rx_rate_bps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_tx_rate_bps: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connections: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -86,15 +95,69 @@ pub struct ReportAck {
 }
 
 impl Metrics {
+    /// Leaves out numbers that cannot be measurements, so one odd reading
+    /// does not cost the whole report.
+    pub fn without_invalid(mut self) -> Self {
+        for field in [
+            &mut self.cpu_pct,
+            &mut self.load1,
+            &mut self.net_rx_rate_bps,
+            &mut self.net_tx_rate_bps,
+        ] {
+            if field.is_some_and(|v| !v.is_finite() || v < 0.0) {
+                *field = None;
+            }
+        }
+        if self.cpu_pct.is_some_and(|v| v > MAX_CPU_PCT) {
+            self.cpu_pct = None;
+        }
+        self
+    }
+
     /// Numbers that cannot be measurements (negative or not finite).
     pub fn invalid_field(&self) -> Option<&'static str> {
         let bad = |v: Option<f64>| v.is_some_and(|v| !v.is_finite() || v < 0.0);
-        if bad(self.cpu_pct) || self.cpu_pct.is_some_and(|v| v > 100.0 * 1024.0) {
+        if bad(self.cpu_pct) || self.cpu_pct.is_some_and(|v| v > MAX_CPU_PCT) {
             return Some("metrics.cpu_pct");
         }
         if bad(self.load1) {
             return Some("metrics.load1");
         }
+        if bad(self.net_rx_rate_bps) {
+            return Some("metrics.net_rx_rate_bps");
+        }
+        if bad(self.net_tx_rate_bps) {
+            return Some("metrics.net_tx_rate_bps");
+        }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_readings_are_left_out_valid_ones_kept() {
+        let m = Metrics {
+            cpu_pct: Some(f64::NAN),
+            load1: Some(-1.0),
+            net_rx_rate_bps: Some(f64::INFINITY),
+            net_tx_rate_bps: Some(12.0),
+            mem_total_bytes: Some(5),
+            ..Metrics::default()
+        }
+        .without_invalid();
+        assert_eq!(m.invalid_field(), None);
+        assert_eq!(
+            (
+                m.cpu_pct,
+                m.load1,
+                m.net_rx_rate_bps,
+                m.net_tx_rate_bps,
+                m.mem_total_bytes
+            ),
+            (None, None, None, Some(12.0), Some(5))
+        );
     }
 }

@@ -19,3 +19,7 @@ pub mod views;
 
 pub use ids::{EntryPointId, RouteId, ServerId, Slug, SlugError, UserId};
 pub use status::ServerStatus;
+
+/// The agent that runs on each VPN server (native only, feature `agent`).
+#[cfg(feature = "agent")]
+pub mod agent;
