@@ -14,7 +14,7 @@ mod settings;
 
 pub use fleet::{Endpoint, GeneratedTokens};
 pub use history::{Delivery, NewNotification, NotificationView, Outgoing};
-pub use ingest::{EvidenceSnapshot, PairRow, PendingReport, StoredReport};
+pub use ingest::{EvidenceSnapshot, PairRow, PendingReport, ReceivedReport, StoredReport};
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, SqlitePool, Transaction};

@@ -257,6 +257,13 @@ impl Loop {
             metrics: metrics.without_invalid(),
             probes: std::mem::take(&mut self.pending),
         };
+        tracing::debug!(
+            report_id = %report.report_id,
+            probes = report.probes.len(),
+            listener_ok = report.self_check.listener_ok,
+            service_ok = report.self_check.service_ok,
+            "report queued"
+        );
         let pushed = lock(&self.outbox).push(report);
         match pushed {
             Ok(dropped) => {

@@ -4,10 +4,11 @@ use super::{ApiError, ApiJson};
 use crate::api::views::{ServerView, UserView};
 use crate::secrets::TokenHash;
 use crate::state::AppState;
-use crate::store::{GeneratedTokens, NotificationView};
-use axum::extract::Path;
+use crate::store::{GeneratedTokens, NotificationView, ReceivedReport};
+use axum::extract::{Path, RawQuery};
 use axum::extract::{Request, State};
 use axum::http::header::AUTHORIZATION;
+use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::{get, put};
@@ -24,6 +25,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/servers", get(list_servers))
         .route("/servers/{id}", get(get_server))
         .route("/servers/{id}/verifier", put(put_verifier))
+        .route("/servers/{id}/reports", get(list_reports))
         .route("/settings", get(get_settings).put(put_settings))
         .route("/users/{id}", get(get_user))
         .route("/notifications", get(list_notifications))
@@ -104,6 +106,54 @@ async fn get_server(
         .and_then(|server| state.engine.verdict(&server))
         .ok_or_else(|| ApiError::not_found(format!("no server {id:?}")))?;
     Ok(ApiJson(ServerView::new(&mesh, i, &verdict)))
+}
+
+/// `GET /api/v1/servers/{id}/reports?limit=N` (an addition to API.md): the
+/// latest reports the panel received from that server's agent, newest
+/// first — what an operator checks when an agent seems silent.
+async fn list_reports(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Result<ApiJson<Vec<ReceivedReport>>, ApiError> {
+    const DEFAULT: u32 = 100;
+    const MAX: u32 = 1000;
+    let mut limit = DEFAULT;
+    for (key, value) in query
+        .iter()
+        .flat_map(|q| q.split('&'))
+        .filter_map(|kv| kv.split_once('='))
+    {
+        match key {
+            "limit" => {
+                limit = value
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=MAX).contains(n))
+                    .ok_or_else(|| {
+                        ApiError::new(
+                            StatusCode::BAD_REQUEST,
+                            "invalid_query",
+                            format!("limit must be a whole number from 1 to {MAX}"),
+                        )
+                    })?
+            }
+            other => {
+                return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_query",
+                    format!("unknown query parameter {other:?} (only limit)"),
+                ))
+            }
+        }
+    }
+    let server = ServerId::parse(&id)
+        .ok()
+        .filter(|server| state.engine.verdict(server).is_some())
+        .ok_or_else(|| ApiError::not_found(format!("no server {id:?}")))?;
+    Ok(ApiJson(
+        state.store.recent_reports(server.as_str(), limit).await?,
+    ))
 }
 
 #[derive(Deserialize)]

@@ -20,6 +20,15 @@ pub struct PendingReport {
     pub probes: String,
 }
 
+/// A report the panel received, as the reports listing shows it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ReceivedReport {
+    pub report_id: String,
+    pub received_at: chrono::DateTime<chrono::Utc>,
+    pub accepted_probes: u32,
+    pub skipped_probes: u32,
+}
+
 /// One checkpointed pair.
 pub struct PairRow {
     pub witness_id: String,
@@ -125,6 +134,38 @@ impl Store {
                 host: row.try_get("host")?,
                 port: u16::try_from(port).map_err(|e| corrupt("port", e))?,
                 sni: row.try_get("sni")?,
+            })
+        })
+        .collect()
+    }
+
+    /// The latest reports received from `server_id`, newest first (ids are
+    /// kept for the retention window).
+    pub async fn recent_reports(
+        &self,
+        server_id: &str,
+        limit: u32,
+    ) -> Result<Vec<ReceivedReport>, StoreError> {
+        sqlx::query(
+            "SELECT report_id, received_at_ms, accepted_probes, skipped_probes FROM agent_reports
+             WHERE server_id = ? ORDER BY seq DESC LIMIT ?",
+        )
+        .bind(server_id)
+        .bind(i64::from(limit))
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(|row| {
+            let count = |name: &str| -> Result<u32, StoreError> {
+                let v: i64 = row.try_get(name)?;
+                u32::try_from(v).map_err(|e| corrupt(name, e))
+            };
+            let received_ms: i64 = row.try_get("received_at_ms")?;
+            Ok(ReceivedReport {
+                report_id: row.try_get("report_id")?,
+                received_at: meshwatch::evidence::from_ms(received_ms),
+                accepted_probes: count("accepted_probes")?,
+                skipped_probes: count("skipped_probes")?,
             })
         })
         .collect()

@@ -74,6 +74,20 @@ impl TestApp {
         spawn_app_in(self.dir, &[]).await
     }
 
+    /// Stops the panel and starts it again on the same address and
+    /// database after `down` (agents keep pointing at it).
+    pub async fn restart_after(self, down: std::time::Duration) -> TestApp {
+        let listen = self.address.trim_start_matches("http://").to_owned();
+        let _ = self.shutdown.send(());
+        tokio::time::timeout(std::time::Duration::from_secs(15), self.server)
+            .await
+            .expect("the panel stops within 15 s")
+            .expect("the server task ends cleanly")
+            .expect("serving ends without error");
+        tokio::time::sleep(down).await;
+        spawn_app_in(self.dir, &[("MESHWATCH_LISTEN", listen)]).await
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.address)
     }

@@ -5,6 +5,7 @@ mod binary;
 mod fleet;
 mod health;
 mod helpers;
+mod live_agents;
 mod login;
 mod notifications;
 mod scenarios;
