@@ -1,10 +1,16 @@
 //! `MESHWATCH_DEMO=1`: a demo fleet in five countries and a demo operator,
 //! so a newcomer has something to look at. Entry points sit on loopback
-//! addresses (127.0.10.x), never on real interfaces.
+//! addresses (127.0.10.x), never on real interfaces; [`live`] runs a real
+//! agent for each server and scripts network faults between them.
+
+pub mod live;
 
 use crate::secrets;
 use crate::store::Store;
 use meshwatch::fleet::{EntryPointDoc, FleetDocument, RouteDoc, ServerDoc, UserDoc};
+use meshwatch::settings::Settings;
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr};
 
 pub const DEMO_OPERATOR: &str = "demo";
 
@@ -37,6 +43,35 @@ const USERS: [(&str, &str, &[&str]); 4] = [
     ("dave", "Dave", &["netherlands", "usa", "japan"]),
 ];
 
+/// Where demo server `index` listens and probes from.
+pub fn address_of(index: usize) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(127, 0, 10, index as u8 + 1))
+}
+
+pub const DEMO_PORT: u16 = 4443;
+
+/// Fast enough that every status shows within two minutes of start.
+pub fn settings() -> Settings {
+    Settings {
+        report_interval_s: 5,
+        probe_interval_s: 5,
+        probe_timeout_s: 2,
+        stale_after_s: 20,
+        failure_streak: 3,
+        quorum: 2,
+        unreliable_fraction: 0.5,
+    }
+}
+
+/// The demo fleet; `agent_tokens` (server id → token) are set when given.
+pub fn fleet_with_tokens(agent_tokens: &HashMap<String, String>) -> FleetDocument {
+    let mut fleet = fleet();
+    for server in &mut fleet.servers {
+        server.agent_token = agent_tokens.get(&server.id).cloned();
+    }
+    fleet
+}
+
 pub fn fleet() -> FleetDocument {
     FleetDocument {
         routes: ROUTES
@@ -61,8 +96,8 @@ pub fn fleet() -> FleetDocument {
                 entry_points: vec![EntryPointDoc {
                     id: format!("{id}-vless"),
                     protocol: "vless".into(),
-                    host: format!("127.0.10.{}", i + 1),
-                    port: 4443,
+                    host: address_of(i).to_string(),
+                    port: i64::from(DEMO_PORT),
                     sni: Some("www.example.com".into()),
                     params: Default::default(),
                 }],
@@ -81,17 +116,33 @@ pub fn fleet() -> FleetDocument {
     }
 }
 
-/// Seeds the demo fleet (idempotent: existing tokens are kept) and sets the
-/// demo operator's password. Returns the password to print.
-pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<String> {
-    let fleet = fleet()
+/// What seeding hands to the live demo and to the operator.
+pub struct Seeded {
+    pub password: String,
+    /// Server id → the agent token set for this run.
+    pub agent_tokens: HashMap<String, String>,
+}
+
+/// Seeds the demo fleet with fresh agent tokens (the demo's own agents
+/// get them; users' subscription tokens are kept), the demo's fast verdict
+/// settings, and the demo operator's password.
+pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<Seeded> {
+    let agent_tokens: HashMap<String, String> = SERVERS
+        .iter()
+        .map(|(id, ..)| ((*id).to_string(), secrets::new_token()))
+        .collect();
+    let fleet = fleet_with_tokens(&agent_tokens)
         .validate()
         .map_err(|e| anyhow::anyhow!("demo fleet: {}", e.message))?;
     store.apply_fleet(&fleet).await?;
+    store.save_settings(&settings()).await?;
     let password = password.unwrap_or_else(secrets::new_password);
     let hash = secrets::hash_password_off_thread(password.clone()).await?;
     store.upsert_operator(DEMO_OPERATOR, &hash).await?;
-    Ok(password)
+    Ok(Seeded {
+        password,
+        agent_tokens,
+    })
 }
 
 #[cfg(test)]
@@ -104,5 +155,6 @@ mod tests {
             fleet.servers.iter().map(|s| &s.country).collect();
         assert!(countries.len() >= 4);
         assert!(fleet.unknown_route(&Default::default()).is_none());
+        assert_eq!(super::settings().validate(), Ok(()));
     }
 }

@@ -39,6 +39,8 @@ pub struct Application {
     store: Store,
     background: tokio::task::JoinHandle<()>,
     delivery: Option<tokio::task::JoinHandle<()>>,
+    /// The live demo fleet's agents and listeners (`MESHWATCH_DEMO=1`).
+    demo: Option<demo::live::LiveDemo>,
     /// Lines to show the operator once at start-up (generated secrets).
     pub announcements: Vec<String>,
 }
@@ -66,8 +68,9 @@ impl Application {
             None => {}
         }
 
+        let mut demo_tokens = None;
         if config.demo {
-            let password = demo::seed(
+            let seeded = demo::seed(
                 &store,
                 config
                     .operator_password
@@ -76,13 +79,19 @@ impl Application {
             )
             .await?;
             announcements.push(format!(
-                "Demo fleet seeded. Sign in as {:?} with password {password:?}",
-                demo::DEMO_OPERATOR
+                "Demo fleet seeded. Sign in as {:?} with password {:?}",
+                demo::DEMO_OPERATOR,
+                seeded.password
             ));
+            demo_tokens = Some(seeded.agent_tokens);
         }
 
         let listener = TcpListener::bind(config.listen).await?;
         let address = listener.local_addr()?;
+        let demo = match &demo_tokens {
+            Some(tokens) => Some(demo::live::start(address, tokens).await?),
+            None => None,
+        };
         let leptos = LeptosOptions::builder()
             .output_name("meshwatch")
             .site_root(config.site_root.as_str())
@@ -115,6 +124,7 @@ impl Application {
             store,
             background,
             delivery,
+            demo,
             announcements,
         })
     }
@@ -135,6 +145,7 @@ impl Application {
         axum::serve(self.listener, service)
             .with_graceful_shutdown(shutdown)
             .await?;
+        drop(self.demo);
         self.background.abort();
         if let Some(delivery) = &self.delivery {
             delivery.abort();

@@ -439,3 +439,52 @@ async fn old_metrics_and_folded_report_ids_are_pruned_but_unfolded_reports_are_k
         "now the folded report ids go too"
     );
 }
+
+#[tokio::test]
+async fn the_reports_listing_shows_each_received_report_once_newest_first() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    for n in [1, 2] {
+        let r = knock(&app, &tokens["de-1"], n, "nl-1-ep", true, n * 10, 2).await;
+        assert_eq!(r.status(), 202);
+    }
+    // A retry of report 2 is not a new report.
+    knock(&app, &tokens["de-1"], 2, "nl-1-ep", true, 20, 2).await;
+    let listed = get(&app, "/api/v1/servers/de-1/reports").await;
+    let ids: Vec<&str> = listed
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|r| r["report_id"].as_str())
+        .collect();
+    assert_eq!(ids, [uuid(2), uuid(1)]);
+    assert_eq!(listed[0]["accepted_probes"], 2);
+    assert_eq!(
+        get(&app, "/api/v1/servers/de-1/reports?limit=1")
+            .await
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+
+    for (path, status, code) in [
+        ("/api/v1/servers/nope/reports", 404, "not_found"),
+        ("/api/v1/servers/de-1/reports?limit=0", 400, "invalid_query"),
+        (
+            "/api/v1/servers/de-1/reports?limit=many",
+            400,
+            "invalid_query",
+        ),
+        ("/api/v1/servers/de-1/reports?since=1", 400, "invalid_query"),
+    ] {
+        let response = app
+            .client
+            .get(app.url(path))
+            .bearer_auth(ADMIN_TOKEN)
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(response.status(), status, "{path}");
+        assert_eq!(error_code(response).await, code, "{path}");
+    }
+}

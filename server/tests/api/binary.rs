@@ -185,16 +185,44 @@ async fn demo_mode_seeds_a_fleet_and_prints_a_working_login() {
         .await
         .expect("sent");
     let cookie = session_cookie(response.headers()).expect("signed in with the printed password");
-    let servers: serde_json::Value = client()
-        .post(format!("{}/rpc/servers", panel.address))
-        .header("cookie", cookie)
-        .send()
-        .await
-        .expect("sent")
-        .json()
-        .await
-        .expect("json");
-    assert_eq!(servers.as_array().map(Vec::len), Some(10));
+    let servers = || async {
+        let list: serde_json::Value = client()
+            .post(format!("{}/rpc/servers", panel.address))
+            .header("cookie", &cookie)
+            .send()
+            .await
+            .expect("sent")
+            .json()
+            .await
+            .expect("json");
+        list.as_array()
+            .expect("a list")
+            .iter()
+            .map(|item| {
+                (
+                    item["server"]["id"].as_str().unwrap_or("").to_owned(),
+                    item["status"].as_str().unwrap_or("").to_owned(),
+                )
+            })
+            .collect::<std::collections::HashMap<String, String>>()
+    };
+    assert_eq!(servers().await.len(), 10);
+    // Real agents report at once, and the fault script stops de-2's VPN
+    // service 15 s in.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut reporting = false;
+    loop {
+        let now = servers().await;
+        reporting |= now.values().all(|status| status != "no_data");
+        if reporting && now.get("de-2").map(String::as_str) == Some("unavailable") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the live demo fleet shows its agents and faults: {now:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
     assert!(terminate(panel).success());
 }
 

@@ -1,0 +1,313 @@
+//! The live demo fleet: for each demo server a TLS listener on its own
+//! loopback address (its "VPN entry point") and a real meshwatch agent —
+//! the agent's own code, run as a task of this process with its own sockets,
+//! probing the others from its own source address and reporting to this
+//! panel over HTTP like any agent.
+//!
+//! A script then breaks things the way the world does, at the network layer
+//! (a path filter in front of the listeners) or by stopping a service or an
+//! agent — never by writing reports — so every status of PRODUCT.md shows
+//! within two minutes, heals, and comes back on a [`CYCLE`].
+
+use super::{address_of, DEMO_PORT, SERVERS};
+use meshwatch::agent::lab::{Cut, LabListener, PathFilter};
+use meshwatch::agent::{self, AgentCounters, AgentSettings, ServiceCheck};
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::task::JoinHandle;
+
+/// One round of the script; faults heal in its last minute and recur.
+pub const CYCLE: Duration = Duration::from_secs(300);
+
+/// Something that goes wrong in the demo, and what the panel then shows.
+#[derive(Debug, Clone, Copy)]
+enum Fault {
+    /// The VPN service stops: its port closes and the agent's service
+    /// check fails → Server unavailable.
+    ServiceDown(&'static str),
+    /// The agent dies without a word; the server keeps serving → No data,
+    /// stale, and it stays in rotation (silence is not a verdict).
+    AgentSilent(&'static str),
+    /// Paths from these witnesses to the target are cut.
+    Cut {
+        witnesses: &'static [&'static str],
+        target: &'static str,
+        how: Cut,
+    },
+    /// Every path out of this witness is cut (a broken uplink) → it can't
+    /// reach most servers, so its votes are discarded (unreliable witness).
+    Isolated(&'static str),
+}
+
+struct Scheduled {
+    fault: Fault,
+    /// Active from..until seconds into each cycle.
+    from_s: u64,
+    until_s: u64,
+}
+
+const SCRIPT: [Scheduled; 6] = [
+    // Unreachable from your servers: two German servers and one in the
+    // US lose the path to Amsterdam 2 (quorum is 2).
+    Scheduled {
+        fault: Fault::Cut {
+            witnesses: &["de-1", "de-3", "us-1"],
+            target: "nl-2",
+            how: Cut::Blackhole,
+        },
+        from_s: 10,
+        until_s: 200,
+    },
+    // Some entry points not available: only Dallas can't reach Helsinki 1.
+    Scheduled {
+        fault: Fault::Cut {
+            witnesses: &["us-2"],
+            target: "fi-1",
+            how: Cut::Blackhole,
+        },
+        from_s: 10,
+        until_s: 220,
+    },
+    // Server unavailable.
+    Scheduled {
+        fault: Fault::ServiceDown("de-2"),
+        from_s: 15,
+        until_s: 150,
+    },
+    // No data from server.
+    Scheduled {
+        fault: Fault::AgentSilent("fi-2"),
+        from_s: 20,
+        until_s: 170,
+    },
+    // Address blocked: the Tokyo verifier gets resets from Berlin 1.
+    Scheduled {
+        fault: Fault::Cut {
+            witnesses: &["jp-1"],
+            target: "de-3",
+            how: Cut::Reset,
+        },
+        from_s: 25,
+        until_s: 190,
+    },
+    // Unreliable witness: New York 1 loses its uplink.
+    Scheduled {
+        fault: Fault::Isolated("us-1"),
+        from_s: 30,
+        until_s: 180,
+    },
+];
+
+struct DemoServer {
+    id: &'static str,
+    ip: IpAddr,
+    address: SocketAddr,
+    settings: AgentSettings,
+    service: Arc<AtomicBool>,
+    listener: Option<LabListener>,
+    agent: Option<JoinHandle<()>>,
+}
+
+/// The running demo; dropping it stops every listener and agent.
+pub struct LiveDemo {
+    task: JoinHandle<()>,
+}
+
+impl Drop for LiveDemo {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Binds every demo entry point (an error if one is taken — another demo
+/// may be running) and starts the agents and the fault script.
+pub async fn start(
+    panel: SocketAddr,
+    agent_tokens: &HashMap<String, String>,
+) -> anyhow::Result<LiveDemo> {
+    let panel_ip = match panel.ip() {
+        ip if ip.is_unspecified() => IpAddr::from([127, 0, 0, 1]),
+        ip => ip,
+    };
+    let panel_url = format!("http://{}", SocketAddr::new(panel_ip, panel.port()));
+    let filter = PathFilter::new();
+    let mut servers = Vec::new();
+    for (index, (id, ..)) in SERVERS.iter().enumerate() {
+        let ip = address_of(index);
+        let address = SocketAddr::new(ip, DEMO_PORT);
+        let listener = LabListener::spawn(address, filter.clone())
+            .await
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "demo fleet: cannot listen on {address} ({e}); is another demo running?"
+                )
+            })?;
+        let token = agent_tokens
+            .get(*id)
+            .ok_or_else(|| anyhow::anyhow!("demo fleet: no agent token for {id}"))?;
+        let service = Arc::new(AtomicBool::new(true));
+        let settings = AgentSettings {
+            panel_url: panel_url.clone(),
+            token: token.clone(),
+            listener: address,
+            service: ServiceCheck::Embedded(service.clone()),
+            probe_concurrency: 16,
+            probe_source: Some(ip),
+            panel_ca_pem: None,
+            spool_dir: None,
+            max_queued_reports: 60,
+            config_refresh: Duration::from_secs(60),
+            clock_offset: chrono::Duration::zero(),
+        };
+        let mut server = DemoServer {
+            id,
+            ip,
+            address,
+            settings,
+            service,
+            listener: Some(listener),
+            agent: None,
+        };
+        server.start_agent();
+        servers.push(server);
+    }
+    tracing::info!(
+        servers = servers.len(),
+        cycle_s = CYCLE.as_secs(),
+        "demo fleet: agents running on 127.0.10.x; faults start in 10 s"
+    );
+    let task = tokio::spawn(run_script(servers, filter));
+    Ok(LiveDemo { task })
+}
+
+impl DemoServer {
+    fn start_agent(&mut self) {
+        let settings = self.settings.clone();
+        let id = self.id;
+        self.agent = Some(tokio::spawn(async move {
+            let counters = Arc::new(AgentCounters::default());
+            if let Err(e) = agent::run(settings, counters, std::future::pending()).await {
+                tracing::error!(server = id, "demo agent stopped: {e:#}");
+            }
+        }));
+    }
+}
+
+async fn run_script(mut servers: Vec<DemoServer>, filter: PathFilter) {
+    let started = tokio::time::Instant::now();
+    let mut applied = [false; SCRIPT.len()];
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        let t = started.elapsed().as_secs() % CYCLE.as_secs();
+        for (i, step) in SCRIPT.iter().enumerate() {
+            let active = (step.from_s..step.until_s).contains(&t);
+            if active != applied[i] {
+                apply(&mut servers, &filter, step.fault, active).await;
+                applied[i] = active;
+            }
+        }
+    }
+}
+
+async fn apply(servers: &mut [DemoServer], filter: &PathFilter, fault: Fault, active: bool) {
+    let index = |id: &str| servers.iter().position(|s| s.id == id);
+    match fault {
+        Fault::ServiceDown(id) => {
+            let Some(i) = index(id) else { return };
+            let server = &mut servers[i];
+            server.service.store(!active, Ordering::Relaxed);
+            if active {
+                server.listener = None;
+                tracing::info!(server = id, "demo: the VPN service stops");
+            } else {
+                server.listener = relisten(server.address, filter).await;
+                tracing::info!(server = id, "demo: the VPN service is back");
+            }
+        }
+        Fault::AgentSilent(id) => {
+            let Some(i) = index(id) else { return };
+            let server = &mut servers[i];
+            if active {
+                if let Some(agent) = server.agent.take() {
+                    agent.abort();
+                }
+                tracing::info!(server = id, "demo: the agent goes silent");
+            } else {
+                server.start_agent();
+                tracing::info!(server = id, "demo: the agent is back");
+            }
+        }
+        Fault::Cut {
+            witnesses,
+            target,
+            how,
+        } => {
+            let Some(target) = index(target).map(|i| servers[i].address) else {
+                return;
+            };
+            for witness in witnesses {
+                let Some(source) = index(witness).map(|i| servers[i].ip) else {
+                    continue;
+                };
+                if active {
+                    filter.cut(target, source, how);
+                } else {
+                    filter.restore(target, source);
+                }
+            }
+            tracing::info!(?witnesses, %target, active, "demo: paths cut or restored");
+        }
+        Fault::Isolated(id) => {
+            let Some(source) = index(id).map(|i| servers[i].ip) else {
+                return;
+            };
+            for target in servers.iter().filter(|s| s.id != id) {
+                if active {
+                    filter.cut(target.address, source, Cut::Blackhole);
+                } else {
+                    filter.restore(target.address, source);
+                }
+            }
+            tracing::info!(server = id, active, "demo: uplink cut or restored");
+        }
+    }
+}
+
+/// Listens again where a stopped service listened (the port may take a
+/// moment to be free).
+async fn relisten(address: SocketAddr, filter: &PathFilter) -> Option<LabListener> {
+    for _ in 0..50 {
+        match LabListener::spawn(address, filter.clone()).await {
+            Ok(listener) => return Some(listener),
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    tracing::error!(%address, "demo: cannot listen again");
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_script_names_only_demo_servers_and_heals_within_each_cycle() {
+        let known = |id: &str| SERVERS.iter().any(|(s, ..)| *s == id);
+        for step in &SCRIPT {
+            assert!(step.from_s < step.until_s && step.until_s < CYCLE.as_secs());
+            // Everything is broken within two minutes of start.
+            assert!(step.from_s <= 60);
+            let ids: Vec<&str> = match step.fault {
+                Fault::ServiceDown(id) | Fault::AgentSilent(id) | Fault::Isolated(id) => vec![id],
+                Fault::Cut {
+                    witnesses, target, ..
+                } => witnesses.iter().copied().chain([target]).collect(),
+            };
+            assert!(ids.iter().all(|id| known(id)), "{ids:?}");
+        }
+    }
+}
