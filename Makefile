@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup run build test lint test-rust test-e2e
+.PHONY: setup run build agent test lint test-rust test-e2e
 
 setup:
 	bash scripts/setup.sh
@@ -13,6 +13,10 @@ run: setup build
 
 build:
 	cargo leptos build --release
+
+## The agent for VPN servers: target/release/meshwatch-agent.
+agent:
+	cargo build --release --features agent --bin meshwatch-agent
 
 ## Everything CI runs: formatting, clippy, Rust tests, browser tests.
 test:

@@ -605,6 +605,22 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_example_is_valid_with_the_units_token_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let token = dir.path().join("agent-token");
+        std::fs::write(&token, "from-the-credential\n").expect("write");
+        let example = include_str!("../../deploy/agent.toml.example");
+        let s = load(
+            example,
+            &[("MESHWATCH_AGENT_TOKEN_FILE", &token.display().to_string())],
+        )
+        .expect("the example config is valid");
+        assert_eq!(s.token, "from-the-credential");
+        assert!(matches!(s.service, ServiceCheck::SystemdUnit(ref u) if u == "xray"));
+        assert_eq!(s.listener, "127.0.0.1:443".parse().expect("addr"));
+    }
+
+    #[test]
     fn a_missing_explicit_file_is_an_error() {
         let err = AgentSettings::load(Some(Path::new("/nonexistent/agent.toml")), &|_| None)
             .expect_err("missing file");
