@@ -71,14 +71,19 @@ pub async fn post(app: &TestApp, token: &str, body: &Value) -> reqwest::Response
         .expect("sent")
 }
 
-pub async fn get(app: &TestApp, path: &str) -> Value {
-    let response = app
-        .client
+/// `GET path` with the operator token, whatever the answer.
+pub async fn get_response(app: &TestApp, path: &str) -> reqwest::Response {
+    app.client
         .get(app.url(path))
         .bearer_auth(ADMIN_TOKEN)
         .send()
         .await
-        .expect("sent");
+        .expect("sent")
+}
+
+/// `GET path` with the operator token, expecting 200 and JSON.
+pub async fn get(app: &TestApp, path: &str) -> Value {
+    let response = get_response(app, path).await;
     assert_eq!(response.status(), 200, "{path}");
     response.json().await.expect("json")
 }
@@ -477,13 +482,7 @@ async fn the_reports_listing_shows_each_received_report_once_newest_first() {
         ),
         ("/api/v1/servers/de-1/reports?since=1", 400, "invalid_query"),
     ] {
-        let response = app
-            .client
-            .get(app.url(path))
-            .bearer_auth(ADMIN_TOKEN)
-            .send()
-            .await
-            .expect("sent");
+        let response = get_response(&app, path).await;
         assert_eq!(response.status(), status, "{path}");
         assert_eq!(error_code(response).await, code, "{path}");
     }

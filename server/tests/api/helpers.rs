@@ -65,27 +65,28 @@ impl TestApp {
     /// Stops the panel (no checkpoint is written on the way out) and starts
     /// a new one on the same database, as after a crash.
     pub async fn restart(self) -> TestApp {
+        let dir = self.stop().await;
+        spawn_app_in(dir, &[]).await
+    }
+
+    /// Stops the panel; returns its directory (database and all).
+    async fn stop(self) -> tempfile::TempDir {
         let _ = self.shutdown.send(());
         tokio::time::timeout(std::time::Duration::from_secs(15), self.server)
             .await
             .expect("the panel stops within 15 s")
             .expect("the server task ends cleanly")
             .expect("serving ends without error");
-        spawn_app_in(self.dir, &[]).await
+        self.dir
     }
 
     /// Stops the panel and starts it again on the same address and
     /// database after `down` (agents keep pointing at it).
     pub async fn restart_after(self, down: std::time::Duration) -> TestApp {
         let listen = self.address.trim_start_matches("http://").to_owned();
-        let _ = self.shutdown.send(());
-        tokio::time::timeout(std::time::Duration::from_secs(15), self.server)
-            .await
-            .expect("the panel stops within 15 s")
-            .expect("the server task ends cleanly")
-            .expect("serving ends without error");
+        let dir = self.stop().await;
         tokio::time::sleep(down).await;
-        spawn_app_in(self.dir, &[("MESHWATCH_LISTEN", listen)]).await
+        spawn_app_in(dir, &[("MESHWATCH_LISTEN", listen)]).await
     }
 
     pub fn url(&self, path: &str) -> String {

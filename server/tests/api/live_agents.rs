@@ -2,6 +2,7 @@
 //! listeners on their own loopback addresses; faults are cut into the
 //! network paths by the lab's filter, never written into reports.
 
+use crate::agent::get;
 use crate::helpers::{spawn_app, TestApp, ADMIN_TOKEN};
 use meshwatch::agent::lab::{Cut, LabListener, PathFilter};
 use serde_json::{json, Value};
@@ -204,7 +205,7 @@ impl LiveFleet {
     }
 
     async fn view(&self, app: &TestApp, id: &str) -> Value {
-        get_json(app, &format!("/api/v1/servers/{id}")).await
+        get(app, &format!("/api/v1/servers/{id}")).await
     }
 
     /// Polls the server's view until `ready` holds.
@@ -282,18 +283,6 @@ fn tail(path: &PathBuf) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(30)..].join("\n")
-}
-
-async fn get_json(app: &TestApp, path: &str) -> Value {
-    let response = app
-        .client
-        .get(app.url(path))
-        .bearer_auth(ADMIN_TOKEN)
-        .send()
-        .await
-        .expect("sent");
-    assert_eq!(response.status(), 200, "{path}");
-    response.json().await.expect("json")
 }
 
 fn no_env(_: &str) -> Vec<(&'static str, String)> {
@@ -401,7 +390,7 @@ async fn a_panel_restart_loses_no_report_and_counts_none_twice() {
             tail(&s.log)
         );
         let queued = queued_reports(&log);
-        let received = get_json(
+        let received = get(
             &app,
             &format!("/api/v1/servers/{}/reports?limit=1000", s.id),
         )
