@@ -1,8 +1,11 @@
 //! Read models shared by the panel's server functions and its pages.
 
+use crate::agent_api::Metrics;
 use crate::fleet::Protocol;
 use crate::ids::{EntryPointId, RouteId, ServerId, UserId};
 use crate::status::ServerStatus;
+use crate::verdict::Verdict;
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 /// One entry point as the panel lists it.
@@ -83,6 +86,56 @@ pub struct OperatorView {
     pub username: String,
 }
 
+/// A server as other views name it: "Frankfurt 1 (DE)".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerRef {
+    pub id: ServerId,
+    pub name: String,
+    pub country: String,
+}
+
+/// Everything a server card shows; the verdict is the engine's own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerCard {
+    pub server: ServerSummary,
+    pub verdict: Verdict,
+    pub stale_after_s: u32,
+    /// Fresh reliable witnesses that probe it and still reach it.
+    pub reaching: Vec<ServerRef>,
+    /// Fresh reliable witnesses that fail to reach it (R2's k).
+    pub failing: Vec<ServerRef>,
+    /// Every other server the card names (causes, verifiers).
+    pub named: Vec<ServerRef>,
+    /// The metrics of its latest report.
+    pub metrics: Option<Metrics>,
+    /// The panel's clock when the card was made (ages are shown from it).
+    pub now: DateTime<Utc>,
+}
+
+impl ServerCard {
+    /// "Frankfurt 1 (DE)" for a server the card names, else its id.
+    pub fn label(&self, id: &ServerId) -> String {
+        self.named
+            .iter()
+            .chain(&self.reaching)
+            .chain(&self.failing)
+            .find(|s| &s.id == id)
+            .map_or_else(|| id.to_string(), |s| format!("{} ({})", s.name, s.country))
+    }
+}
+
+/// "just now", "42 s ago", "5 min ago", "3 h ago", "2 d ago".
+pub fn age(from: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let s = (now - from).num_seconds().max(0);
+    match s {
+        0..=4 => "just now".into(),
+        5..=119 => format!("{s} s ago"),
+        120..=7199 => format!("{} min ago", s / 60),
+        7200..=172_799 => format!("{} h ago", s / 3600),
+        _ => format!("{} d ago", s / 86_400),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,5 +178,17 @@ mod tests {
         assert!(item.matches("blocked"));
         assert!(item.matches("frank"));
         assert!(!item.matches("no data"));
+    }
+
+    #[test]
+    fn ages_read_naturally() {
+        let now = chrono::Utc::now();
+        let ago = |s: i64| super::age(now - chrono::Duration::seconds(s), now);
+        assert_eq!(ago(2), "just now");
+        assert_eq!(ago(42), "42 s ago");
+        assert_eq!(ago(300), "5 min ago");
+        assert_eq!(ago(3 * 3600), "3 h ago");
+        assert_eq!(ago(2 * 86_400), "2 d ago");
+        assert_eq!(ago(-30), "just now");
     }
 }

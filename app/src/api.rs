@@ -2,7 +2,7 @@
 
 use crate::error::AppError;
 use leptos::prelude::*;
-use meshwatch::views::{OperatorView, ServerListItem, UserSummary};
+use meshwatch::views::{OperatorView, ServerCard, ServerListItem, UserSummary};
 
 #[cfg(feature = "ssr")]
 use crate::backend::{authorize, fail, internal};
@@ -26,4 +26,32 @@ pub async fn list_servers() -> Result<Vec<ServerListItem>, AppError> {
 pub async fn list_users() -> Result<Vec<UserSummary>, AppError> {
     let (backend, _) = authorize().await?;
     backend.users().await.map_err(|e| fail(internal(e)))
+}
+
+/// One server's card: verdict, self-check, metrics, mesh view, entry points.
+#[server(prefix = "/rpc", endpoint = "server_card")]
+pub async fn load_server_card(id: String) -> Result<ServerCard, AppError> {
+    let (backend, _) = authorize().await?;
+    let id = meshwatch::ServerId::parse(&id).map_err(|_| fail(AppError::NotFound))?;
+    backend
+        .server_card(&id)
+        .await
+        .map_err(|e| fail(internal(e)))?
+        .ok_or_else(|| fail(AppError::NotFound))
+}
+
+/// "Use this server to check blocking on the others" (and its reverse).
+#[server(prefix = "/rpc", endpoint = "set_verifier")]
+pub async fn set_verifier(id: String, enabled: bool) -> Result<(), AppError> {
+    let (backend, operator) = authorize().await?;
+    let id = meshwatch::ServerId::parse(&id).map_err(|_| fail(AppError::NotFound))?;
+    let found = backend
+        .set_verifier(&id, enabled)
+        .await
+        .map_err(|e| fail(internal(e)))?;
+    if !found {
+        return Err(fail(AppError::NotFound));
+    }
+    tracing::info!(server = %id, enabled, operator = %operator.username, "verifier toggled in the panel");
+    Ok(())
 }

@@ -1,6 +1,6 @@
 //! The HTML shell and the router: which page answers which path.
 
-use crate::ui::pages::{LoginPage, NotFoundPage, ServersPage, UsersPage};
+use crate::ui::pages::{LoginPage, NotFoundPage, ServerCardPage, ServersPage, UsersPage};
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes};
@@ -43,6 +43,7 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=NotFoundPage>
                     <Route path=path!("/login") view=LoginPage ssr=SsrMode::Async/>
                     <Route path=path!("/") view=ServersPage ssr=SsrMode::Async/>
+                    <Route path=path!("/servers/:id") view=ServerCardPage ssr=SsrMode::Async/>
                     <Route path=path!("/users") view=UsersPage ssr=SsrMode::Async/>
                 </Routes>
             </div>

@@ -3,7 +3,8 @@
 
 use crate::auth;
 use crate::error::AppError;
-use meshwatch::views::{OperatorView, ServerListItem, UserSummary};
+use meshwatch::views::{OperatorView, ServerCard, ServerListItem, UserSummary};
+use meshwatch::ServerId;
 use std::sync::Arc;
 
 /// A backend failure; its text is logged, never sent to the browser.
@@ -19,6 +20,10 @@ pub trait PanelBackend: Send + Sync + 'static {
     /// Every server with its current verdict.
     async fn servers(&self) -> Result<Vec<ServerListItem>, BackendError>;
     async fn users(&self) -> Result<Vec<UserSummary>, BackendError>;
+    /// One server's card; `None` for an unknown server.
+    async fn server_card(&self, id: &ServerId) -> Result<Option<ServerCard>, BackendError>;
+    /// Marks or unmarks a verifier; `false` for an unknown server.
+    async fn set_verifier(&self, id: &ServerId, enabled: bool) -> Result<bool, BackendError>;
 }
 
 /// The handle placed in Leptos context.

@@ -1,5 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { collectErrors, fleetFor, hydrated, provision, signIn } from './fixtures';
+import { adminToken } from '../playwright.config';
 
 test('an operator signs in, sees the provisioned fleet, filters it and signs out', async ({ page, request }, info) => {
   const tag = info.project.name === 'hydrated' ? 'h' : 'n';
@@ -51,4 +52,31 @@ test('a wrong password is refused with a message', async ({ page }, info) => {
   await signIn(page, `nobody-${info.project.name}`, 'not the password');
   await expect(page).toHaveURL(/\/login\?error=invalid$/);
   await expect(page.getByRole('alert')).toHaveText('Wrong username or password.');
+});
+
+test('a server card shows a silent agent and toggles the verifier', async ({ page, request }, info) => {
+  const tag = info.project.name === 'hydrated' ? 'hc' : 'nc';
+  await provision(request, fleetFor(tag));
+  const errors = collectErrors(page);
+  const js = info.project.use.javaScriptEnabled !== false;
+  await signIn(page);
+
+  await page.getByRole('link', { name: `Frankfurt ${tag}` }).click();
+  await expect(page.getByRole('heading', { level: 1, name: `Frankfurt ${tag}` })).toBeVisible();
+  await expect(page.getByTestId('server-status')).toContainText('No data from server');
+  await expect(page.getByText('No data — agent not responding')).toBeVisible();
+  await expect(page.getByTestId('mesh-summary')).toHaveText('No fresh reliable witness probes this server.');
+
+  await page.getByText(`fra-${tag}-vless`).click();
+  await expect(page.getByText('No witness reports a sustained failure towards it.')).toBeVisible();
+
+  if (js) await hydrated(page);
+  await page.getByRole('button', { name: 'Use this server to check blocking on the others' }).click();
+  await expect(page.getByRole('button', { name: 'Stop using this server to check blocking on the others' })).toBeVisible();
+  const view = await request.get(`/api/v1/servers/fra-${tag}`, {
+    headers: { authorization: `Bearer ${adminToken}` },
+  });
+  expect((await view.json()).verifier).toBe(true);
+
+  expect(errors).toEqual([]);
 });

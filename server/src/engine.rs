@@ -180,6 +180,19 @@ impl Engine {
         ))
     }
 
+    /// One server's verdict and the fresh reliable witnesses that still
+    /// reach it (computed for its card only).
+    pub fn server_card(&self, id: &ServerId) -> Option<(Arc<Mesh>, Verdict, Vec<ServerId>)> {
+        let state = self.lock();
+        let i = state.mesh.server_index(id)?;
+        let reaching = state.evaluation.seeing_witnesses(&state.mesh, i);
+        Some((
+            state.mesh.clone(),
+            state.evaluation.verdicts()[i].clone(),
+            reaching,
+        ))
+    }
+
     /// Re-evaluates everything at the current time and returns the
     /// verdicts whose conditions differ from the last recorded ones.
     pub fn tick(&self) -> Vec<VerdictChange> {

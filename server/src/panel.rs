@@ -7,7 +7,8 @@ use crate::store::{Store, StoreError};
 use app::backend::{BackendError, PanelBackend};
 use chrono::Utc;
 use meshwatch::status::ServerStatus;
-use meshwatch::views::{OperatorView, ServerListItem, UserSummary};
+use meshwatch::views::{OperatorView, ServerCard, ServerListItem, ServerRef, UserSummary};
+use meshwatch::ServerId;
 use std::sync::Arc;
 
 pub struct PanelStore {
@@ -55,5 +56,69 @@ impl PanelBackend for PanelStore {
 
     async fn users(&self) -> Result<Vec<UserSummary>, BackendError> {
         self.store.users().await.map_err(backend_error)
+    }
+
+    async fn server_card(&self, id: &ServerId) -> Result<Option<ServerCard>, BackendError> {
+        let Some(server) = self.store.server(id).await.map_err(backend_error)? else {
+            return Ok(None);
+        };
+        let Some((mesh, verdict, reaching)) = self.engine.server_card(id) else {
+            return Ok(None);
+        };
+        let reference = |id: &ServerId| {
+            mesh.server_index(id).map(|i| {
+                let s = mesh.server(i);
+                ServerRef {
+                    id: s.id.clone(),
+                    name: s.name.clone(),
+                    country: s.country.clone(),
+                }
+            })
+        };
+        let failing = verdict
+            .quorum
+            .failing_witnesses
+            .iter()
+            .filter_map(reference)
+            .collect();
+        let mut named: Vec<ServerId> = verdict
+            .entry_points
+            .iter()
+            .flat_map(|e| e.causes.iter().flat_map(|c| [c.from.clone(), c.to.clone()]))
+            .chain(verdict.blocked_by.iter().cloned())
+            .collect();
+        named.sort();
+        named.dedup();
+        let metrics = self
+            .store
+            .latest_metrics(id.as_str())
+            .await
+            .map_err(backend_error)?;
+        Ok(Some(ServerCard {
+            server,
+            stale_after_s: self.engine.settings().stale_after_s,
+            reaching: reaching.iter().filter_map(reference).collect(),
+            failing,
+            named: named.iter().filter_map(reference).collect(),
+            verdict,
+            metrics,
+            now: Utc::now(),
+        }))
+    }
+
+    async fn set_verifier(&self, id: &ServerId, enabled: bool) -> Result<bool, BackendError> {
+        if !self
+            .store
+            .set_verifier(id, enabled)
+            .await
+            .map_err(backend_error)?
+        {
+            return Ok(false);
+        }
+        self.engine
+            .reload_fleet(&self.store)
+            .await
+            .map_err(backend_error)?;
+        Ok(true)
     }
 }

@@ -276,16 +276,40 @@ impl Store {
 
     /// Every server with its routes and entry points, sorted by id.
     pub async fn servers(&self) -> Result<Vec<ServerSummary>, StoreError> {
-        let rows = sqlx::query("SELECT id, name, country, verifier FROM servers ORDER BY id")
-            .fetch_all(&self.reader)
-            .await?;
-        let mut routes = self
-            .grouped("SELECT server_id AS owner, route_id AS item FROM server_routes ORDER BY server_id, position")
-            .await?;
+        self.servers_matching(None).await
+    }
+
+    /// One server with its routes and entry points.
+    pub async fn server(&self, id: &ServerId) -> Result<Option<ServerSummary>, StoreError> {
+        Ok(self.servers_matching(Some(id.as_str())).await?.pop())
+    }
+
+    /// All servers, or only the one with id `only`.
+    async fn servers_matching(&self, only: Option<&str>) -> Result<Vec<ServerSummary>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, name, country, verifier FROM servers WHERE ?1 IS NULL OR id = ?1 ORDER BY id",
+        )
+        .bind(only)
+        .fetch_all(&self.reader)
+        .await?;
+        let mut routes: HashMap<String, Vec<String>> = HashMap::new();
+        for row in sqlx::query(
+            "SELECT server_id, route_id FROM server_routes WHERE ?1 IS NULL OR server_id = ?1 ORDER BY server_id, position",
+        )
+        .bind(only)
+        .fetch_all(&self.reader)
+        .await?
+        {
+            routes
+                .entry(row.try_get("server_id")?)
+                .or_default()
+                .push(row.try_get("route_id")?);
+        }
         let mut entry_points: HashMap<String, Vec<EntryPointSummary>> = HashMap::new();
         for row in sqlx::query(
-            "SELECT id, server_id, protocol, host, port, sni FROM entry_points ORDER BY server_id, position",
+            "SELECT id, server_id, protocol, host, port, sni FROM entry_points WHERE ?1 IS NULL OR server_id = ?1 ORDER BY server_id, position",
         )
+        .bind(only)
         .fetch_all(&self.reader)
         .await?
         {

@@ -3,7 +3,7 @@
 
 use super::{corrupt, Store, StoreError};
 use crate::secrets::TokenHash;
-use meshwatch::agent_api::{AgentReport, Peer, ReportAck};
+use meshwatch::agent_api::{AgentReport, Metrics, Peer, ReportAck};
 use meshwatch::evidence::{PairState, ProbeError, SelfCheck};
 use meshwatch::fleet::Protocol;
 use meshwatch::mesh::{MeshRoute, MeshServer};
@@ -137,6 +137,17 @@ impl Store {
             })
         })
         .collect()
+    }
+
+    /// The metrics of the server's latest report, if it ever reported.
+    pub async fn latest_metrics(&self, server_id: &str) -> Result<Option<Metrics>, StoreError> {
+        let raw: Option<String> =
+            sqlx::query_scalar("SELECT metrics FROM server_reports WHERE server_id = ?")
+                .bind(server_id)
+                .fetch_optional(&self.reader)
+                .await?;
+        raw.map(|json| serde_json::from_str(&json).map_err(|e| corrupt("metrics", e)))
+            .transpose()
     }
 
     /// The latest reports received from `server_id`, newest first (ids are

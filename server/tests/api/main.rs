@@ -9,4 +9,5 @@ mod live_agents;
 mod login;
 mod notifications;
 mod scenarios;
+mod server_card;
 mod subscription;

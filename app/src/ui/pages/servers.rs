@@ -118,7 +118,7 @@ fn ServerRow(
     view! {
         <tr class="align-top hover:bg-slate-50">
             <th scope="row" class="px-4 py-3 font-medium text-slate-900">
-                {server.name}
+                <a href=format!("/servers/{}", server.id) class="hover:underline focus:underline">{server.name}</a>
                 <span class="block font-mono text-xs font-normal text-slate-500">{server.id.to_string()}</span>
             </th>
             <td class="px-4 py-3">

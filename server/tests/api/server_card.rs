@@ -1,0 +1,123 @@
+//! The server card page, server-rendered (what a browser without
+//! JavaScript gets), and its verifier toggle as a plain form post.
+
+use crate::agent::{fleet, get, knock, post, report, uuid};
+use crate::helpers::{location, spawn_app, TestApp};
+
+async fn page(app: &TestApp, cookie: &str, path: &str) -> (u16, String) {
+    let response = app
+        .client
+        .get(app.url(path))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .expect("sent");
+    let status = response.status().as_u16();
+    (status, response.text().await.expect("html"))
+}
+
+#[tokio::test]
+async fn the_card_shows_the_verdict_self_check_and_silence() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let mut down = report(&uuid(1), false, vec![]);
+    down["self_check"]["detail"] = "listener 127.0.0.1:443: connection refused".into();
+    assert_eq!(post(&app, &tokens["de-1"], &down).await.status(), 202);
+
+    let (status, html) = page(&app, &cookie, "/servers/de-1").await;
+    assert_eq!(status, 200);
+    for text in [
+        "Server unavailable",
+        "Traffic listener",
+        "Failing",
+        "connection refused",
+        "de-1-ep",
+        "Use this server to check blocking on the others",
+        "Out of rotation",
+    ] {
+        assert!(html.contains(text), "{text:?} missing from the card");
+    }
+
+    // nl-1 never reported: the card says the agent is silent.
+    let (_, html) = page(&app, &cookie, "/servers/nl-1").await;
+    assert!(html.contains("No data from server"));
+    assert!(html.contains("No data — agent not responding"));
+
+    let (status, html) = page(&app, &cookie, "/servers/nope").await;
+    assert_eq!(status, 404);
+    assert!(html.contains("Not found."));
+}
+
+#[tokio::test]
+async fn a_pair_failure_names_both_servers_on_the_card() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    // Everyone reports; ir-1 fails three knocks on nl-1's entry point.
+    for (i, token) in tokens.values().enumerate() {
+        post(&app, token, &report(&uuid(100 + i as u32), true, vec![])).await;
+    }
+    knock(&app, &tokens["ir-1"], 1, "nl-1-ep", false, 0, 3).await;
+    let view = get(&app, "/api/v1/servers/nl-1").await;
+    assert_eq!(view["status"], "entry_points_unavailable", "{view:#}");
+
+    let (_, html) = page(&app, &cookie, "/servers/nl-1").await;
+    assert!(html.contains("Some entry points not available"));
+    assert!(html.contains("Not available"));
+    assert!(
+        html.contains("Check from IR-1 (IR) to NL-1 (NL) fails since"),
+        "the cause names both servers"
+    );
+}
+
+#[tokio::test]
+async fn the_verifier_toggle_works_as_a_form_post_and_refuses_other_sites() {
+    let app = spawn_app().await;
+    fleet(&app).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let toggle = |origin: String| {
+        app.client
+            .post(app.url("/rpc/set_verifier"))
+            .header("cookie", &cookie)
+            .header("origin", origin)
+            .header("referer", app.url("/servers/fi-1"))
+            // What a browser's plain form post says it accepts.
+            .header("accept", "text/html,application/xhtml+xml")
+            .form(&[("id", "fi-1"), ("enabled", "true")])
+    };
+
+    let refused = toggle("https://evil.example".into())
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(refused.status(), 403);
+    assert_eq!(get(&app, "/api/v1/servers/fi-1").await["verifier"], false);
+
+    let done = toggle(app.address.clone()).send().await.expect("sent");
+    assert!(
+        done.status().is_redirection(),
+        "a no-JS form post goes back to the card: {}",
+        done.status()
+    );
+    assert!(
+        location(&done)
+            .trim_end_matches('?')
+            .ends_with("/servers/fi-1"),
+        "{}",
+        location(&done)
+    );
+    assert_eq!(get(&app, "/api/v1/servers/fi-1").await["verifier"], true);
+    let (_, html) = page(&app, &cookie, "/servers/fi-1").await;
+    assert!(html.contains("Stop using this server to check blocking on the others"));
+
+    let anonymous = app
+        .client
+        .post(app.url("/rpc/set_verifier"))
+        .form(&[("id", "fi-1"), ("enabled", "false")])
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(anonymous.status(), 401);
+    assert_eq!(get(&app, "/api/v1/servers/fi-1").await["verifier"], true);
+}
