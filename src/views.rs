@@ -124,6 +124,53 @@ impl ServerCard {
     }
 }
 
+/// One of a user's servers, as the user card lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserServer {
+    pub server: ServerRef,
+    pub status: ServerStatus,
+    /// R2's figures, for "k of n of your servers can't reach it".
+    pub failing: u32,
+    pub of: u32,
+    pub stale: bool,
+    pub in_subscription: bool,
+    /// Serving in this one's place while it is out of rotation.
+    pub replaced_by: Option<ServerRef>,
+    /// On a replacement: the out-of-rotation server it stands in for.
+    pub replaces: Option<ServerRef>,
+}
+
+/// What one of the user's routes serves.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserRoute {
+    pub route: RouteId,
+    pub servers: Vec<UserServer>,
+    /// Every server of the route is out: it serves the best available one.
+    pub best_available: bool,
+}
+
+/// One entry point the subscription serves right now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreviewEntry {
+    pub server_name: String,
+    pub entry_point: EntryPointSummary,
+    /// Pair-marked (R3): still served, after the unmarked ones.
+    pub marked: bool,
+}
+
+/// Everything a user card shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserCard {
+    pub user: UserSummary,
+    pub routes: Vec<UserRoute>,
+    /// The full subscription URL, when the panel knows the token.
+    pub subscription_url: Option<String>,
+    /// Its QR code as SVG markup (made on the server).
+    pub qr_svg: Option<String>,
+    /// What the subscription serves now, in order.
+    pub preview: Vec<PreviewEntry>,
+}
+
 /// "just now", "42 s ago", "5 min ago", "3 h ago", "2 d ago".
 pub fn age(from: DateTime<Utc>, now: DateTime<Utc>) -> String {
     let s = (now - from).num_seconds().max(0);

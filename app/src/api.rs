@@ -2,7 +2,7 @@
 
 use crate::error::AppError;
 use leptos::prelude::*;
-use meshwatch::views::{OperatorView, ServerCard, ServerListItem, UserSummary};
+use meshwatch::views::{OperatorView, ServerCard, ServerListItem, UserCard, UserSummary};
 
 #[cfg(feature = "ssr")]
 use crate::backend::{authorize, fail, internal};
@@ -54,4 +54,20 @@ pub async fn set_verifier(id: String, enabled: bool) -> Result<(), AppError> {
     }
     tracing::info!(server = %id, enabled, operator = %operator.username, "verifier toggled in the panel");
     Ok(())
+}
+
+/// One user's card: servers with their status and replacements, the
+/// subscription link and QR code, and what the subscription serves now.
+#[server(prefix = "/rpc", endpoint = "user_card")]
+pub async fn load_user_card(id: String) -> Result<UserCard, AppError> {
+    let (backend, _) = authorize().await?;
+    let headers: http::HeaderMap = leptos_axum::extract()
+        .await
+        .map_err(|_| fail(AppError::Internal))?;
+    let id = meshwatch::UserId::parse(&id).map_err(|_| fail(AppError::NotFound))?;
+    backend
+        .user_card(&id, &crate::auth::panel_url(&headers))
+        .await
+        .map_err(|e| fail(internal(e)))?
+        .ok_or_else(|| fail(AppError::NotFound))
 }

@@ -23,6 +23,22 @@ pub fn session_token(headers: &HeaderMap) -> Option<&str> {
         .filter(|v| !v.is_empty())
 }
 
+/// `scheme://host` of the panel as the browser reached it (behind a TLS
+/// proxy, `X-Forwarded-Proto` says https), for absolute links.
+pub fn panel_url(headers: &HeaderMap) -> String {
+    let host = headers
+        .get(HOST)
+        .and_then(|v| v.to_str().ok())
+        .filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_graphic()))
+        .unwrap_or("localhost");
+    let scheme = if is_https(headers, false) {
+        "https"
+    } else {
+        "http"
+    };
+    format!("{scheme}://{host}")
+}
+
 /// Whether a state-changing request was sent by a page of another site.
 /// Browsers send `Origin` on every cross-origin request and on POSTs, and
 /// `Sec-Fetch-Site` on all requests, so a request with neither header comes

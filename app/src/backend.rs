@@ -3,8 +3,8 @@
 
 use crate::auth;
 use crate::error::AppError;
-use meshwatch::views::{OperatorView, ServerCard, ServerListItem, UserSummary};
-use meshwatch::ServerId;
+use meshwatch::views::{OperatorView, ServerCard, ServerListItem, UserCard, UserSummary};
+use meshwatch::{ServerId, UserId};
 use std::sync::Arc;
 
 /// A backend failure; its text is logged, never sent to the browser.
@@ -22,6 +22,13 @@ pub trait PanelBackend: Send + Sync + 'static {
     async fn users(&self) -> Result<Vec<UserSummary>, BackendError>;
     /// One server's card; `None` for an unknown server.
     async fn server_card(&self, id: &ServerId) -> Result<Option<ServerCard>, BackendError>;
+    /// One user's card; `panel_url` (scheme://host) makes the subscription
+    /// link absolute. `None` for an unknown user.
+    async fn user_card(
+        &self,
+        id: &UserId,
+        panel_url: &str,
+    ) -> Result<Option<UserCard>, BackendError>;
     /// Marks or unmarks a verifier; `false` for an unknown server.
     async fn set_verifier(&self, id: &ServerId, enabled: bool) -> Result<bool, BackendError>;
 }

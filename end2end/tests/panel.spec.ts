@@ -80,3 +80,25 @@ test('a server card shows a silent agent and toggles the verifier', async ({ pag
 
   expect(errors).toEqual([]);
 });
+
+test('a user card shows the servers, the subscription link with its QR code and the preview', async ({ page, request }, info) => {
+  const tag = info.project.name === 'hydrated' ? 'hu' : 'nu';
+  const tokens = await provision(request, fleetFor(tag));
+  const errors = collectErrors(page);
+  await signIn(page);
+
+  await page.getByRole('link', { name: 'Users' }).click();
+  await page.getByRole('link', { name: `Alice ${tag}` }).click();
+  await expect(page.getByRole('heading', { level: 1, name: `Alice ${tag}` })).toBeVisible();
+  const servers = page.getByTestId('user-server');
+  await expect(servers).toHaveCount(2);
+  // No agent reports in this fleet: silence is shown, and nothing is removed.
+  await expect(servers.first()).toContainText('No data from server');
+  await expect(page.getByLabel('Subscription link')).toHaveValue(new RegExp(`/sub/${tokens.sub_tokens[`alice-${tag}`]}$`));
+  await expect(page.getByRole('img', { name: 'QR code of the subscription link' })).toBeVisible();
+  const preview = page.getByTestId('subscription-preview');
+  await expect(preview).toContainText('127.0.20.1:4443');
+  await expect(preview).toContainText('127.0.20.2:4443');
+
+  expect(errors).toEqual([]);
+});

@@ -6,9 +6,15 @@ use crate::secrets::TokenHash;
 use crate::store::{Store, StoreError};
 use app::backend::{BackendError, PanelBackend};
 use chrono::Utc;
+use meshwatch::balance::assign;
+use meshwatch::mesh::Mesh;
 use meshwatch::status::ServerStatus;
-use meshwatch::views::{OperatorView, ServerCard, ServerListItem, ServerRef, UserSummary};
-use meshwatch::ServerId;
+use meshwatch::views::{
+    EntryPointSummary, OperatorView, PreviewEntry, ServerCard, ServerListItem, ServerRef, UserCard,
+    UserRoute, UserServer, UserSummary,
+};
+use meshwatch::{ServerId, UserId};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 pub struct PanelStore {
@@ -18,6 +24,29 @@ pub struct PanelStore {
 
 fn backend_error(err: StoreError) -> BackendError {
     BackendError(err.to_string())
+}
+
+fn server_ref(mesh: &Mesh, id: &ServerId) -> Option<ServerRef> {
+    mesh.server_index(id).map(|i| {
+        let s = mesh.server(i);
+        ServerRef {
+            id: s.id.clone(),
+            name: s.name.clone(),
+            country: s.country.clone(),
+        }
+    })
+}
+
+/// The QR code of a subscription URL, as SVG markup.
+fn qr_svg(url: &str) -> Option<String> {
+    let code = qrcode::QrCode::new(url.as_bytes()).ok()?;
+    let svg = code
+        .render::<qrcode::render::svg::Color<'_>>()
+        .min_dimensions(180, 180)
+        .quiet_zone(true)
+        .build();
+    // Inline in HTML, the XML declaration would be a stray processing instruction.
+    svg.find("<svg").map(|start| svg[start..].to_owned())
 }
 
 #[async_trait::async_trait]
@@ -65,16 +94,7 @@ impl PanelBackend for PanelStore {
         let Some((mesh, verdict, reaching)) = self.engine.server_card(id) else {
             return Ok(None);
         };
-        let reference = |id: &ServerId| {
-            mesh.server_index(id).map(|i| {
-                let s = mesh.server(i);
-                ServerRef {
-                    id: s.id.clone(),
-                    name: s.name.clone(),
-                    country: s.country.clone(),
-                }
-            })
-        };
+        let reference = |id: &ServerId| server_ref(&mesh, id);
         let failing = verdict
             .quorum
             .failing_witnesses
@@ -103,6 +123,77 @@ impl PanelBackend for PanelStore {
             verdict,
             metrics,
             now: Utc::now(),
+        }))
+    }
+
+    async fn user_card(
+        &self,
+        id: &UserId,
+        panel_url: &str,
+    ) -> Result<Option<UserCard>, BackendError> {
+        let Some((user, sub_token)) = self.store.user(id).await.map_err(backend_error)? else {
+            return Ok(None);
+        };
+        let (mesh, verdicts) = self.engine.verdicts();
+        let serving = assign(&mesh, &verdicts, &user.id, &user.routes);
+        let marked: HashSet<&str> = verdicts
+            .iter()
+            .flat_map(|v| &v.entry_points)
+            .filter(|e| !e.available)
+            .map(|e| e.id.as_str())
+            .collect();
+        let details = self.store.endpoints().await.map_err(backend_error)?;
+        let preview = serving
+            .iter()
+            .flat_map(|r| &r.entry_points)
+            .filter_map(|e| details.get(e.as_str()).map(|d| (e, d)))
+            .map(|(id, d)| PreviewEntry {
+                server_name: d.name.clone(),
+                marked: marked.contains(id.as_str()),
+                entry_point: EntryPointSummary {
+                    id: id.clone(),
+                    protocol: d.protocol,
+                    host: d.host.clone(),
+                    port: d.port,
+                    sni: d.sni.clone(),
+                },
+            })
+            .collect();
+        let routes = serving
+            .iter()
+            .map(|r| UserRoute {
+                route: r.route.clone(),
+                best_available: r.best_available,
+                servers: r
+                    .rows
+                    .iter()
+                    .filter_map(|row| {
+                        let i = mesh.server_index(&row.server_id)?;
+                        let verdict = &verdicts[i];
+                        Some(UserServer {
+                            server: server_ref(&mesh, &row.server_id)?,
+                            status: row.status,
+                            failing: verdict.quorum.failing,
+                            of: verdict.quorum.of,
+                            stale: verdict.stale,
+                            in_subscription: row.in_subscription,
+                            replaced_by: row
+                                .replaced_by
+                                .as_ref()
+                                .and_then(|s| server_ref(&mesh, s)),
+                            replaces: row.replaces.as_ref().and_then(|s| server_ref(&mesh, s)),
+                        })
+                    })
+                    .collect(),
+            })
+            .collect();
+        let subscription_url = sub_token.map(|t| format!("{panel_url}/sub/{t}"));
+        Ok(Some(UserCard {
+            qr_svg: subscription_url.as_deref().and_then(qr_svg),
+            subscription_url,
+            user,
+            routes,
+            preview,
         }))
     }
 

@@ -4,10 +4,12 @@ mod login;
 mod not_found;
 mod server_card;
 mod servers;
+mod user_card;
 mod users;
 
 pub use login::LoginPage;
 pub use not_found::NotFoundPage;
 pub use server_card::ServerCardPage;
 pub use servers::ServersPage;
+pub use user_card::UserCardPage;
 pub use users::UsersPage;

@@ -11,3 +11,4 @@ mod notifications;
 mod scenarios;
 mod server_card;
 mod subscription;
+mod user_card;

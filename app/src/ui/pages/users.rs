@@ -55,7 +55,9 @@ fn UsersTable(
                 <tbody class="divide-y divide-slate-100">
                     {users.into_iter().map(|u| view! {
                         <tr class="hover:bg-slate-50">
-                            <th scope="row" class="px-4 py-3 font-medium text-slate-900">{u.name}</th>
+                            <th scope="row" class="px-4 py-3 font-medium text-slate-900">
+                                <a href=format!("/users/{}", u.id) class="hover:underline focus:underline">{u.name}</a>
+                            </th>
                             <td class="px-4 py-3 font-mono text-xs text-slate-600">{u.id.to_string()}</td>
                             <td class="px-4 py-3">
                                 <div class="flex flex-wrap gap-1">

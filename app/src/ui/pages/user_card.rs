@@ -1,0 +1,181 @@
+//! The user card: each of the user's servers with its status dot and, when
+//! something is wrong, the caption in the product's wording; which server
+//! stands in for an out-of-rotation one; the subscription link (copy button,
+//! QR code) and what the subscription serves right now.
+
+use crate::api::load_user_card;
+use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
+use crate::ui::frame::Frame;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+use meshwatch::status::ServerStatus;
+use meshwatch::views::{PreviewEntry, UserCard, UserRoute, UserServer};
+
+const SECTION: &str = "rounded-xl border border-slate-200 bg-white p-5 shadow-sm";
+const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-500";
+
+#[component]
+pub fn UserCardPage() -> impl IntoView {
+    let params = use_params_map();
+    let card = Resource::new(
+        move || params.read().get("id").unwrap_or_default(),
+        load_user_card,
+    );
+    view! {
+        <Frame>
+            <nav aria-label="Breadcrumb" class="text-sm text-slate-500">
+                <a href="/users" class="hover:underline">"Users"</a>
+            </nav>
+            <Transition fallback=|| view! { <p class="mt-6 text-slate-500">"Loading user…"</p> }>
+                {move || Suspend::new(async move {
+                    match card.await {
+                        Ok(card) => view! { <Card card/> }.into_any(),
+                        Err(error) => view! {
+                            <Title text="User"/>
+                            <div class="mt-6"><ErrorNote error/></div>
+                        }.into_any(),
+                    }
+                })}
+            </Transition>
+        </Frame>
+    }
+}
+
+#[component]
+fn Card(card: UserCard) -> impl IntoView {
+    let title = card.user.name.clone();
+    view! {
+        <Title text=title/>
+        <header class="mt-2">
+            <h1 class="text-2xl font-semibold tracking-tight">{card.user.name.clone()}</h1>
+            <p class="mt-1 flex flex-wrap items-center gap-2 text-sm text-slate-500">
+                <span class="font-mono">{card.user.id.to_string()}</span>
+                {card.user.routes.iter().map(|r| view! { <Chip text=r.to_string()/> }).collect_view()}
+            </p>
+        </header>
+        <div class="mt-6 grid gap-6 lg:grid-cols-3">
+            <section class=format!("{SECTION} lg:col-span-2") aria-labelledby="user-servers">
+                <h2 id="user-servers" class=HEADING>"Servers"</h2>
+                {card.routes.into_iter().map(|route| view! { <RouteServers route/> }).collect_view()}
+            </section>
+            <Subscription url=card.subscription_url qr=card.qr_svg/>
+        </div>
+        <Preview entries=card.preview/>
+    }
+}
+
+#[component]
+fn RouteServers(route: UserRoute) -> impl IntoView {
+    let warning = route.best_available.then(|| view! {
+        <p role="note" class="mt-2 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+            "Every server of this route is out of rotation: the subscription serves the best available one."
+        </p>
+    });
+    view! {
+        <div class="mt-4">
+            <h3 class="text-sm font-medium text-slate-700">{format!("Route {}", route.route)}</h3>
+            {warning}
+            <ul class="mt-2 divide-y divide-slate-100">
+                {route.servers.into_iter().map(|s| view! { <ServerLine s/> }).collect_view()}
+            </ul>
+        </div>
+    }
+}
+
+/// One server: dot, name, and the caption when something is wrong.
+#[component]
+fn ServerLine(s: UserServer) -> impl IntoView {
+    let count = (s.status == ServerStatus::Unreachable)
+        .then(|| format!("{} of {} of your servers can't reach it", s.failing, s.of));
+    let stale = (s.stale && s.status != ServerStatus::NoData).then(|| view! { <StaleBadge/> });
+    let serving = match (&s.replaced_by, &s.replaces, s.in_subscription) {
+        (Some(by), _, _) => format!("Replaced by {} ({})", by.name, by.country),
+        (None, Some(of), _) => format!("Stands in for {} ({})", of.name, of.country),
+        (None, None, true) => "In the subscription".to_string(),
+        (None, None, false) => "Not assigned to this user".to_string(),
+    };
+    view! {
+        <li class="flex flex-wrap items-start gap-x-4 gap-y-1 py-2 text-sm" data-testid="user-server">
+            <a href=format!("/servers/{}", s.server.id) class="min-w-40 font-medium text-slate-900 hover:underline">
+                {format!("{} ({})", s.server.name, s.server.country)}
+            </a>
+            <span class="flex flex-col">
+                <span class="inline-flex items-center gap-2"><StatusDot status=s.status/>{stale}</span>
+                {count.map(|c| view! { <span class="text-slate-600">{c}</span> })}
+            </span>
+            <span class="ml-auto text-slate-500">{serving}</span>
+        </li>
+    }
+}
+
+#[component]
+fn Subscription(url: Option<String>, qr: Option<String>) -> impl IntoView {
+    let Some(url) = url else {
+        return view! {
+            <section class=SECTION aria-labelledby="subscription">
+                <h2 id="subscription" class=HEADING>"Subscription"</h2>
+                <p class="mt-3 text-sm text-slate-600">
+                    "The panel does not know this user's subscription token (it was provisioned before links were kept). Give it again with PUT /api/v1/fleet (sub_token) to show the link here."
+                </p>
+            </section>
+        }
+        .into_any();
+    };
+    let copied = RwSignal::new(false);
+    let link = url.clone();
+    let copy = move |_| {
+        #[cfg(feature = "hydrate")]
+        {
+            let clipboard = window().navigator().clipboard();
+            let _ = clipboard.write_text(&link);
+            copied.set(true);
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = &link;
+    };
+    view! {
+        <section class=SECTION aria-labelledby="subscription">
+            <h2 id="subscription" class=HEADING>"Subscription"</h2>
+            <label for="subscription-link" class="mt-3 block text-sm text-slate-600">"Subscription link"</label>
+            <div class="mt-1 flex gap-2">
+                <input id="subscription-link" readonly value=url.clone()
+                    class="min-w-0 flex-1 rounded-md border border-slate-300 bg-slate-50 px-2 py-1 font-mono text-xs"/>
+                <button type="button" on:click=copy
+                    class="rounded-md border border-slate-300 px-3 py-1 text-sm font-medium hover:bg-slate-100 focus:outline-none focus:ring-2 focus:ring-sky-400">
+                    {move || if copied.get() { "Copied" } else { "Copy" }}
+                </button>
+            </div>
+            {qr.map(|svg| view! {
+                <figure class="mt-4">
+                    <div class="mx-auto w-44 [&>svg]:h-auto [&>svg]:w-full" role="img" aria-label="QR code of the subscription link" inner_html=svg></div>
+                </figure>
+            })}
+        </section>
+    }
+    .into_any()
+}
+
+#[component]
+fn Preview(entries: Vec<PreviewEntry>) -> impl IntoView {
+    view! {
+        <section class=format!("{SECTION} mt-6") aria-labelledby="preview">
+            <h2 id="preview" class=HEADING>"What the subscription serves now"</h2>
+            {if entries.is_empty() {
+                view! { <p class="mt-3 text-sm text-slate-500">"Nothing: the user's routes have no servers."</p> }.into_any()
+            } else {
+                view! {
+                    <ol class="mt-3 space-y-1 text-sm" data-testid="subscription-preview">
+                        {entries.into_iter().map(|e| view! {
+                            <li class="flex flex-wrap gap-x-3">
+                                <span class="font-medium">{e.server_name}</span>
+                                <span class="text-slate-500">{format!("{} {}:{}", e.entry_point.protocol, e.entry_point.host, e.entry_point.port)}</span>
+                                {e.marked.then(|| view! { <span class="text-amber-700">"Not available from some servers (served last)"</span> })}
+                            </li>
+                        }).collect_view()}
+                    </ol>
+                }.into_any()
+            }}
+        </section>
+    }
+}

@@ -1,0 +1,114 @@
+//! The user card page, server-rendered: statuses in the product wording,
+//! replacements, the subscription link with its QR code and the preview.
+
+use crate::agent::{get, post, report, uuid};
+use crate::helpers::{spawn_app, TestApp};
+use serde_json::{json, Value};
+
+async fn page(app: &TestApp, cookie: &str, path: &str) -> (u16, String) {
+    let response = app
+        .client
+        .get(app.url(path))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .expect("sent");
+    let status = response.status().as_u16();
+    (status, response.text().await.expect("html"))
+}
+
+#[tokio::test]
+async fn the_card_names_the_outage_its_replacement_and_serves_the_link() {
+    let app = spawn_app().await;
+    let fleet = json!({
+        "routes": [{"id": "de", "name": "Germany", "servers_per_user": 1}],
+        "servers": [
+            {"id": "de-1", "name": "Frankfurt 1", "country": "DE", "routes": ["de"],
+             "entry_points": [{"id": "de-1-vless", "protocol": "vless", "host": "127.0.40.1", "port": 443}]},
+            {"id": "de-2", "name": "Frankfurt 2", "country": "DE", "routes": ["de"],
+             "entry_points": [{"id": "de-2-vless", "protocol": "vless", "host": "127.0.40.2", "port": 443}]}],
+        "users": [{"id": "alice", "name": "Alice", "routes": ["de"]}]
+    });
+    let answer: Value = app.put_fleet(&fleet).await.json().await.expect("json");
+    let agent = |id: &str| {
+        answer["agent_tokens"][id]
+            .as_str()
+            .expect("token")
+            .to_owned()
+    };
+    let sub = answer["sub_tokens"]["alice"]
+        .as_str()
+        .expect("sub token")
+        .to_owned();
+    for (n, id) in ["de-1", "de-2"].iter().enumerate() {
+        post(&app, &agent(id), &report(&uuid(n as u32), true, vec![])).await;
+    }
+    let user = get(&app, "/api/v1/users/alice").await;
+    let assigned = user["servers"]
+        .as_array()
+        .expect("servers")
+        .iter()
+        .find(|s| s["in_subscription"] == true)
+        .and_then(|s| s["server_id"].as_str())
+        .expect("one server assigned")
+        .to_owned();
+    let (other, other_name) = if assigned == "de-1" {
+        ("de-2", "Frankfurt 2")
+    } else {
+        ("de-1", "Frankfurt 1")
+    };
+    post(&app, &agent(&assigned), &report(&uuid(10), false, vec![])).await;
+
+    let cookie = app.signed_in("ops", "a long password").await;
+    let (status, html) = page(&app, &cookie, "/users/alice").await;
+    assert_eq!(status, 200);
+    assert!(html.contains("Server unavailable"));
+    assert!(
+        html.contains(&format!("Replaced by {other_name} (DE)")),
+        "the replacement is named"
+    );
+    assert!(html.contains("Stands in for"));
+    assert!(
+        html.contains(&format!("{}/sub/{sub}", app.address)),
+        "the subscription link"
+    );
+    assert!(html.contains("<svg"), "the QR code is inline SVG");
+    assert!(
+        html.contains(&format!("127.0.40.{}:443", &other[3..])),
+        "the preview serves the replacement"
+    );
+
+    let (status, _) = page(&app, &cookie, "/users/nobody").await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn an_unreachable_server_reads_k_of_n_on_the_card() {
+    let app = spawn_app().await;
+    let tokens = crate::agent::fleet(&app).await;
+    crate::agent::all_report(&app, &tokens, 100).await;
+    for (n, witness) in ["nl-1", "fi-1"].iter().enumerate() {
+        crate::agent::knock(
+            &app,
+            &tokens[*witness],
+            200 + n as u32,
+            "de-1-ep",
+            false,
+            0,
+            3,
+        )
+        .await;
+    }
+    assert_eq!(
+        get(&app, "/api/v1/servers/de-1").await["status"],
+        "unreachable"
+    );
+    let cookie = app.signed_in("ops", "a long password").await;
+    let (_, html) = page(&app, &cookie, "/users/alice").await;
+    assert!(html.contains("Unreachable from your servers"));
+    // n counts the fresh reliable witnesses that probe it: the two failing ones.
+    assert!(
+        html.contains("2 of 2 of your servers can't reach it"),
+        "the caption says k of n"
+    );
+}
