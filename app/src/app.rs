@@ -30,6 +30,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    crate::live::provide_live();
     // Effects run only in the browser: the attribute tells tests (and the
     // curious) that the page is live, not just server-rendered.
     let hydrated = RwSignal::new(false);

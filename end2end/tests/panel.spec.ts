@@ -1,6 +1,7 @@
 import { test, expect } from '@playwright/test';
 import { collectErrors, fleetFor, hydrated, provision, signIn } from './fixtures';
 import { adminToken } from '../playwright.config';
+import { randomUUID } from 'node:crypto';
 
 test('an operator signs in, sees the provisioned fleet, filters it and signs out', async ({ page, request }, info) => {
   const tag = info.project.name === 'hydrated' ? 'h' : 'n';
@@ -99,6 +100,32 @@ test('a user card shows the servers, the subscription link with its QR code and 
   const preview = page.getByTestId('subscription-preview');
   await expect(preview).toContainText('127.0.20.1:4443');
   await expect(preview).toContainText('127.0.20.2:4443');
+
+  expect(errors).toEqual([]);
+});
+
+test('a status change appears on an open page without a reload', async ({ page, request }, info) => {
+  test.skip(info.project.use.javaScriptEnabled === false, 'live updates need JavaScript');
+  const tag = 'lv';
+  const tokens = await provision(request, fleetFor(tag));
+  const errors = collectErrors(page);
+  await signIn(page);
+  await page.goto(`/servers/fra-${tag}`);
+  await hydrated(page);
+  await expect(page.getByTestId('live')).toHaveAttribute('data-live', 'on');
+  await expect(page.getByTestId('server-status')).toContainText('No data from server');
+  await page.evaluate(() => { (window as unknown as { stillHere: boolean }).stillHere = true; });
+
+  const report = await request.post('/api/agent/v1/report', {
+    headers: { authorization: `Bearer ${tokens.agent_tokens[`fra-${tag}`]}` },
+    data: {
+      report_id: randomUUID(), agent_version: 'e2e', sent_at: new Date().toISOString(),
+      self_check: { listener_ok: false, service_ok: true, detail: 'listener down' }, metrics: {}, probes: [],
+    },
+  });
+  expect(report.status()).toBe(202);
+  await expect(page.getByTestId('server-status')).toContainText('Server unavailable');
+  expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
 
   expect(errors).toEqual([]);
 });

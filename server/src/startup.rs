@@ -245,6 +245,7 @@ fn router(state: AppState) -> Router {
         .route("/logout", post(login::logout))
         .route("/sub/{token}", get(crate::subscription::serve))
         .route("/metrics", get(crate::telemetry::serve))
+        .route("/events", get(crate::live::events))
         .nest("/api/v1", api::automation::router(state.clone()))
         .nest("/api/agent/v1", api::agent::router(state.clone()))
         .route(

@@ -1,6 +1,7 @@
 //! The signed-in frame: brand, navigation, who is signed in, sign out.
 
 use crate::api::current_operator;
+use crate::live::live_connected;
 use leptos::prelude::*;
 use leptos_router::components::A;
 
@@ -24,6 +25,15 @@ pub fn Frame(
                     <A href="/users" attr:class=NAV_LINK>"Users"</A>
                 </nav>
                 <div class="ml-auto flex items-center gap-3 text-sm text-slate-600">
+                    <span class="inline-flex items-center gap-1.5 text-xs" data-testid="live"
+                        data-live=move || if live_connected() { "on" } else { "off" }>
+                        <span aria-hidden="true" class=move || if live_connected() {
+                            "inline-block size-2 rounded-full bg-emerald-500"
+                        } else {
+                            "inline-block size-2 rounded-full bg-slate-300"
+                        }></span>
+                        {move || if live_connected() { "Live" } else { "Not live" }}
+                    </span>
                     <Suspense fallback=|| ()>
                         {move || Suspend::new(async move {
                             operator.await.ok().map(|o| view! {

@@ -6,6 +6,7 @@ mod fleet;
 mod health;
 mod helpers;
 mod live_agents;
+mod live_events;
 mod login;
 mod notifications;
 mod scenarios;

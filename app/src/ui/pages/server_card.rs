@@ -4,6 +4,7 @@
 //! works without JavaScript).
 
 use crate::api::{load_server_card, SetVerifier};
+use crate::live::live_version;
 use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::format;
 use crate::ui::frame::Frame;
@@ -26,9 +27,10 @@ pub fn ServerCardPage() -> impl IntoView {
             (
                 params.read().get("id").unwrap_or_default(),
                 toggle.version().get(),
+                live_version(),
             )
         },
-        |(id, _)| load_server_card(id),
+        |(id, _, _)| load_server_card(id),
     );
     view! {
         <Frame>

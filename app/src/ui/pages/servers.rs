@@ -2,6 +2,7 @@
 //! JavaScript the same box submits `?q=` and the server filters).
 
 use crate::api::list_servers;
+use crate::live::live_version;
 use crate::ui::components::{Chip, EmptyState, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
@@ -12,7 +13,7 @@ use meshwatch::views::ServerListItem;
 
 #[component]
 pub fn ServersPage() -> impl IntoView {
-    let servers = Resource::new(|| (), |_| list_servers());
+    let servers = Resource::new(live_version, |_| list_servers());
     let query = use_query_map();
     let filter = RwSignal::new(query.read_untracked().get("q").unwrap_or_default());
     view! {

@@ -4,6 +4,7 @@
 //! QR code) and what the subscription serves right now.
 
 use crate::api::load_user_card;
+use crate::live::live_version;
 use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
@@ -19,8 +20,8 @@ const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-
 pub fn UserCardPage() -> impl IntoView {
     let params = use_params_map();
     let card = Resource::new(
-        move || params.read().get("id").unwrap_or_default(),
-        load_user_card,
+        move || (params.read().get("id").unwrap_or_default(), live_version()),
+        |(id, _)| load_user_card(id),
     );
     view! {
         <Frame>

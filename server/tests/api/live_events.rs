@@ -1,0 +1,57 @@
+//! `GET /events`: verdict changes streamed to signed-in pages.
+
+use crate::agent::{fleet, post, report, uuid};
+use crate::helpers::{location, spawn_app};
+use std::time::Duration;
+
+#[tokio::test]
+async fn a_verdict_change_is_pushed_to_a_signed_in_page() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+
+    let anonymous = app
+        .client
+        .get(app.url("/events"))
+        .send()
+        .await
+        .expect("sent");
+    assert!(anonymous.status().is_redirection());
+    assert!(location(&anonymous).ends_with("/login"));
+
+    let mut stream = app
+        .client
+        .get(app.url("/events"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(stream.status(), 200);
+    assert!(stream
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream")));
+
+    assert_eq!(
+        post(&app, &tokens["de-1"], &report(&uuid(1), false, vec![]))
+            .await
+            .status(),
+        202
+    );
+    let mut seen = String::new();
+    let found = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Ok(Some(chunk)) = stream.chunk().await {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if seen.contains("event: verdict")
+                && seen.contains("\"server\":\"de-1\"")
+                && seen.contains("unavailable")
+            {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(found, Ok(true), "the change arrives as an event: {seen}");
+}
