@@ -74,6 +74,7 @@ test('a server card shows a silent agent and toggles the verifier', async ({ pag
   if (js) await hydrated(page);
   await page.getByRole('button', { name: 'Use this server to check blocking on the others' }).click();
   await expect(page.getByRole('button', { name: 'Stop using this server to check blocking on the others' })).toBeVisible();
+  await page.screenshot({ path: `screenshots/server-card-${info.project.name}.png`, fullPage: true });
   const view = await request.get(`/api/v1/servers/fra-${tag}`, {
     headers: { authorization: `Bearer ${adminToken}` },
   });
@@ -95,11 +96,12 @@ test('a user card shows the servers, the subscription link with its QR code and 
   await expect(servers).toHaveCount(2);
   // No agent reports in this fleet: silence is shown, and nothing is removed.
   await expect(servers.first()).toContainText('No data from server');
-  await expect(page.getByLabel('Subscription link')).toHaveValue(new RegExp(`/sub/${tokens.sub_tokens[`alice-${tag}`]}$`));
+  await expect(page.getByLabel('Subscription link', { exact: true })).toHaveValue(new RegExp(`/sub/${tokens.sub_tokens[`alice-${tag}`]}$`));
   await expect(page.getByRole('img', { name: 'QR code of the subscription link' })).toBeVisible();
   const preview = page.getByTestId('subscription-preview');
   await expect(preview).toContainText('127.0.20.1:4443');
   await expect(preview).toContainText('127.0.20.2:4443');
+  await page.screenshot({ path: `screenshots/user-card-${info.project.name}.png`, fullPage: true });
 
   expect(errors).toEqual([]);
 });
