@@ -9,6 +9,7 @@ pub mod agent_api;
 pub mod balance;
 pub mod evidence;
 pub mod fleet;
+pub mod i18n;
 pub mod ids;
 pub mod mesh;
 pub mod rules;

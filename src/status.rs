@@ -80,12 +80,8 @@ impl ServerStatus {
     /// The English product wording of PRODUCT.md §5 (empty for healthy).
     pub fn caption_en(self) -> &'static str {
         match self {
-            ServerStatus::Unavailable => "Server unavailable",
-            ServerStatus::Unreachable => "Unreachable from your servers",
-            ServerStatus::Blocked => "Address blocked",
-            ServerStatus::NoData => "No data from server",
-            ServerStatus::EntryPointsUnavailable => "Some entry points not available",
             ServerStatus::Healthy => "",
+            other => crate::i18n::Lang::En.status(other),
         }
     }
 }

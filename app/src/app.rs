@@ -10,9 +10,10 @@ use leptos_router::{path, SsrMode};
 
 /// The document around the app, rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    let lang = crate::lang::detect();
     view! {
         <!DOCTYPE html>
-        <html lang="en">
+        <html lang=lang.code()>
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
@@ -31,6 +32,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     crate::live::provide_live();
+    provide_context(crate::lang::detect());
     // Effects run only in the browser: the attribute tells tests (and the
     // curious) that the page is live, not just server-rendered.
     let hydrated = RwSignal::new(false);

@@ -9,6 +9,7 @@ pub mod auth;
 #[cfg(feature = "ssr")]
 pub mod backend;
 pub mod error;
+pub mod lang;
 pub mod live;
 pub mod ui;
 

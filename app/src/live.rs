@@ -11,17 +11,31 @@ use leptos::prelude::*;
 pub struct Live {
     version: RwSignal<u64>,
     connected: RwSignal<bool>,
+    started: StoredValue<bool>,
 }
 
 /// Called once by the app root.
 pub fn provide_live() {
-    let live = Live {
+    provide_context(Live {
         version: RwSignal::new(0),
         connected: RwSignal::new(false),
+        started: StoredValue::new(false),
+    });
+}
+
+/// Called by the signed-in frame: opens the stream once per page load
+/// (the sign-in page has no session to stream with).
+pub fn listen() {
+    let Some(live) = use_context::<Live>() else {
+        return;
     };
-    provide_context(live);
     // Effects run only in the browser.
-    Effect::new(move |_| connect(live));
+    Effect::new(move |_| {
+        if !live.started.get_value() {
+            live.started.set_value(true);
+            connect(live);
+        }
+    });
 }
 
 /// The change counter, tracked: a resource that reads it refetches on

@@ -131,3 +131,33 @@ test('a status change appears on an open page without a reload', async ({ page, 
 
   expect(errors).toEqual([]);
 });
+
+test('switching to Japanese and Spanish shows the product wording exactly', async ({ page, request }, info) => {
+  const tag = info.project.name === 'hydrated' ? 'hl' : 'nl';
+  const tokens = await provision(request, fleetFor(tag));
+  const down = await request.post('/api/agent/v1/report', {
+    headers: { authorization: `Bearer ${tokens.agent_tokens[`fra-${tag}`]}` },
+    data: {
+      report_id: randomUUID(), agent_version: 'e2e', sent_at: new Date().toISOString(),
+      self_check: { listener_ok: true, service_ok: false, detail: 'xray stopped' }, metrics: {}, probes: [],
+    },
+  });
+  expect(down.status()).toBe(202);
+  const errors = collectErrors(page);
+  await signIn(page);
+  await page.goto(`/users/alice-${tag}`);
+  const frankfurt = page.getByTestId('user-server').filter({ hasText: `Frankfurt ${tag}` });
+  await expect(frankfurt).toContainText('Server unavailable');
+
+  for (const [code, unavailable, noData] of [
+    ['ja', 'サーバーが利用できません', 'サーバーからのデータがありません'],
+    ['es', 'Servidor no disponible', 'Sin datos del servidor'],
+  ]) {
+    await page.getByLabel('Language').selectOption(code);
+    await page.getByRole('button', { name: 'Change language' }).click();
+    await expect(page.locator('html')).toHaveAttribute('lang', code);
+    await expect(frankfurt).toContainText(unavailable);
+    await expect(page.getByTestId('user-server').filter({ hasText: `Amsterdam ${tag}` })).toContainText(noData);
+  }
+  expect(errors).toEqual([]);
+});

@@ -6,6 +6,7 @@ pub mod config;
 pub mod delivery;
 pub mod demo;
 pub mod engine;
+pub mod language;
 pub mod live;
 pub mod login;
 pub mod notify;

@@ -73,11 +73,11 @@ pub struct LoginForm {
     password: String,
 }
 
-fn see_other(location: &str) -> Response {
+pub(crate) fn see_other(location: &str) -> Response {
     (StatusCode::SEE_OTHER, [(LOCATION, location.to_owned())]).into_response()
 }
 
-fn with_cookie(mut response: Response, cookie: String) -> Response {
+pub(crate) fn with_cookie(mut response: Response, cookie: String) -> Response {
     if let Ok(value) = HeaderValue::from_str(&cookie) {
         response.headers_mut().append(SET_COOKIE, value);
     }

@@ -246,6 +246,7 @@ fn router(state: AppState) -> Router {
         .route("/sub/{token}", get(crate::subscription::serve))
         .route("/metrics", get(crate::telemetry::serve))
         .route("/events", get(crate::live::events))
+        .route("/lang", post(crate::language::choose))
         .nest("/api/v1", api::automation::router(state.clone()))
         .nest("/api/agent/v1", api::agent::router(state.clone()))
         .route(

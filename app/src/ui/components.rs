@@ -1,7 +1,9 @@
 //! Small reusable pieces of the pages.
 
 use crate::error::AppError;
+use crate::lang::use_lang;
 use leptos::prelude::*;
+use meshwatch::i18n::Text;
 use meshwatch::status::{ServerStatus, Tone};
 
 /// A failed load, said in words, with a way back to sign-in when the
@@ -64,10 +66,7 @@ pub fn StatusDot(
         Tone::Grey => "size-2.5 rounded-full border-2 border-slate-400 bg-white",
         Tone::Green => "size-2.5 rounded-full bg-emerald-500",
     };
-    let text = match status {
-        ServerStatus::Healthy => "Healthy",
-        other => other.caption_en(),
-    };
+    let text = use_lang().status(status);
     view! {
         <span class="inline-flex items-center gap-2">
             <span aria-hidden="true" class=format!("inline-block shrink-0 {shape}")></span>
@@ -81,7 +80,7 @@ pub fn StatusDot(
 pub fn StaleBadge() -> impl IntoView {
     view! {
         <span class="inline-flex items-center rounded-md bg-slate-200 px-1.5 py-0.5 text-xs font-medium text-slate-700">
-            "stale"
+            {use_lang().text(Text::Stale)}
         </span>
     }
 }

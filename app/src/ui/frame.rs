@@ -1,9 +1,11 @@
 //! The signed-in frame: brand, navigation, who is signed in, sign out.
 
 use crate::api::current_operator;
+use crate::lang::use_lang;
 use crate::live::live_connected;
 use leptos::prelude::*;
 use leptos_router::components::A;
+use meshwatch::i18n::Lang;
 
 const NAV_LINK: &str = "rounded-md px-3 py-2 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 aria-[current=page]:bg-slate-900 aria-[current=page]:text-white";
 
@@ -13,6 +15,7 @@ pub fn Frame(
     children: Children,
 ) -> impl IntoView {
     let operator = Resource::new(|| (), |_| current_operator());
+    crate::live::listen();
     view! {
         <header class="border-b border-slate-200 bg-white">
             <div class="mx-auto flex max-w-6xl flex-wrap items-center gap-4 px-6 py-3">
@@ -41,6 +44,7 @@ pub fn Frame(
                             })
                         })}
                     </Suspense>
+                    <LanguageSwitch/>
                     <form method="post" action="/logout">
                         <button type="submit" class="rounded-md border border-slate-300 px-3 py-1.5 font-medium text-slate-700 hover:bg-slate-100">
                             "Sign out"
@@ -50,5 +54,23 @@ pub fn Frame(
             </div>
         </header>
         <main class="mx-auto max-w-6xl px-6 py-8">{children()}</main>
+    }
+}
+
+/// The language switcher: a plain form (works without JavaScript); the
+/// server remembers the choice in a cookie and renders in it from then on.
+#[component]
+fn LanguageSwitch() -> impl IntoView {
+    let current = use_lang();
+    view! {
+        <form method="post" action="/lang" class="flex items-center gap-1">
+            <label for="language" class="sr-only">"Language"</label>
+            <select id="language" name="lang" class="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm">
+                {Lang::ALL.into_iter().map(|lang| view! {
+                    <option value=lang.code() selected=lang == current>{lang.native_name()}</option>
+                }).collect_view()}
+            </select>
+            <button type="submit" class="rounded-md border border-slate-300 px-2 py-1 text-sm hover:bg-slate-100">"Change language"</button>
+        </form>
     }
 }

@@ -5,6 +5,7 @@ mod binary;
 mod fleet;
 mod health;
 mod helpers;
+mod languages;
 mod live_agents;
 mod live_events;
 mod login;

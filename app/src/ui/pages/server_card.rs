@@ -4,6 +4,7 @@
 //! works without JavaScript).
 
 use crate::api::{load_server_card, SetVerifier};
+use crate::lang::use_lang;
 use crate::live::live_version;
 use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::format;
@@ -11,6 +12,7 @@ use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
+use meshwatch::i18n::Text;
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{age, ServerCard, ServerRef};
 use std::collections::BTreeMap;
@@ -114,7 +116,7 @@ fn SelfCheck(card: ServerCard, silent: bool) -> impl IntoView {
     let last = v.last_report_at.map(|at| age(at, card.now));
     let body = match (&v.self_check, silent && v.stale) {
         (_, true) | (None, _) => view! {
-            <p class="mt-3 font-medium text-slate-700">"No data — agent not responding"</p>
+            <p class="mt-3 font-medium text-slate-700">{use_lang().text(Text::AgentSilent)}</p>
             <p class="mt-1 text-sm text-slate-500">
                 {match last.clone() {
                     Some(last) => format!("Last report {last}; reports older than {} s do not count.", card.stale_after_s),
@@ -252,7 +254,7 @@ fn MeshView(card: ServerCard) -> impl IntoView {
     } else if q.failing == 0 {
         format!("All {} of your servers that probe it reach it.", q.of)
     } else {
-        format!("{} of {} of your servers can't reach it", q.failing, q.of)
+        use_lang().unreachable_count(q.failing, q.of)
     };
     let names = |list: &[ServerRef]| {
         list.iter()
@@ -313,7 +315,11 @@ fn EntryPoints(card: ServerCard) -> impl IntoView {
                         .collect::<Vec<_>>()
                 })
                 .unwrap_or_default();
-            let state = if available { "Available" } else { "Not available" };
+            let state = if available {
+                "Available"
+            } else {
+                use_lang().text(Text::EpNotAvailable)
+            };
             let tone = if available { "text-emerald-700" } else { "text-amber-700 font-semibold" };
             view! {
                 <li>
@@ -348,11 +354,11 @@ fn EntryPoints(card: ServerCard) -> impl IntoView {
 #[component]
 fn VerifierToggle(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl IntoView {
     let enabled = card.server.verifier;
-    let label = if enabled {
-        "Stop using this server to check blocking on the others"
+    let label = use_lang().text(if enabled {
+        Text::StopUsingAsVerifier
     } else {
-        "Use this server to check blocking on the others"
-    };
+        Text::UseAsVerifier
+    });
     let error = move || {
         toggle
             .value()

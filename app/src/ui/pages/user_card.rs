@@ -4,6 +4,7 @@
 //! QR code) and what the subscription serves right now.
 
 use crate::api::load_user_card;
+use crate::lang::use_lang;
 use crate::live::live_version;
 use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::frame::Frame;
@@ -88,7 +89,7 @@ fn RouteServers(route: UserRoute) -> impl IntoView {
 #[component]
 fn ServerLine(s: UserServer) -> impl IntoView {
     let count = (s.status == ServerStatus::Unreachable)
-        .then(|| format!("{} of {} of your servers can't reach it", s.failing, s.of));
+        .then(|| use_lang().unreachable_count(s.failing, s.of));
     let stale = (s.stale && s.status != ServerStatus::NoData).then(|| view! { <StaleBadge/> });
     let serving = match (&s.replaced_by, &s.replaces, s.in_subscription) {
         (Some(by), _, _) => format!("Replaced by {} ({})", by.name, by.country),

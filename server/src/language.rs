@@ -1,0 +1,91 @@
+//! `POST /lang`: the language switcher's form. Remembers the choice in a
+//! cookie for a year and goes back to the page it came from, so it works
+//! without JavaScript and the next render is already in that language.
+
+use crate::login::{see_other, with_cookie};
+use app::auth;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Form;
+use meshwatch::i18n::{Lang, LANG_COOKIE};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+pub struct Choice {
+    lang: String,
+}
+
+pub async fn choose(headers: HeaderMap, Form(choice): Form<Choice>) -> Response {
+    if auth::is_cross_site(&headers) {
+        return (
+            StatusCode::FORBIDDEN,
+            "This request came from another site and was refused.",
+        )
+            .into_response();
+    }
+    let Some(lang) = Lang::from_code(&choice.lang) else {
+        return (
+            StatusCode::BAD_REQUEST,
+            format!("Unknown language {:?}.", choice.lang),
+        )
+            .into_response();
+    };
+    let secure = if auth::is_https(&headers, false) {
+        "; Secure"
+    } else {
+        ""
+    };
+    let cookie = format!(
+        "{LANG_COOKIE}={}; Path=/; Max-Age=31536000; SameSite=Lax{secure}",
+        lang.code()
+    );
+    with_cookie(see_other(&back_to(&headers)), cookie)
+}
+
+/// The path of the referring page when it is one of ours, else `/`.
+fn back_to(headers: &HeaderMap) -> String {
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let referer = headers.get(header::REFERER).and_then(|v| v.to_str().ok());
+    match (host, referer) {
+        (Some(host), Some(referer)) => ["http://", "https://"]
+            .iter()
+            .find_map(|scheme| referer.strip_prefix(scheme)?.strip_prefix(host))
+            .filter(|path| path.starts_with('/') && !path.starts_with("//"))
+            .map_or_else(|| "/".to_owned(), str::to_owned),
+        _ => "/".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        pairs
+            .iter()
+            .map(|(k, v)| {
+                (
+                    header::HeaderName::from_static(k),
+                    header::HeaderValue::from_static(v),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn it_goes_back_only_to_our_own_pages() {
+        let h = headers(&[
+            ("host", "panel:3000"),
+            ("referer", "http://panel:3000/users/alice?x=1"),
+        ]);
+        assert_eq!(back_to(&h), "/users/alice?x=1");
+        let h = headers(&[("host", "panel:3000"), ("referer", "https://evil.example/")]);
+        assert_eq!(back_to(&h), "/");
+        let h = headers(&[
+            ("host", "panel:3000"),
+            ("referer", "http://panel:3000//evil.example"),
+        ]);
+        assert_eq!(back_to(&h), "/");
+        assert_eq!(back_to(&headers(&[])), "/");
+    }
+}

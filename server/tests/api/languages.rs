@@ -1,0 +1,77 @@
+//! The panel in six languages: chosen from Accept-Language, switched with
+//! a form, remembered in a cookie, rendered on the server in that language.
+
+use crate::agent::{fleet, post, report, uuid};
+use crate::helpers::{location, spawn_app, TestApp};
+
+async fn card(app: &TestApp, cookie: &str, extra: (&str, &str)) -> String {
+    app.client
+        .get(app.url("/servers/de-1"))
+        .header("cookie", cookie)
+        .header(extra.0, extra.1)
+        .send()
+        .await
+        .expect("sent")
+        .text()
+        .await
+        .expect("html")
+}
+
+#[tokio::test]
+async fn captions_follow_accept_language_and_the_cookie() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    post(&app, &tokens["de-1"], &report(&uuid(1), false, vec![])).await;
+    let session = app.signed_in("ops", "a long password").await;
+
+    let ja = card(&app, &session, ("accept-language", "ja,en;q=0.5")).await;
+    assert!(ja.contains("<html lang=\"ja\""));
+    assert!(ja.contains("サーバーが利用できません"));
+    assert!(ja.contains("このサーバーで他のサーバーのブロックを確認する"));
+
+    let cookie = format!("{session}; meshwatch_lang=es");
+    let es = card(&app, &cookie, ("accept-language", "ja")).await;
+    assert!(
+        es.contains("<html lang=\"es\""),
+        "the cookie wins over the header"
+    );
+    assert!(es.contains("Servidor no disponible"));
+
+    let en = card(&app, &session, ("accept-language", "fr-FR")).await;
+    assert!(en.contains("<html lang=\"en\"") && en.contains("Server unavailable"));
+}
+
+#[tokio::test]
+async fn the_switcher_sets_the_cookie_and_goes_back() {
+    let app = spawn_app().await;
+    let switch = |lang: &'static str, origin: Option<String>| {
+        let mut request = app
+            .client
+            .post(app.url("/lang"))
+            .header("referer", app.url("/users/alice"))
+            .form(&[("lang", lang)]);
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        request.send()
+    };
+    let done = switch("sv", Some(app.address.clone())).await.expect("sent");
+    assert_eq!(done.status(), 303);
+    assert_eq!(location(&done), "/users/alice");
+    let cookie = done
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    assert!(
+        cookie.starts_with("meshwatch_lang=sv;") && cookie.contains("SameSite=Lax"),
+        "{cookie}"
+    );
+
+    assert_eq!(switch("xx", None).await.expect("sent").status(), 400);
+    let cross = switch("ja", Some("https://evil.example".into()))
+        .await
+        .expect("sent");
+    assert_eq!(cross.status(), 403);
+    assert!(cross.headers().get("set-cookie").is_none());
+}

@@ -1,0 +1,268 @@
+//! The product's status wording in its six languages (PRODUCT.md §5), as a
+//! typed catalogue: one table, keyed by [`Lang`] and [`Text`], shared by
+//! the server-rendered and the hydrated panel so both say the same.
+
+use crate::status::ServerStatus;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Lang {
+    #[default]
+    En,
+    Es,
+    Pt,
+    Sv,
+    Hi,
+    Ja,
+}
+
+/// A phrase of the product's wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Text {
+    Unavailable,
+    Unreachable,
+    Blocked,
+    EntryPointsUnavailable,
+    NoData,
+    EpNotAvailable,
+    Stale,
+    AgentSilent,
+    UseAsVerifier,
+    StopUsingAsVerifier,
+    Healthy,
+}
+
+/// Name of the cookie that remembers the operator's choice.
+pub const LANG_COOKIE: &str = "meshwatch_lang";
+
+impl Lang {
+    pub const ALL: [Lang; 6] = [Lang::En, Lang::Es, Lang::Pt, Lang::Sv, Lang::Hi, Lang::Ja];
+
+    /// The BCP 47 code (`<html lang>`, the cookie).
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Es => "es",
+            Lang::Pt => "pt",
+            Lang::Sv => "sv",
+            Lang::Hi => "hi",
+            Lang::Ja => "ja",
+        }
+    }
+
+    /// The language's name in itself, for the switcher.
+    pub fn native_name(self) -> &'static str {
+        match self {
+            Lang::En => "English",
+            Lang::Es => "Español",
+            Lang::Pt => "Português",
+            Lang::Sv => "Svenska",
+            Lang::Hi => "हिन्दी",
+            Lang::Ja => "日本語",
+        }
+    }
+
+    /// `es`, `ES`, `es-MX`, `pt_BR` … → the language, if it is one of ours.
+    pub fn from_code(code: &str) -> Option<Lang> {
+        let primary = code
+            .trim()
+            .split(['-', '_'])
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        Lang::ALL.into_iter().find(|l| l.code() == primary)
+    }
+
+    /// The best of our languages for an `Accept-Language` header (by
+    /// q-value, then order), English when none matches.
+    pub fn negotiate(accept_language: &str) -> Lang {
+        let mut best: Option<(f32, Lang)> = None;
+        for item in accept_language.split(',') {
+            let mut parts = item.split(';');
+            let Some(lang) = parts.next().and_then(Lang::from_code) else {
+                continue;
+            };
+            let q = parts
+                .find_map(|p| p.trim().strip_prefix("q="))
+                .and_then(|q| q.trim().parse::<f32>().ok())
+                .unwrap_or(1.0);
+            if q > 0.0 && best.is_none_or(|(b, _)| q > b) {
+                best = Some((q, lang));
+            }
+        }
+        best.map_or(Lang::En, |(_, lang)| lang)
+    }
+
+    pub fn text(self, text: Text) -> &'static str {
+        use Lang::*;
+        use Text::*;
+        match (text, self) {
+            (Unavailable, En) => "Server unavailable",
+            (Unavailable, Es) => "Servidor no disponible",
+            (Unavailable, Pt) => "Servidor indisponível",
+            (Unavailable, Sv) => "Servern är inte tillgänglig",
+            (Unavailable, Hi) => "सर्वर उपलब्ध नहीं",
+            (Unavailable, Ja) => "サーバーが利用できません",
+            (Unreachable, En) => "Unreachable from your servers",
+            (Unreachable, Es) => "Inaccesible desde tus servidores",
+            (Unreachable, Pt) => "Inacessível a partir dos seus servidores",
+            (Unreachable, Sv) => "Onåbar från dina servrar",
+            (Unreachable, Hi) => "आपके सर्वरों से पहुँच योग्य नहीं",
+            (Unreachable, Ja) => "お使いのサーバーから到達できません",
+            (Blocked, En) => "Address blocked",
+            (Blocked, Es) => "Dirección bloqueada",
+            (Blocked, Pt) => "Endereço bloqueado",
+            (Blocked, Sv) => "Adressen är blockerad",
+            (Blocked, Hi) => "पता ब्लॉक है",
+            (Blocked, Ja) => "アドレスがブロックされています",
+            (EntryPointsUnavailable, En) => "Some entry points not available",
+            (EntryPointsUnavailable, Es) => "Algunos puntos de entrada no disponibles",
+            (EntryPointsUnavailable, Pt) => "Alguns pontos de entrada inacessíveis",
+            (EntryPointsUnavailable, Sv) => "Vissa ingångspunkter är inte nåbara",
+            (EntryPointsUnavailable, Hi) => "कुछ प्रवेश बिंदु अनुपलब्ध",
+            (EntryPointsUnavailable, Ja) => "一部の接続ポイントに到達できません",
+            (NoData, En) => "No data from server",
+            (NoData, Es) => "Sin datos del servidor",
+            (NoData, Pt) => "Sem dados do servidor",
+            (NoData, Sv) => "Ingen data från servern",
+            (NoData, Hi) => "सर्वर से कोई डेटा नहीं",
+            (NoData, Ja) => "サーバーからのデータがありません",
+            (EpNotAvailable, En) => "Not available",
+            (EpNotAvailable, Es) => "No disponible",
+            (EpNotAvailable, Pt) => "Não acessível",
+            (EpNotAvailable, Sv) => "Inte nåbar",
+            (EpNotAvailable, Hi) => "अनुपलब्ध",
+            (EpNotAvailable, Ja) => "到達不可",
+            (Stale, En) => "stale",
+            (Stale, Es) => "desactualizado",
+            (Stale, Pt) => "desatualizado",
+            (Stale, Sv) => "inaktuell",
+            (Stale, Hi) => "पुराना",
+            (Stale, Ja) => "古いデータ",
+            (AgentSilent, En) => "No data — agent not responding",
+            (AgentSilent, Es) => "Sin datos — el agente no responde",
+            (AgentSilent, Pt) => "Sem dados — agente não responde",
+            (AgentSilent, Sv) => "Inga data — agenten svarar inte",
+            (AgentSilent, Hi) => "कोई डेटा नहीं — एजेंट प्रतिसाद नहीं दे रहा",
+            (AgentSilent, Ja) => "データなし — エージェントが応答していません",
+            (UseAsVerifier, En) => "Use this server to check blocking on the others",
+            (UseAsVerifier, Es) => "Usar este servidor para comprobar bloqueos en los demás",
+            (UseAsVerifier, Pt) => "Usar este servidor para verificar bloqueios nos demais",
+            (UseAsVerifier, Sv) => {
+                "Använd den här servern för att kontrollera blockeringar hos de övriga"
+            }
+            (UseAsVerifier, Hi) => "इस सर्वर से बाकी सर्वरों की ब्लॉकिंग जाँचें",
+            (UseAsVerifier, Ja) => "このサーバーで他のサーバーのブロックを確認する",
+            (StopUsingAsVerifier, En) => "Stop using this server to check blocking on the others",
+            (StopUsingAsVerifier, Es) => {
+                "Dejar de usar este servidor para comprobar bloqueos en los demás"
+            }
+            (StopUsingAsVerifier, Pt) => {
+                "Deixar de usar este servidor para verificar bloqueios nos demais"
+            }
+            (StopUsingAsVerifier, Sv) => {
+                "Sluta använda den här servern för att kontrollera blockeringar hos de övriga"
+            }
+            (StopUsingAsVerifier, Hi) => "इस सर्वर से बाकी सर्वरों की ब्लॉकिंग जाँचना बंद करें",
+            (StopUsingAsVerifier, Ja) => "このサーバーで他のサーバーのブロックを確認するのをやめる",
+            (Healthy, En) => "Healthy",
+            (Healthy, Es) => "En buen estado",
+            (Healthy, Pt) => "Saudável",
+            (Healthy, Sv) => "Frisk",
+            (Healthy, Hi) => "स्वस्थ",
+            (Healthy, Ja) => "正常",
+        }
+    }
+
+    /// The status wording of one server status.
+    pub fn status(self, status: ServerStatus) -> &'static str {
+        self.text(match status {
+            ServerStatus::Unavailable => Text::Unavailable,
+            ServerStatus::Unreachable => Text::Unreachable,
+            ServerStatus::Blocked => Text::Blocked,
+            ServerStatus::NoData => Text::NoData,
+            ServerStatus::EntryPointsUnavailable => Text::EntryPointsUnavailable,
+            ServerStatus::Healthy => Text::Healthy,
+        })
+    }
+
+    /// "k of n of your servers can't reach it", in this language.
+    pub fn unreachable_count(self, k: u32, n: u32) -> String {
+        match self {
+            Lang::En => format!("{k} of {n} of your servers can't reach it"),
+            Lang::Es => format!("{k} de {n} de tus servidores no pueden alcanzarlo"),
+            Lang::Pt => format!("{k} de {n} dos seus servidores não conseguem alcançá-lo"),
+            Lang::Sv => format!("{k} av {n} av dina servrar når den inte"),
+            Lang::Hi => format!("आपके {n} में से {k} सर्वर इस तक नहीं पहुँच पा रहे"),
+            Lang::Ja => format!("{n}台中{k}台のサーバーから到達できません"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn english_is_the_api_wording() {
+        let expected = [
+            (ServerStatus::Unavailable, "Server unavailable"),
+            (ServerStatus::Unreachable, "Unreachable from your servers"),
+            (ServerStatus::Blocked, "Address blocked"),
+            (ServerStatus::NoData, "No data from server"),
+            (
+                ServerStatus::EntryPointsUnavailable,
+                "Some entry points not available",
+            ),
+        ];
+        for (status, words) in expected {
+            assert_eq!(Lang::En.status(status), words);
+            assert_eq!(status.caption_en(), words);
+        }
+        assert_eq!(ServerStatus::Healthy.caption_en(), "");
+    }
+
+    #[test]
+    fn the_published_wording_is_kept_exactly() {
+        assert_eq!(
+            Lang::Ja.status(ServerStatus::Unavailable),
+            "サーバーが利用できません"
+        );
+        assert_eq!(
+            Lang::Es.status(ServerStatus::NoData),
+            "Sin datos del servidor"
+        );
+        assert_eq!(Lang::Sv.text(Text::Stale), "inaktuell");
+        assert_eq!(Lang::Hi.text(Text::EpNotAvailable), "अनुपलब्ध");
+        assert_eq!(
+            Lang::Ja.unreachable_count(2, 7),
+            "7台中2台のサーバーから到達できません"
+        );
+        assert_eq!(
+            Lang::Hi.unreachable_count(2, 7),
+            "आपके 7 में से 2 सर्वर इस तक नहीं पहुँच पा रहे"
+        );
+        assert_eq!(
+            Lang::Pt.unreachable_count(1, 3),
+            "1 de 3 dos seus servidores não conseguem alcançá-lo"
+        );
+    }
+
+    #[test]
+    fn languages_come_from_codes_and_accept_language() {
+        assert_eq!(Lang::from_code("es-MX"), Some(Lang::Es));
+        assert_eq!(Lang::from_code("PT_br"), Some(Lang::Pt));
+        assert_eq!(Lang::from_code("de"), None);
+        assert_eq!(
+            Lang::negotiate("de-DE,de;q=0.9,ja;q=0.8,en;q=0.7"),
+            Lang::Ja
+        );
+        assert_eq!(Lang::negotiate("sv, en;q=0.5"), Lang::Sv);
+        assert_eq!(Lang::negotiate("fr-FR"), Lang::En);
+        assert_eq!(Lang::negotiate("es;q=0, hi;q=0.3"), Lang::Hi);
+        assert_eq!(Lang::negotiate(""), Lang::En);
+        for lang in Lang::ALL {
+            assert_eq!(Lang::from_code(lang.code()), Some(lang));
+        }
+    }
+}
