@@ -97,3 +97,47 @@ impl VerdictChange {
             && self.previous.contains(&ServerStatus::Blocked)
     }
 }
+
+/// What one witness says about one server, as the mesh matrix shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum MeshCell {
+    /// The witness itself (the diagonal).
+    Itself,
+    /// No fresh result (or the witness is stale).
+    NotProbed,
+    /// Reaches it: no failures.
+    Reaches,
+    /// A failing streak that is not yet sustained (the longest, capped at 9).
+    Failing(u8),
+    /// Fails to reach it: every probed entry point has a sustained streak.
+    Sustained,
+    /// The witness is unreliable (R1) or a suspended verifier: discarded.
+    Discarded,
+}
+
+impl MeshCell {
+    /// One character per cell keeps a 300 × 300 matrix at 90 KB on the
+    /// wire (it is serialised into the page for hydration).
+    pub fn to_char(self) -> char {
+        match self {
+            MeshCell::Itself => ' ',
+            MeshCell::NotProbed => '-',
+            MeshCell::Reaches => 'o',
+            MeshCell::Failing(n) => char::from(b'0' + n.clamp(1, 9)),
+            MeshCell::Sustained => 'x',
+            MeshCell::Discarded => 'd',
+        }
+    }
+
+    pub fn from_char(c: char) -> Option<Self> {
+        Some(match c {
+            ' ' => MeshCell::Itself,
+            '-' => MeshCell::NotProbed,
+            'o' => MeshCell::Reaches,
+            '1'..='9' => MeshCell::Failing(c as u8 - b'0'),
+            'x' => MeshCell::Sustained,
+            'd' => MeshCell::Discarded,
+            _ => return None,
+        })
+    }
+}

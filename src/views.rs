@@ -4,7 +4,7 @@ use crate::agent_api::Metrics;
 use crate::fleet::Protocol;
 use crate::ids::{EntryPointId, RouteId, ServerId, UserId};
 use crate::status::ServerStatus;
-use crate::verdict::Verdict;
+use crate::verdict::{MeshCell, Verdict};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -169,6 +169,27 @@ pub struct UserCard {
     pub qr_svg: Option<String>,
     /// What the subscription serves now, in order.
     pub preview: Vec<PreviewEntry>,
+}
+
+/// The reachability matrix of the whole fleet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MeshMatrix {
+    /// Rows (witnesses) and columns (targets), by country then name.
+    pub servers: Vec<ServerRef>,
+    /// `MeshCell::to_char` of every cell, row-major in `servers` order.
+    pub cells: String,
+    pub failure_streak: u32,
+}
+
+impl MeshMatrix {
+    pub fn cell(&self, witness: usize, target: usize) -> MeshCell {
+        let n = self.servers.len();
+        self.cells
+            .as_bytes()
+            .get(witness * n + target)
+            .and_then(|b| MeshCell::from_char(char::from(*b)))
+            .unwrap_or(MeshCell::NotProbed)
+    }
 }
 
 /// "just now", "42 s ago", "5 min ago", "3 h ago", "2 d ago".

@@ -2,7 +2,9 @@
 
 use crate::error::AppError;
 use leptos::prelude::*;
-use meshwatch::views::{OperatorView, ServerCard, ServerListItem, UserCard, UserSummary};
+use meshwatch::views::{
+    MeshMatrix, OperatorView, ServerCard, ServerListItem, UserCard, UserSummary,
+};
 
 #[cfg(feature = "ssr")]
 use crate::backend::{authorize, fail, internal};
@@ -70,4 +72,11 @@ pub async fn load_user_card(id: String) -> Result<UserCard, AppError> {
         .await
         .map_err(|e| fail(internal(e)))?
         .ok_or_else(|| fail(AppError::NotFound))
+}
+
+/// The reachability matrix: witnesses × targets.
+#[server(prefix = "/rpc", endpoint = "mesh")]
+pub async fn load_mesh() -> Result<MeshMatrix, AppError> {
+    let (backend, _) = authorize().await?;
+    backend.mesh_matrix().await.map_err(|e| fail(internal(e)))
 }

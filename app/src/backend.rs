@@ -3,7 +3,9 @@
 
 use crate::auth;
 use crate::error::AppError;
-use meshwatch::views::{OperatorView, ServerCard, ServerListItem, UserCard, UserSummary};
+use meshwatch::views::{
+    MeshMatrix, OperatorView, ServerCard, ServerListItem, UserCard, UserSummary,
+};
 use meshwatch::{ServerId, UserId};
 use std::sync::Arc;
 
@@ -29,6 +31,8 @@ pub trait PanelBackend: Send + Sync + 'static {
         id: &UserId,
         panel_url: &str,
     ) -> Result<Option<UserCard>, BackendError>;
+    /// The whole fleet's reachability matrix.
+    async fn mesh_matrix(&self) -> Result<MeshMatrix, BackendError>;
     /// Marks or unmarks a verifier; `false` for an unknown server.
     async fn set_verifier(&self, id: &ServerId, enabled: bool) -> Result<bool, BackendError>;
 }

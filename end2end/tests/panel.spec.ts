@@ -161,3 +161,17 @@ test('switching to Japanese and Spanish shows the product wording exactly', asyn
   }
   expect(errors).toEqual([]);
 });
+
+test('the mesh page shows the matrix with sticky headers', async ({ page, request }, info) => {
+  const tag = info.project.name === 'hydrated' ? 'hm' : 'nm';
+  await provision(request, fleetFor(tag));
+  const errors = collectErrors(page);
+  await signIn(page);
+  await page.getByRole('link', { name: 'Mesh' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Mesh' })).toBeVisible();
+  const matrix = page.getByTestId('mesh-matrix');
+  await expect(matrix.getByRole('rowheader', { name: `Frankfurt ${tag} (DE)` })).toBeVisible();
+  await expect(matrix.getByRole('columnheader', { name: `fra-${tag}` })).toBeVisible();
+  await page.screenshot({ path: `screenshots/mesh-${info.project.name}.png`, fullPage: true });
+  expect(errors).toEqual([]);
+});

@@ -163,6 +163,13 @@ impl Engine {
         self.lock().mesh.clone()
     }
 
+    /// The mesh matrix as of the last evaluation, with the mesh it indexes.
+    pub fn matrix(&self) -> (Arc<Mesh>, Vec<meshwatch::verdict::MeshCell>, u32) {
+        let state = self.lock();
+        let cells = state.evaluation.matrix(&state.mesh, &state.evidence);
+        (state.mesh.clone(), cells, state.settings.failure_streak)
+    }
+
     /// The current verdicts, with the mesh they index.
     pub fn verdicts(&self) -> (Arc<Mesh>, Vec<Verdict>) {
         let state = self.lock();

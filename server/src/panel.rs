@@ -10,8 +10,8 @@ use meshwatch::balance::assign;
 use meshwatch::mesh::Mesh;
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{
-    EntryPointSummary, OperatorView, PreviewEntry, ServerCard, ServerListItem, ServerRef, UserCard,
-    UserRoute, UserServer, UserSummary,
+    EntryPointSummary, MeshMatrix, OperatorView, PreviewEntry, ServerCard, ServerListItem,
+    ServerRef, UserCard, UserRoute, UserServer, UserSummary,
 };
 use meshwatch::{ServerId, UserId};
 use std::collections::HashSet;
@@ -195,6 +195,29 @@ impl PanelBackend for PanelStore {
             routes,
             preview,
         }))
+    }
+
+    async fn mesh_matrix(&self) -> Result<MeshMatrix, BackendError> {
+        let (mesh, cells, failure_streak) = self.engine.matrix();
+        let n = mesh.servers().len();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| {
+            let (a, b) = (mesh.server(a), mesh.server(b));
+            (&a.country, &a.name, &a.id).cmp(&(&b.country, &b.name, &b.id))
+        });
+        let cells = order
+            .iter()
+            .flat_map(|&w| order.iter().map(move |&s| (w, s)))
+            .map(|(w, s)| cells[w * n + s].to_char())
+            .collect();
+        Ok(MeshMatrix {
+            servers: order
+                .iter()
+                .filter_map(|&i| server_ref(&mesh, &mesh.server(i).id))
+                .collect(),
+            cells,
+            failure_streak,
+        })
     }
 
     async fn set_verifier(&self, id: &ServerId, enabled: bool) -> Result<bool, BackendError> {

@@ -496,3 +496,38 @@ fn evaluating_twice_gives_the_same_verdicts() {
     w.probe("fi-1", "nl-1", false, 3);
     assert_eq!(w.evaluation().verdicts(), w.evaluation().verdicts());
 }
+
+// The mesh matrix
+
+#[test]
+fn the_matrix_shows_each_witness_opinion() {
+    use crate::verdict::MeshCell;
+    let mut w = healthy_five();
+    w.probe("fi-1", "de-1", false, 3);
+    w.probe("nl-1", "de-1", false, 1);
+    for target in ["de-1", "nl-1"] {
+        w.probe("us-1", target, false, 3);
+    }
+    let cells = w.evaluation().matrix(&w.mesh, &w.evidence);
+    let n = w.mesh.servers().len();
+    let cell = |a: &str, b: &str| cells[w.index(a) * n + w.index(b)];
+    assert_eq!(cell("de-1", "de-1"), MeshCell::Itself);
+    assert_eq!(cell("fi-1", "de-1"), MeshCell::Sustained);
+    assert_eq!(cell("nl-1", "de-1"), MeshCell::Failing(1));
+    assert_eq!(cell("de-1", "nl-1"), MeshCell::Reaches);
+    assert_eq!(
+        cell("us-1", "de-1"),
+        MeshCell::Discarded,
+        "an unreliable witness is discarded"
+    );
+    for c in [
+        MeshCell::Itself,
+        MeshCell::NotProbed,
+        MeshCell::Reaches,
+        MeshCell::Failing(4),
+        MeshCell::Sustained,
+        MeshCell::Discarded,
+    ] {
+        assert_eq!(MeshCell::from_char(c.to_char()), Some(c));
+    }
+}

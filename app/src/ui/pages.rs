@@ -1,6 +1,7 @@
 //! One module per page.
 
 mod login;
+mod mesh;
 mod not_found;
 mod server_card;
 mod servers;
@@ -8,6 +9,7 @@ mod user_card;
 mod users;
 
 pub use login::LoginPage;
+pub use mesh::MeshPage;
 pub use not_found::NotFoundPage;
 pub use server_card::ServerCardPage;
 pub use servers::ServersPage;

@@ -121,3 +121,28 @@ async fn the_verifier_toggle_works_as_a_form_post_and_refuses_other_sites() {
     assert_eq!(anonymous.status(), 401);
     assert_eq!(get(&app, "/api/v1/servers/fi-1").await["verifier"], true);
 }
+
+#[tokio::test]
+async fn the_mesh_page_shows_each_witness_opinion() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    for (i, token) in tokens.values().enumerate() {
+        post(&app, token, &report(&uuid(100 + i as u32), true, vec![])).await;
+    }
+    knock(&app, &tokens["ir-1"], 1, "nl-1-ep", false, 0, 3).await;
+    knock(&app, &tokens["fi-1"], 2, "nl-1-ep", true, 0, 1).await;
+    knock(&app, &tokens["de-1"], 3, "nl-1-ep", false, 0, 1).await;
+
+    let (status, html) = page(&app, &cookie, "/mesh").await;
+    assert_eq!(status, 200);
+    assert!(html.contains("data-testid=\"mesh-matrix\""));
+    assert!(html.contains("IR-1 (IR)"), "rows name the witnesses");
+    for cell in [
+        "<td class=\"c-x\">✗</td>",
+        "<td class=\"c-o\">✓</td>",
+        "<td class=\"c-f\">1</td>",
+    ] {
+        assert!(html.contains(cell), "{cell} missing");
+    }
+}
