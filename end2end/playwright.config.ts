@@ -4,6 +4,9 @@ import { defineConfig, devices } from '@playwright/test';
 // start-server.sh with a fresh database on a loopback port of its own.
 const port = Number(process.env.E2E_PORT ?? 3123);
 export const baseURL = `http://127.0.0.1:${port}`;
+// The live demo fleet (real agents on 127.0.10.x), faults on request.
+const demoPort = Number(process.env.E2E_DEMO_PORT ?? 3124);
+export const demoURL = `http://127.0.0.1:${demoPort}`;
 export const adminToken = 'e2e-admin-token-0123456789';
 export const operator = { username: 'e2e', password: 'e2e-password-0123' };
 
@@ -36,7 +39,7 @@ export default defineConfig({
     { name: 'hydrated', use: { ...devices['Desktop Chrome'], javaScriptEnabled: true } },
     { name: 'no-js', use: { ...devices['Desktop Chrome'], javaScriptEnabled: false } },
   ],
-  webServer: {
+  webServer: [{
     command: 'bash ./start-server.sh',
     url: `${baseURL}/readyz`,
     reuseExistingServer: false,
@@ -50,5 +53,18 @@ export default defineConfig({
       E2E_OPERATOR: operator.username,
       E2E_PASSWORD: operator.password,
     },
-  },
+  }, {
+    command: 'bash ./start-demo.sh',
+    url: `${demoURL}/readyz`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
+    env: {
+      E2E_DEMO_PORT: String(demoPort),
+      MESHWATCH_ADMIN_TOKEN: adminToken,
+      MESHWATCH_OPERATOR_PASSWORD: operator.password,
+    },
+  }],
 });

@@ -15,6 +15,7 @@ pub mod mesh;
 pub mod rules;
 pub mod settings;
 pub mod status;
+pub mod uptime;
 pub mod verdict;
 pub mod views;
 

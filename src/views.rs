@@ -108,6 +108,10 @@ pub struct ServerCard {
     pub named: Vec<ServerRef>,
     /// The metrics of its latest report.
     pub metrics: Option<Metrics>,
+    /// Its status changes, newest first (the last 30 days, at most 50).
+    pub history: Vec<(DateTime<Utc>, ServerStatus)>,
+    /// Share of time in rotation over 24 h, 7 d and 30 d (`None`: unknown).
+    pub uptime: [Option<f64>; 3],
     /// The panel's clock when the card was made (ages are shown from it).
     pub now: DateTime<Utc>,
 }

@@ -167,7 +167,7 @@ test('the mesh page shows the matrix with sticky headers', async ({ page, reques
   await provision(request, fleetFor(tag));
   const errors = collectErrors(page);
   await signIn(page);
-  await page.getByRole('link', { name: 'Mesh' }).click();
+  await page.getByRole('link', { name: 'Mesh', exact: true }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Mesh' })).toBeVisible();
   const matrix = page.getByTestId('mesh-matrix');
   await expect(matrix.getByRole('rowheader', { name: `Frankfurt ${tag} (DE)` })).toBeVisible();

@@ -26,6 +26,15 @@ impl std::fmt::Debug for Secret {
     }
 }
 
+/// How the demo fleet runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DemoMode {
+    /// Faults come and go on a five-minute cycle.
+    Scripted,
+    /// Faults only when asked for through the API.
+    Manual,
+}
+
 #[derive(Debug, Clone)]
 pub struct Config {
     /// `MESHWATCH_LISTEN`: where the panel listens.
@@ -34,8 +43,10 @@ pub struct Config {
     pub database_url: String,
     /// `MESHWATCH_ADMIN_TOKEN`: bootstraps the operator API token.
     pub admin_token: Option<Secret>,
-    /// `MESHWATCH_DEMO=1`: seed the demo fleet and demo operator.
-    pub demo: bool,
+    /// `MESHWATCH_DEMO=1`: seed the demo fleet and demo operator and run its
+    /// fault script; `manual`: the same fleet, faults only on request
+    /// (`POST /api/v1/demo/faults`, for the browser tests).
+    pub demo: Option<DemoMode>,
     /// `MESHWATCH_SITE_ROOT`: the built front-end (`target/site`).
     pub site_root: String,
     /// `MESHWATCH_OPERATOR_PASSWORD`: the demo operator's password (else generated).
@@ -90,12 +101,13 @@ impl Config {
             other => other.map(Secret::new),
         };
         let demo = match non_empty("MESHWATCH_DEMO").as_deref().map(str::trim) {
-            None | Some("0") | Some("false") => false,
-            Some("1") | Some("true") => true,
+            None | Some("0") | Some("false") => None,
+            Some("1") | Some("true") => Some(DemoMode::Scripted),
+            Some("manual") => Some(DemoMode::Manual),
             Some(other) => {
                 return Err(ConfigError {
                     var: "MESHWATCH_DEMO",
-                    problem: format!("{other:?} is not 0 or 1"),
+                    problem: format!("{other:?} is not 0, 1 or manual"),
                 })
             }
         };
@@ -159,7 +171,7 @@ mod tests {
         let c = config(&[]).expect("defaults");
         assert_eq!(c.listen.to_string(), DEFAULT_LISTEN);
         assert_eq!(c.database_url, DEFAULT_DATABASE_URL);
-        assert!(!c.demo && c.admin_token.is_none());
+        assert!(c.demo.is_none() && c.admin_token.is_none());
     }
 
     #[test]
@@ -173,7 +185,14 @@ mod tests {
             let err = config(&[(var, value)]).expect_err(var);
             assert_eq!(err.var, var);
         }
-        assert!(config(&[("MESHWATCH_DEMO", "1")]).expect("demo").demo);
+        assert_eq!(
+            config(&[("MESHWATCH_DEMO", "1")]).expect("demo").demo,
+            Some(DemoMode::Scripted)
+        );
+        assert_eq!(
+            config(&[("MESHWATCH_DEMO", "manual")]).expect("demo").demo,
+            Some(DemoMode::Manual)
+        );
         let smtp_without_recipient = config(&[("MESHWATCH_SMTP_URL", "smtp://127.0.0.1:2525")]);
         assert_eq!(
             smtp_without_recipient.expect_err("needs a recipient").var,

@@ -114,7 +114,19 @@ impl PanelBackend for PanelStore {
             .latest_metrics(id.as_str())
             .await
             .map_err(backend_error)?;
+        let now = Utc::now();
+        let changes = self
+            .store
+            .status_changes_since(id.as_str(), now - chrono::Duration::days(30))
+            .await
+            .map_err(backend_error)?;
+        let uptime = [1, 7, 30].map(|days| {
+            meshwatch::uptime::in_rotation_share(&changes, now - chrono::Duration::days(days), now)
+        });
+        let history = changes.iter().rev().take(50).copied().collect();
         Ok(Some(ServerCard {
+            history,
+            uptime,
             server,
             stale_after_s: self.engine.settings().stale_after_s,
             reaching: reaching.iter().filter_map(reference).collect(),
@@ -122,7 +134,7 @@ impl PanelBackend for PanelStore {
             named: named.iter().filter_map(reference).collect(),
             verdict,
             metrics,
-            now: Utc::now(),
+            now,
         }))
     }
 

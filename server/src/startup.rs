@@ -69,7 +69,7 @@ impl Application {
         }
 
         let mut demo_tokens = None;
-        if config.demo {
+        if config.demo.is_some() {
             let seeded = demo::seed(
                 &store,
                 config
@@ -88,9 +88,9 @@ impl Application {
 
         let listener = TcpListener::bind(config.listen).await?;
         let address = listener.local_addr()?;
-        let demo = match &demo_tokens {
-            Some(tokens) => Some(demo::live::start(address, tokens).await?),
-            None => None,
+        let demo = match (&demo_tokens, config.demo) {
+            (Some(tokens), Some(mode)) => Some(demo::live::start(address, tokens, mode).await?),
+            _ => None,
         };
         let leptos = LeptosOptions::builder()
             .output_name("meshwatch")
@@ -106,6 +106,7 @@ impl Application {
             limiter: Arc::new(LoginLimiter::default()),
             engine: engine.clone(),
             metrics,
+            demo: demo.as_ref().map(demo::live::LiveDemo::control),
         };
         let delivery = Delivery {
             mailer: match &config.smtp_url {

@@ -15,6 +15,8 @@ pub struct AppState {
     pub limiter: Arc<LoginLimiter>,
     pub engine: Arc<Engine>,
     pub metrics: Arc<Metrics>,
+    /// Fault control of the live demo fleet, when it runs.
+    pub demo: Option<crate::demo::live::DemoControl>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -26,6 +26,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/servers/{id}", get(get_server))
         .route("/servers/{id}/verifier", put(put_verifier))
         .route("/servers/{id}/reports", get(list_reports))
+        .route("/demo/faults", axum::routing::post(demo_fault))
         .route("/settings", get(get_settings).put(put_settings))
         .route("/users/{id}", get(get_user))
         .route("/notifications", get(list_notifications))
@@ -154,6 +155,23 @@ async fn list_reports(
     Ok(ApiJson(
         state.store.recent_reports(server.as_str(), limit).await?,
     ))
+}
+
+/// `POST /api/v1/demo/faults` (demo mode only): switch a network or
+/// service fault of the live demo fleet on or off, e.g.
+/// `{"fault": "cut", "witnesses": ["de-1"], "target": "nl-2", "active": true}`.
+async fn demo_fault(
+    State(state): State<AppState>,
+    ApiJson(request): ApiJson<crate::demo::live::FaultRequest>,
+) -> Result<StatusCode, ApiError> {
+    let control = state
+        .demo
+        .as_ref()
+        .ok_or_else(|| ApiError::not_found("the demo fleet is not running (MESHWATCH_DEMO)"))?;
+    control
+        .apply(request)
+        .map_err(|message| ApiError::unprocessable("invalid_fault", message))?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 #[derive(Deserialize)]

@@ -10,6 +10,7 @@
 //! within two minutes, heals, and comes back on a [`CYCLE`].
 
 use super::{address_of, DEMO_PORT, SERVERS};
+use crate::config::DemoMode;
 use meshwatch::agent::lab::{Cut, LabListener, PathFilter};
 use meshwatch::agent::{self, AgentCounters, AgentSettings, ServiceCheck};
 use std::collections::HashMap;
@@ -23,23 +24,93 @@ use tokio::task::JoinHandle;
 pub const CYCLE: Duration = Duration::from_secs(300);
 
 /// Something that goes wrong in the demo, and what the panel then shows.
-#[derive(Debug, Clone, Copy)]
-enum Fault {
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(tag = "fault", rename_all = "snake_case")]
+pub enum Fault {
     /// The VPN service stops: its port closes and the agent's service
     /// check fails → Server unavailable.
-    ServiceDown(&'static str),
+    ServiceDown { server: String },
     /// The agent dies without a word; the server keeps serving → No data,
     /// stale, and it stays in rotation (silence is not a verdict).
-    AgentSilent(&'static str),
+    AgentSilent { server: String },
     /// Paths from these witnesses to the target are cut.
     Cut {
-        witnesses: &'static [&'static str],
-        target: &'static str,
-        how: Cut,
+        witnesses: Vec<String>,
+        target: String,
+        #[serde(default = "blackhole")]
+        how: CutKind,
     },
     /// Every path out of this witness is cut (a broken uplink) → it can't
     /// reach most servers, so its votes are discarded (unreliable witness).
-    Isolated(&'static str),
+    Isolated { server: String },
+}
+
+/// How a cut path behaves (the lab's [`Cut`], nameable in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CutKind {
+    Reset,
+    Blackhole,
+}
+
+fn blackhole() -> CutKind {
+    CutKind::Blackhole
+}
+
+impl From<CutKind> for Cut {
+    fn from(kind: CutKind) -> Cut {
+        match kind {
+            CutKind::Reset => Cut::Reset,
+            CutKind::Blackhole => Cut::Blackhole,
+        }
+    }
+}
+
+impl Fault {
+    /// Every server the fault names.
+    fn servers(&self) -> Vec<&str> {
+        match self {
+            Fault::ServiceDown { server }
+            | Fault::AgentSilent { server }
+            | Fault::Isolated { server } => vec![server.as_str()],
+            Fault::Cut {
+                witnesses, target, ..
+            } => witnesses
+                .iter()
+                .map(String::as_str)
+                .chain([target.as_str()])
+                .collect(),
+        }
+    }
+}
+
+/// A fault to switch on or off, as `POST /api/v1/demo/faults` takes it.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct FaultRequest {
+    #[serde(flatten)]
+    pub fault: Fault,
+    pub active: bool,
+}
+
+/// Switches demo faults by hand (the browser tests use it).
+#[derive(Clone)]
+pub struct DemoControl(tokio::sync::mpsc::UnboundedSender<(Fault, bool)>);
+
+impl DemoControl {
+    /// Errors name an unknown server or a stopped demo.
+    pub fn apply(&self, request: FaultRequest) -> Result<(), String> {
+        if let Some(unknown) = request
+            .fault
+            .servers()
+            .into_iter()
+            .find(|id| !SERVERS.iter().any(|(s, ..)| s == id))
+        {
+            return Err(format!("{unknown:?} is not a demo server"));
+        }
+        self.0
+            .send((request.fault, request.active))
+            .map_err(|_| "the demo fleet has stopped".to_string())
+    }
 }
 
 struct Scheduled {
@@ -49,57 +120,69 @@ struct Scheduled {
     until_s: u64,
 }
 
-const SCRIPT: [Scheduled; 6] = [
-    // Unreachable from your servers: two German servers and one in the
-    // US lose the path to Amsterdam 2 (quorum is 2).
-    Scheduled {
-        fault: Fault::Cut {
-            witnesses: &["de-1", "de-3", "us-1"],
-            target: "nl-2",
-            how: Cut::Blackhole,
+fn script() -> Vec<Scheduled> {
+    vec![
+        // Unreachable from your servers: two German servers and one in the
+        // US lose the path to Amsterdam 2 (quorum is 2).
+        Scheduled {
+            fault: Fault::Cut {
+                witnesses: names(&["de-1", "de-3", "us-1"]),
+                target: "nl-2".into(),
+                how: CutKind::Blackhole,
+            },
+            from_s: 10,
+            until_s: 200,
         },
-        from_s: 10,
-        until_s: 200,
-    },
-    // Some entry points not available: only Dallas can't reach Helsinki 1.
-    Scheduled {
-        fault: Fault::Cut {
-            witnesses: &["us-2"],
-            target: "fi-1",
-            how: Cut::Blackhole,
+        // Some entry points not available: only Dallas can't reach Helsinki 1.
+        Scheduled {
+            fault: Fault::Cut {
+                witnesses: names(&["us-2"]),
+                target: "fi-1".into(),
+                how: CutKind::Blackhole,
+            },
+            from_s: 10,
+            until_s: 220,
         },
-        from_s: 10,
-        until_s: 220,
-    },
-    // Server unavailable.
-    Scheduled {
-        fault: Fault::ServiceDown("de-2"),
-        from_s: 15,
-        until_s: 150,
-    },
-    // No data from server.
-    Scheduled {
-        fault: Fault::AgentSilent("fi-2"),
-        from_s: 20,
-        until_s: 170,
-    },
-    // Address blocked: the Tokyo verifier gets resets from Berlin 1.
-    Scheduled {
-        fault: Fault::Cut {
-            witnesses: &["jp-1"],
-            target: "de-3",
-            how: Cut::Reset,
+        // Server unavailable.
+        Scheduled {
+            fault: Fault::ServiceDown {
+                server: "de-2".into(),
+            },
+            from_s: 15,
+            until_s: 150,
         },
-        from_s: 25,
-        until_s: 190,
-    },
-    // Unreliable witness: New York 1 loses its uplink.
-    Scheduled {
-        fault: Fault::Isolated("us-1"),
-        from_s: 30,
-        until_s: 180,
-    },
-];
+        // No data from server.
+        Scheduled {
+            fault: Fault::AgentSilent {
+                server: "fi-2".into(),
+            },
+            from_s: 20,
+            until_s: 170,
+        },
+        // Address blocked: the Tokyo verifier gets resets from Berlin 1.
+        Scheduled {
+            fault: Fault::Cut {
+                witnesses: names(&["jp-1"]),
+                target: "de-3".into(),
+                how: CutKind::Reset,
+            },
+            from_s: 25,
+            until_s: 190,
+        },
+        // Unreliable witness: New York 1 loses its uplink.
+        Scheduled {
+            fault: Fault::Isolated {
+                server: "us-1".into(),
+            },
+            from_s: 30,
+            until_s: 180,
+        },
+    ]
+}
+
+fn names(ids: &[&str]) -> Vec<String> {
+    ids.iter().map(|id| (*id).to_string()).collect()
+}
 
 struct DemoServer {
     id: &'static str,
@@ -114,6 +197,13 @@ struct DemoServer {
 /// The running demo; dropping it stops every listener and agent.
 pub struct LiveDemo {
     task: JoinHandle<()>,
+    control: DemoControl,
+}
+
+impl LiveDemo {
+    pub fn control(&self) -> DemoControl {
+        self.control.clone()
+    }
 }
 
 impl Drop for LiveDemo {
@@ -127,6 +217,7 @@ impl Drop for LiveDemo {
 pub async fn start(
     panel: SocketAddr,
     agent_tokens: &HashMap<String, String>,
+    mode: DemoMode,
 ) -> anyhow::Result<LiveDemo> {
     let panel_ip = match panel.ip() {
         ip if ip.is_unspecified() => IpAddr::from([127, 0, 0, 1]),
@@ -177,10 +268,16 @@ pub async fn start(
     tracing::info!(
         servers = servers.len(),
         cycle_s = CYCLE.as_secs(),
-        "demo fleet: agents running on 127.0.10.x; faults start in 10 s"
+        ?mode,
+        "demo fleet: agents running on 127.0.10.x"
     );
-    let task = tokio::spawn(run_script(servers, filter));
-    Ok(LiveDemo { task })
+    let (sender, commands) = tokio::sync::mpsc::unbounded_channel();
+    let scripted = mode == DemoMode::Scripted;
+    let task = tokio::spawn(run(servers, filter, scripted, commands));
+    Ok(LiveDemo {
+        task,
+        control: DemoControl(sender),
+    })
 }
 
 impl DemoServer {
@@ -196,27 +293,40 @@ impl DemoServer {
     }
 }
 
-async fn run_script(mut servers: Vec<DemoServer>, filter: PathFilter) {
+/// Runs the script (when `scripted`) and applies faults asked for by hand.
+async fn run(
+    mut servers: Vec<DemoServer>,
+    filter: PathFilter,
+    scripted: bool,
+    mut commands: tokio::sync::mpsc::UnboundedReceiver<(Fault, bool)>,
+) {
+    let script = script();
     let started = tokio::time::Instant::now();
-    let mut applied = [false; SCRIPT.len()];
+    let mut applied = vec![false; script.len()];
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     loop {
-        tick.tick().await;
-        let t = started.elapsed().as_secs() % CYCLE.as_secs();
-        for (i, step) in SCRIPT.iter().enumerate() {
-            let active = (step.from_s..step.until_s).contains(&t);
-            if active != applied[i] {
-                apply(&mut servers, &filter, step.fault, active).await;
-                applied[i] = active;
+        tokio::select! {
+            _ = tick.tick(), if scripted => {
+                let t = started.elapsed().as_secs() % CYCLE.as_secs();
+                for (i, step) in script.iter().enumerate() {
+                    let active = (step.from_s..step.until_s).contains(&t);
+                    if active != applied[i] {
+                        apply(&mut servers, &filter, &step.fault, active).await;
+                        applied[i] = active;
+                    }
+                }
+            }
+            Some((fault, active)) = commands.recv() => {
+                apply(&mut servers, &filter, &fault, active).await;
             }
         }
     }
 }
 
-async fn apply(servers: &mut [DemoServer], filter: &PathFilter, fault: Fault, active: bool) {
+async fn apply(servers: &mut [DemoServer], filter: &PathFilter, fault: &Fault, active: bool) {
     let index = |id: &str| servers.iter().position(|s| s.id == id);
     match fault {
-        Fault::ServiceDown(id) => {
+        Fault::ServiceDown { server: id } => {
             let Some(i) = index(id) else { return };
             let server = &mut servers[i];
             server.service.store(!active, Ordering::Relaxed);
@@ -228,7 +338,7 @@ async fn apply(servers: &mut [DemoServer], filter: &PathFilter, fault: Fault, ac
                 tracing::info!(server = id, "demo: the VPN service is back");
             }
         }
-        Fault::AgentSilent(id) => {
+        Fault::AgentSilent { server: id } => {
             let Some(i) = index(id) else { return };
             let server = &mut servers[i];
             if active {
@@ -254,14 +364,14 @@ async fn apply(servers: &mut [DemoServer], filter: &PathFilter, fault: Fault, ac
                     continue;
                 };
                 if active {
-                    filter.cut(target, source, how);
+                    filter.cut(target, source, (*how).into());
                 } else {
                     filter.restore(target, source);
                 }
             }
             tracing::info!(?witnesses, %target, active, "demo: paths cut or restored");
         }
-        Fault::Isolated(id) => {
+        Fault::Isolated { server: id } => {
             let Some(source) = index(id).map(|i| servers[i].ip) else {
                 return;
             };
@@ -297,16 +407,11 @@ mod tests {
     #[test]
     fn the_script_names_only_demo_servers_and_heals_within_each_cycle() {
         let known = |id: &str| SERVERS.iter().any(|(s, ..)| *s == id);
-        for step in &SCRIPT {
+        for step in &script() {
             assert!(step.from_s < step.until_s && step.until_s < CYCLE.as_secs());
             // Everything is broken within two minutes of start.
             assert!(step.from_s <= 60);
-            let ids: Vec<&str> = match step.fault {
-                Fault::ServiceDown(id) | Fault::AgentSilent(id) | Fault::Isolated(id) => vec![id],
-                Fault::Cut {
-                    witnesses, target, ..
-                } => witnesses.iter().copied().chain([target]).collect(),
-            };
+            let ids = step.fault.servers();
             assert!(ids.iter().all(|id| known(id)), "{ids:?}");
         }
     }

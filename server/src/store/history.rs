@@ -220,6 +220,33 @@ impl Store {
             .collect()
     }
 
+    /// Status changes of one server since `since`, oldest first, led by the
+    /// last change before it (the status at the window's start).
+    pub async fn status_changes_since(
+        &self,
+        server_id: &str,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<(DateTime<Utc>, ServerStatus)>, StoreError> {
+        sqlx::query(
+            "SELECT at, status FROM status_history WHERE server_id = ?1 AND (at >= ?2 OR id =
+                (SELECT MAX(id) FROM status_history WHERE server_id = ?1 AND at < ?2))
+             ORDER BY id",
+        )
+        .bind(server_id)
+        .bind(since)
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(|row| {
+            let raw: String = row.try_get("status")?;
+            let status = ServerStatus::from_wire(&raw).ok_or_else(|| {
+                StoreError::Database(sqlx::Error::Decode(format!("status {raw:?}").into()))
+            })?;
+            Ok((row.try_get("at")?, status))
+        })
+        .collect()
+    }
+
     /// Status changes of one server, newest first.
     pub async fn status_history(
         &self,

@@ -146,3 +146,26 @@ async fn the_mesh_page_shows_each_witness_opinion() {
         assert!(html.contains(cell), "{cell} missing");
     }
 }
+
+#[tokio::test]
+async fn the_card_shows_the_status_history_and_uptime() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    post(&app, &tokens["de-1"], &report(&uuid(1), false, vec![])).await;
+    // The engine records changes on its once-a-second tick.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let html = loop {
+        let (_, html) = page(&app, &cookie, "/servers/de-1").await;
+        if html.contains("data-testid=\"status-history\"") {
+            break html;
+        }
+        assert!(std::time::Instant::now() < deadline, "no history recorded");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    assert!(html.contains("Uptime 24 h") && html.contains("Uptime 30 d"));
+    assert!(
+        html.contains("0.00 %"),
+        "out of rotation since its first record"
+    );
+}

@@ -106,6 +106,7 @@ fn Card(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl IntoView {
         <Notes card=card.clone()/>
         <MeshView card=card.clone()/>
         <EntryPoints card=card.clone()/>
+        <History card=card.clone()/>
         <VerifierToggle card toggle/>
     }
 }
@@ -385,6 +386,51 @@ fn VerifierToggle(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl I
                 </button>
             </ActionForm>
             {error}
+        </section>
+    }
+}
+
+/// Uptime over three windows and the latest status changes.
+#[component]
+fn History(card: ServerCard) -> impl IntoView {
+    let uptime = ["24 h", "7 d", "30 d"]
+        .into_iter()
+        .zip(card.uptime)
+        .map(|(window, share)| {
+            let value = share.map_or("—".to_string(), |s| format!("{:.2} %", s * 100.0));
+            view! {
+                <div>
+                    <dt class="text-slate-500">{format!("Uptime {window}")}</dt>
+                    <dd class="text-lg font-medium tabular-nums">{value}</dd>
+                </div>
+            }
+        })
+        .collect_view();
+    let changes = card
+        .history
+        .iter()
+        .map(|(at, status)| {
+            view! {
+                <li class="flex flex-wrap items-center gap-3 py-1">
+                    <time datetime=at.to_rfc3339() class="w-48 font-mono text-xs text-slate-500">
+                        {at.format("%Y-%m-%d %H:%M:%S UTC").to_string()}
+                    </time>
+                    <StatusDot status=*status/>
+                    <span class="text-xs text-slate-400">{age(*at, card.now)}</span>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class=format!("{SECTION} mt-6") aria-labelledby="history">
+            <h2 id="history" class=HEADING>"History"</h2>
+            <p class="mt-1 text-xs text-slate-500">"Uptime is the share of time in rotation (not unavailable, unreachable or blocked)."</p>
+            <dl class="mt-3 grid grid-cols-3 gap-4 text-sm">{uptime}</dl>
+            {if card.history.is_empty() {
+                view! { <p class="mt-3 text-sm text-slate-500">"No status change recorded yet."</p> }.into_any()
+            } else {
+                view! { <ol class="mt-3 divide-y divide-slate-100 text-sm" data-testid="status-history">{changes}</ol> }.into_any()
+            }}
         </section>
     }
 }

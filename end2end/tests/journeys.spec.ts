@@ -1,0 +1,119 @@
+import { test, expect, type APIRequestContext } from '@playwright/test';
+import { adminToken, demoURL, operator } from '../playwright.config';
+import { collectErrors, signIn } from './fixtures';
+
+// The operator's journeys against the live demo fleet: real agents probing
+// real TLS listeners on 127.0.10.x, faults cut into the network paths on
+// request. They share one fleet, so they run in order and each heals what
+// it broke.
+test.use({ baseURL: demoURL });
+test.describe.configure({ mode: 'serial' });
+test.beforeEach(({}, info) => {
+  test.skip(info.project.name !== 'hydrated', 'the journeys run once, hydrated');
+  test.setTimeout(150_000);
+});
+
+const auth = { authorization: `Bearer ${adminToken}` };
+
+async function api(request: APIRequestContext, path: string) {
+  const response = await request.get(path, { headers: auth });
+  expect(response.ok()).toBeTruthy();
+  return response.json();
+}
+
+async function fault(request: APIRequestContext, body: object) {
+  const response = await request.post('/api/v1/demo/faults', { headers: auth, data: body });
+  expect(response.status()).toBe(204);
+}
+
+async function statusOf(request: APIRequestContext, id: string, status: string) {
+  await expect
+    .poll(async () => (await api(request, `/api/v1/servers/${id}`)).status, { timeout: 90_000, intervals: [1000] })
+    .toBe(status);
+}
+
+async function signInDemo(page: import('@playwright/test').Page) {
+  await signIn(page, 'demo', operator.password);
+  await expect(page.getByRole('heading', { name: 'Servers' })).toBeVisible();
+}
+
+test('1. a server whose VPN service stops is unavailable and replaced on the user card', async ({ page, request }) => {
+  const alice = await api(request, '/api/v1/users/alice');
+  const german = alice.servers.find((s: { server_id: string; in_subscription: boolean }) =>
+    s.server_id.startsWith('de-') && s.in_subscription);
+  await statusOf(request, german.server_id, 'healthy');
+  await fault(request, { fault: 'service_down', server: german.server_id, active: true });
+  await statusOf(request, german.server_id, 'unavailable');
+
+  const errors = collectErrors(page);
+  await signInDemo(page);
+  await page.goto('/users/alice');
+  const name = (await api(request, `/api/v1/servers/${german.server_id}`)).name;
+  const row = page.getByTestId('user-server').filter({ hasText: `${name} (DE)` });
+  await expect(row).toContainText('Server unavailable');
+  await expect(row).toContainText(/Replaced by .+ \(DE\)/);
+  expect(errors).toEqual([]);
+
+  await fault(request, { fault: 'service_down', server: german.server_id, active: false });
+  await statusOf(request, german.server_id, 'healthy');
+});
+
+test('2. a server two witnesses cannot reach reads "2 of N" on the user card', async ({ page, request }) => {
+  await fault(request, { fault: 'cut', witnesses: ['de-1', 'de-3'], target: 'nl-2', active: true });
+  await statusOf(request, 'nl-2', 'unreachable');
+  await signInDemo(page);
+  await page.goto('/users/alice');
+  const row = page.getByTestId('user-server').filter({ hasText: 'Amsterdam 2 (NL)' });
+  await expect(row).toContainText('Unreachable from your servers');
+  await expect(row).toContainText(/2 of \d+ of your servers can't reach it/);
+  await fault(request, { fault: 'cut', witnesses: ['de-1', 'de-3'], target: 'nl-2', active: false });
+  await statusOf(request, 'nl-2', 'healthy');
+});
+
+test('3. a silent agent: stale badge, "No data — agent not responding", still in the subscription', async ({ page, request }) => {
+  await fault(request, { fault: 'agent_silent', server: 'fi-2', active: true });
+  await statusOf(request, 'fi-2', 'no_data');
+  await signInDemo(page);
+  await page.goto('/servers/fi-2');
+  await expect(page.getByTestId('server-status')).toContainText('stale');
+  await expect(page.getByText('No data — agent not responding')).toBeVisible();
+  await page.goto('/users/carol');
+  await expect(page.getByTestId('subscription-preview')).toContainText('127.0.10.7:4443');
+  await fault(request, { fault: 'agent_silent', server: 'fi-2', active: false });
+  await statusOf(request, 'fi-2', 'healthy');
+});
+
+test('4. a single-witness failure names both servers on the entry point', async ({ page, request }) => {
+  await fault(request, { fault: 'cut', witnesses: ['us-2'], target: 'fi-1', active: true });
+  await statusOf(request, 'fi-1', 'entry_points_unavailable');
+  await signInDemo(page);
+  await page.goto('/servers/fi-1');
+  await page.getByText('fi-1-vless').click();
+  await expect(page.getByText(/Check from Dallas 1 \(US\) to Helsinki 1 \(FI\) fails since/)).toBeVisible();
+  await page.screenshot({ path: 'screenshots/server-card-pair-failure.png', fullPage: true });
+  await fault(request, { fault: 'cut', witnesses: ['us-2'], target: 'fi-1', active: false });
+  await statusOf(request, 'fi-1', 'healthy');
+});
+
+test('5. a verifier marked from its card sees a block: the server leaves the subscription, the outbox gets it', async ({ page, request }) => {
+  await signInDemo(page);
+  await page.goto('/servers/us-1');
+  await page.getByRole('button', { name: 'Use this server to check blocking on the others' }).click();
+  await expect(page.getByRole('button', { name: 'Stop using this server to check blocking on the others' })).toBeVisible();
+
+  await fault(request, { fault: 'cut', witnesses: ['us-1'], target: 'nl-1', how: 'reset', active: true });
+  await statusOf(request, 'nl-1', 'blocked');
+  await page.goto('/users/alice');
+  await expect(page.getByTestId('user-server').filter({ hasText: 'Amsterdam 1 (NL)' })).toContainText('Address blocked');
+  await expect(page.getByTestId('subscription-preview')).not.toContainText('127.0.10.4:4443');
+  await page.screenshot({ path: 'screenshots/user-card-blocked.png', fullPage: true });
+  const outbox = await api(request, '/api/v1/notifications');
+  expect(outbox.some((n: { kind: string; server_id: string }) => n.kind === 'blocked' && n.server_id === 'nl-1')).toBeTruthy();
+
+  await fault(request, { fault: 'cut', witnesses: ['us-1'], target: 'nl-1', active: false });
+  await statusOf(request, 'nl-1', 'healthy');
+  await page.reload();
+  await expect(page.getByTestId('subscription-preview')).toContainText('127.0.10.4:4443');
+  const unmark = await request.put('/api/v1/servers/us-1/verifier', { headers: auth, data: { enabled: false } });
+  expect(unmark.ok()).toBeTruthy();
+});
