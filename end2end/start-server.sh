@@ -11,5 +11,8 @@ fi
 data=$(mktemp -d "${TMPDIR:-/tmp}/meshwatch-e2e.XXXXXX")
 export MESHWATCH_DATABASE_URL="sqlite://$data/meshwatch.db"
 export MESHWATCH_LISTEN="127.0.0.1:${E2E_PORT:-3123}"
-MESHWATCH_OPERATOR_PASSWORD="$E2E_PASSWORD" "$bin" create-operator "$E2E_OPERATOR"
+# The demo seeds its own operator ("demo", MESHWATCH_OPERATOR_PASSWORD).
+if [ -z "${MESHWATCH_DEMO:-}" ]; then
+  MESHWATCH_OPERATOR_PASSWORD="$E2E_PASSWORD" "$bin" create-operator "$E2E_OPERATOR"
+fi
 exec "$bin"

@@ -236,14 +236,8 @@ impl Store {
         .bind(since)
         .fetch_all(&self.reader)
         .await?
-        .into_iter()
-        .map(|row| {
-            let raw: String = row.try_get("status")?;
-            let status = ServerStatus::from_wire(&raw).ok_or_else(|| {
-                StoreError::Database(sqlx::Error::Decode(format!("status {raw:?}").into()))
-            })?;
-            Ok((row.try_get("at")?, status))
-        })
+        .iter()
+        .map(status_change)
         .collect()
     }
 
@@ -260,14 +254,19 @@ impl Store {
         .bind(limit)
         .fetch_all(&self.reader)
         .await?
-        .into_iter()
-        .map(|row| {
-            let raw: String = row.try_get("status")?;
-            let status = ServerStatus::from_wire(&raw).ok_or_else(|| {
-                StoreError::Database(sqlx::Error::Decode(format!("status {raw:?}").into()))
-            })?;
-            Ok((row.try_get("at")?, status))
-        })
+        .iter()
+        .map(status_change)
         .collect()
     }
+}
+
+/// One `status_history` row as (when, status).
+fn status_change(
+    row: &sqlx::sqlite::SqliteRow,
+) -> Result<(DateTime<Utc>, ServerStatus), StoreError> {
+    let raw: String = row.try_get("status")?;
+    let status = ServerStatus::from_wire(&raw).ok_or_else(|| {
+        StoreError::Database(sqlx::Error::Decode(format!("status {raw:?}").into()))
+    })?;
+    Ok((row.try_get("at")?, status))
 }

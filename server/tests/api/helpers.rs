@@ -107,6 +107,20 @@ impl TestApp {
             .expect("operator stored");
     }
 
+    /// A panel page as a signed-in browser without JavaScript gets it:
+    /// (status, HTML).
+    pub async fn page(&self, cookie: &str, path: &str) -> (u16, String) {
+        let response = self
+            .client
+            .get(self.url(path))
+            .header("cookie", cookie)
+            .send()
+            .await
+            .expect("sent");
+        let status = response.status().as_u16();
+        (status, response.text().await.expect("html"))
+    }
+
     /// Marks (or unmarks) a server as verifier through the API.
     pub async fn set_verifier(&self, server: &str, enabled: bool) -> Response {
         self.client

@@ -1,20 +1,8 @@
 //! The server card page, server-rendered (what a browser without
 //! JavaScript gets), and its verifier toggle as a plain form post.
 
-use crate::agent::{fleet, get, knock, post, report, uuid};
-use crate::helpers::{location, spawn_app, TestApp};
-
-async fn page(app: &TestApp, cookie: &str, path: &str) -> (u16, String) {
-    let response = app
-        .client
-        .get(app.url(path))
-        .header("cookie", cookie)
-        .send()
-        .await
-        .expect("sent");
-    let status = response.status().as_u16();
-    (status, response.text().await.expect("html"))
-}
+use crate::agent::{all_report, fleet, get, knock, post, report, uuid};
+use crate::helpers::{location, spawn_app};
 
 #[tokio::test]
 async fn the_card_shows_the_verdict_self_check_and_silence() {
@@ -25,7 +13,7 @@ async fn the_card_shows_the_verdict_self_check_and_silence() {
     down["self_check"]["detail"] = "listener 127.0.0.1:443: connection refused".into();
     assert_eq!(post(&app, &tokens["de-1"], &down).await.status(), 202);
 
-    let (status, html) = page(&app, &cookie, "/servers/de-1").await;
+    let (status, html) = app.page(&cookie, "/servers/de-1").await;
     assert_eq!(status, 200);
     for text in [
         "Server unavailable",
@@ -40,11 +28,11 @@ async fn the_card_shows_the_verdict_self_check_and_silence() {
     }
 
     // nl-1 never reported: the card says the agent is silent.
-    let (_, html) = page(&app, &cookie, "/servers/nl-1").await;
+    let (_, html) = app.page(&cookie, "/servers/nl-1").await;
     assert!(html.contains("No data from server"));
     assert!(html.contains("No data — agent not responding"));
 
-    let (status, html) = page(&app, &cookie, "/servers/nope").await;
+    let (status, html) = app.page(&cookie, "/servers/nope").await;
     assert_eq!(status, 404);
     assert!(html.contains("Not found."));
 }
@@ -55,14 +43,12 @@ async fn a_pair_failure_names_both_servers_on_the_card() {
     let tokens = fleet(&app).await;
     let cookie = app.signed_in("ops", "a long password").await;
     // Everyone reports; ir-1 fails three knocks on nl-1's entry point.
-    for (i, token) in tokens.values().enumerate() {
-        post(&app, token, &report(&uuid(100 + i as u32), true, vec![])).await;
-    }
+    all_report(&app, &tokens, 100).await;
     knock(&app, &tokens["ir-1"], 1, "nl-1-ep", false, 0, 3).await;
     let view = get(&app, "/api/v1/servers/nl-1").await;
     assert_eq!(view["status"], "entry_points_unavailable", "{view:#}");
 
-    let (_, html) = page(&app, &cookie, "/servers/nl-1").await;
+    let (_, html) = app.page(&cookie, "/servers/nl-1").await;
     assert!(html.contains("Some entry points not available"));
     assert!(html.contains("Not available"));
     assert!(
@@ -108,7 +94,7 @@ async fn the_verifier_toggle_works_as_a_form_post_and_refuses_other_sites() {
         location(&done)
     );
     assert_eq!(get(&app, "/api/v1/servers/fi-1").await["verifier"], true);
-    let (_, html) = page(&app, &cookie, "/servers/fi-1").await;
+    let (_, html) = app.page(&cookie, "/servers/fi-1").await;
     assert!(html.contains("Stop using this server to check blocking on the others"));
 
     let anonymous = app
@@ -127,14 +113,12 @@ async fn the_mesh_page_shows_each_witness_opinion() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
     let cookie = app.signed_in("ops", "a long password").await;
-    for (i, token) in tokens.values().enumerate() {
-        post(&app, token, &report(&uuid(100 + i as u32), true, vec![])).await;
-    }
+    all_report(&app, &tokens, 100).await;
     knock(&app, &tokens["ir-1"], 1, "nl-1-ep", false, 0, 3).await;
     knock(&app, &tokens["fi-1"], 2, "nl-1-ep", true, 0, 1).await;
     knock(&app, &tokens["de-1"], 3, "nl-1-ep", false, 0, 1).await;
 
-    let (status, html) = page(&app, &cookie, "/mesh").await;
+    let (status, html) = app.page(&cookie, "/mesh").await;
     assert_eq!(status, 200);
     assert!(html.contains("data-testid=\"mesh-matrix\""));
     assert!(html.contains("IR-1 (IR)"), "rows name the witnesses");
@@ -156,7 +140,7 @@ async fn the_card_shows_the_status_history_and_uptime() {
     // The engine records changes on its once-a-second tick.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let html = loop {
-        let (_, html) = page(&app, &cookie, "/servers/de-1").await;
+        let (_, html) = app.page(&cookie, "/servers/de-1").await;
         if html.contains("data-testid=\"status-history\"") {
             break html;
         }

@@ -2,20 +2,8 @@
 //! replacements, the subscription link with its QR code and the preview.
 
 use crate::agent::{get, post, report, uuid};
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::spawn_app;
 use serde_json::{json, Value};
-
-async fn page(app: &TestApp, cookie: &str, path: &str) -> (u16, String) {
-    let response = app
-        .client
-        .get(app.url(path))
-        .header("cookie", cookie)
-        .send()
-        .await
-        .expect("sent");
-    let status = response.status().as_u16();
-    (status, response.text().await.expect("html"))
-}
 
 #[tokio::test]
 async fn the_card_names_the_outage_its_replacement_and_serves_the_link() {
@@ -60,7 +48,7 @@ async fn the_card_names_the_outage_its_replacement_and_serves_the_link() {
     post(&app, &agent(&assigned), &report(&uuid(10), false, vec![])).await;
 
     let cookie = app.signed_in("ops", "a long password").await;
-    let (status, html) = page(&app, &cookie, "/users/alice").await;
+    let (status, html) = app.page(&cookie, "/users/alice").await;
     assert_eq!(status, 200);
     assert!(html.contains("Server unavailable"));
     assert!(
@@ -78,7 +66,7 @@ async fn the_card_names_the_outage_its_replacement_and_serves_the_link() {
         "the preview serves the replacement"
     );
 
-    let (status, _) = page(&app, &cookie, "/users/nobody").await;
+    let (status, _) = app.page(&cookie, "/users/nobody").await;
     assert_eq!(status, 404);
 }
 
@@ -104,7 +92,7 @@ async fn an_unreachable_server_reads_k_of_n_on_the_card() {
         "unreachable"
     );
     let cookie = app.signed_in("ops", "a long password").await;
-    let (_, html) = page(&app, &cookie, "/users/alice").await;
+    let (_, html) = app.page(&cookie, "/users/alice").await;
     assert!(html.contains("Unreachable from your servers"));
     // n counts the fresh reliable witnesses that probe it: the two failing ones.
     assert!(
