@@ -1,4 +1,4 @@
-import { test, expect, type APIRequestContext } from '@playwright/test';
+import { test, expect, type APIRequestContext, type Page } from '@playwright/test';
 import { adminToken, demoURL, operator } from '../playwright.config';
 import { collectErrors, signIn } from './fixtures';
 
@@ -32,7 +32,12 @@ async function statusOf(request: APIRequestContext, id: string, status: string) 
     .toBe(status);
 }
 
-async function signInDemo(page: import('@playwright/test').Page) {
+/** The user card's line of one server (not the lines that name it). */
+function serverRow(page: Page, label: string) {
+  return page.getByTestId('user-server').filter({ has: page.getByRole('link', { name: label, exact: true }) });
+}
+
+async function signInDemo(page: Page) {
   await signIn(page, 'demo', operator.password);
   await expect(page.getByRole('heading', { name: 'Servers' })).toBeVisible();
 }
@@ -49,7 +54,7 @@ test('1. a server whose VPN service stops is unavailable and replaced on the use
   await signInDemo(page);
   await page.goto('/users/alice');
   const name = (await api(request, `/api/v1/servers/${german.server_id}`)).name;
-  const row = page.getByTestId('user-server').filter({ hasText: `${name} (DE)` });
+  const row = serverRow(page, `${name} (DE)`);
   await expect(row).toContainText('Server unavailable');
   await expect(row).toContainText(/Replaced by .+ \(DE\)/);
   expect(errors).toEqual([]);
@@ -63,7 +68,7 @@ test('2. a server two witnesses cannot reach reads "2 of N" on the user card', a
   await statusOf(request, 'nl-2', 'unreachable');
   await signInDemo(page);
   await page.goto('/users/alice');
-  const row = page.getByTestId('user-server').filter({ hasText: 'Amsterdam 2 (NL)' });
+  const row = serverRow(page, 'Amsterdam 2 (NL)');
   await expect(row).toContainText('Unreachable from your servers');
   await expect(row).toContainText(/2 of \d+ of your servers can't reach it/);
   await fault(request, { fault: 'cut', witnesses: ['de-1', 'de-3'], target: 'nl-2', active: false });
@@ -104,7 +109,7 @@ test('5. a verifier marked from its card sees a block: the server leaves the sub
   await fault(request, { fault: 'cut', witnesses: ['us-1'], target: 'nl-1', how: 'reset', active: true });
   await statusOf(request, 'nl-1', 'blocked');
   await page.goto('/users/alice');
-  await expect(page.getByTestId('user-server').filter({ hasText: 'Amsterdam 1 (NL)' })).toContainText('Address blocked');
+  await expect(serverRow(page, 'Amsterdam 1 (NL)')).toContainText('Address blocked');
   await expect(page.getByTestId('subscription-preview')).not.toContainText('127.0.10.4:4443');
   await page.screenshot({ path: 'screenshots/user-card-blocked.png', fullPage: true });
   const outbox = await api(request, '/api/v1/notifications');
