@@ -196,6 +196,37 @@ impl MeshMatrix {
     }
 }
 
+/// What a notification is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NotificationKind {
+    Blocked,
+    Cleared,
+    Test,
+}
+
+/// Where a notification is in its delivery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DeliveryState {
+    Queued,
+    Sent,
+    Failed,
+}
+
+/// One row of the notification outbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutboxItem {
+    pub id: i64,
+    pub kind: NotificationKind,
+    pub server: Option<ServerId>,
+    /// An email address or webhook URL; empty when no target is configured.
+    pub to: String,
+    pub subject: String,
+    pub state: DeliveryState,
+    pub attempts: i64,
+    pub last_error: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
 /// "just now", "42 s ago", "5 min ago", "3 h ago", "2 d ago".
 pub fn age(from: DateTime<Utc>, now: DateTime<Utc>) -> String {
     let s = (now - from).num_seconds().max(0);

@@ -3,7 +3,7 @@
 use crate::error::AppError;
 use leptos::prelude::*;
 use meshwatch::views::{
-    MeshMatrix, OperatorView, ServerCard, ServerListItem, UserCard, UserSummary,
+    MeshMatrix, OperatorView, OutboxItem, ServerCard, ServerListItem, UserCard, UserSummary,
 };
 
 #[cfg(feature = "ssr")]
@@ -79,4 +79,21 @@ pub async fn load_user_card(id: String) -> Result<UserCard, AppError> {
 pub async fn load_mesh() -> Result<MeshMatrix, AppError> {
     let (backend, _) = authorize().await?;
     backend.mesh_matrix().await.map_err(|e| fail(internal(e)))
+}
+
+/// The notification outbox, newest first.
+#[server(prefix = "/rpc", endpoint = "outbox")]
+pub async fn load_outbox() -> Result<Vec<OutboxItem>, AppError> {
+    let (backend, _) = authorize().await?;
+    backend.outbox().await.map_err(|e| fail(internal(e)))
+}
+
+/// "Send test email": queues a test message to every configured target.
+#[server(prefix = "/rpc", endpoint = "send_test_notification")]
+pub async fn send_test_notification() -> Result<usize, AppError> {
+    let (backend, operator) = authorize().await?;
+    backend
+        .queue_test_notification(&operator.username)
+        .await
+        .map_err(|e| fail(internal(e)))
 }

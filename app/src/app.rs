@@ -1,7 +1,8 @@
 //! The HTML shell and the router: which page answers which path.
 
 use crate::ui::pages::{
-    LoginPage, MeshPage, NotFoundPage, ServerCardPage, ServersPage, UserCardPage, UsersPage,
+    LoginPage, MeshPage, NotFoundPage, NotificationsPage, ServerCardPage, ServersPage,
+    UserCardPage, UsersPage,
 };
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -51,6 +52,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/servers/:id") view=ServerCardPage ssr=SsrMode::Async/>
                     <Route path=path!("/users") view=UsersPage ssr=SsrMode::Async/>
                     <Route path=path!("/mesh") view=MeshPage ssr=SsrMode::Async/>
+                    <Route path=path!("/notifications") view=NotificationsPage ssr=SsrMode::Async/>
                     <Route path=path!("/users/:id") view=UserCardPage ssr=SsrMode::Async/>
                 </Routes>
             </div>

@@ -4,7 +4,7 @@
 use crate::auth;
 use crate::error::AppError;
 use meshwatch::views::{
-    MeshMatrix, OperatorView, ServerCard, ServerListItem, UserCard, UserSummary,
+    MeshMatrix, OperatorView, OutboxItem, ServerCard, ServerListItem, UserCard, UserSummary,
 };
 use meshwatch::{ServerId, UserId};
 use std::sync::Arc;
@@ -31,6 +31,10 @@ pub trait PanelBackend: Send + Sync + 'static {
         id: &UserId,
         panel_url: &str,
     ) -> Result<Option<UserCard>, BackendError>;
+    /// The notification outbox, newest first.
+    async fn outbox(&self) -> Result<Vec<OutboxItem>, BackendError>;
+    /// Queues a test message to every configured target; how many.
+    async fn queue_test_notification(&self, operator: &str) -> Result<usize, BackendError>;
     /// The whole fleet's reachability matrix.
     async fn mesh_matrix(&self) -> Result<MeshMatrix, BackendError>;
     /// Marks or unmarks a verifier; `false` for an unknown server.

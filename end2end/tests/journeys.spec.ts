@@ -112,8 +112,15 @@ test('5. a verifier marked from its card sees a block: the server leaves the sub
   await expect(serverRow(page, 'Amsterdam 1 (NL)')).toContainText('Address blocked');
   await expect(page.getByTestId('subscription-preview')).not.toContainText('127.0.10.4:4443');
   await page.screenshot({ path: 'screenshots/user-card-blocked.png', fullPage: true });
-  const outbox = await api(request, '/api/v1/notifications');
-  expect(outbox.some((n: { kind: string; server_id: string }) => n.kind === 'blocked' && n.server_id === 'nl-1')).toBeTruthy();
+  // The outbox row is written with the status history, on the next tick.
+  await expect
+    .poll(async () => (await api(request, '/api/v1/notifications'))
+      .some((n: { kind: string; server_id: string }) => n.kind === 'blocked' && n.server_id === 'nl-1'), { timeout: 15_000 })
+    .toBe(true);
+  await page.goto('/notifications');
+  await expect(page.getByTestId('outbox').getByRole('row').filter({ hasText: 'Address blocked' })
+    .filter({ has: page.getByRole('link', { name: 'nl-1', exact: true }) })).toHaveCount(1);
+  await page.goto('/users/alice');
 
   await fault(request, { fault: 'cut', witnesses: ['us-1'], target: 'nl-1', active: false });
   await statusOf(request, 'nl-1', 'healthy');

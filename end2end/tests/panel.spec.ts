@@ -175,3 +175,19 @@ test('the mesh page shows the matrix with sticky headers', async ({ page, reques
   await page.screenshot({ path: `screenshots/mesh-${info.project.name}.png`, fullPage: true });
   expect(errors).toEqual([]);
 });
+
+test('send test email queues a message and the outbox says why it was not delivered', async ({ page }, info) => {
+  const errors = collectErrors(page);
+  const js = info.project.use.javaScriptEnabled !== false;
+  await signIn(page);
+  await page.getByRole('link', { name: 'Notifications' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Notifications' })).toBeVisible();
+  if (js) await hydrated(page);
+  const before = await page.getByTestId('outbox').getByRole('row').count().catch(() => 0);
+  await page.getByRole('button', { name: 'Send test email' }).click();
+  if (js) await expect(page.getByRole('status')).toHaveText('Test message queued for 1 target(s).');
+  const tests = page.getByTestId('outbox').getByRole('row').filter({ hasText: 'meshwatch: test message' });
+  await expect(tests.first()).toContainText('Not delivered: no email or webhook configured');
+  expect(await page.getByTestId('outbox').getByRole('row').count()).toBeGreaterThan(before);
+  expect(errors).toEqual([]);
+});

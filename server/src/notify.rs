@@ -21,6 +21,20 @@ impl NewNotification {
     }
 }
 
+/// "Send test email" from the panel: proves the delivery path works.
+pub fn test_message(operator: &str) -> NewNotification {
+    NewNotification {
+        kind: "test",
+        server_id: None,
+        recipient: String::new(),
+        subject: "meshwatch: test message".into(),
+        body: format!(
+            "This is a test message from your meshwatch panel, sent by {operator}.\n\
+             \"Address blocked\" and \"cleared\" notifications will arrive the same way.\n"
+        ),
+    }
+}
+
 /// The notifications a batch of recorded changes calls for. When more than
 /// half of the fleet leaves rotation at once, the per-server messages are
 /// folded into one fleet-wide message (likewise for a mass clearing): an
@@ -133,7 +147,7 @@ fn per_server(
                     .collect();
                 NewNotification {
                     kind: "blocked",
-                    server_id: c.server.to_string(),
+                    server_id: Some(c.server.to_string()),
                     recipient: recipient.to_owned(),
                     subject: format!("meshwatch: address of {} ({}) is blocked", server.name, server.id),
                     body: format!(
@@ -150,7 +164,7 @@ fn per_server(
             } else {
                 NewNotification {
                     kind: "cleared",
-                    server_id: c.server.to_string(),
+                    server_id: Some(c.server.to_string()),
                     recipient: recipient.to_owned(),
                     subject: format!("meshwatch: address of {} ({}) is reachable again", server.name, server.id),
                     body: format!(

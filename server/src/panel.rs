@@ -10,8 +10,9 @@ use meshwatch::balance::assign;
 use meshwatch::mesh::Mesh;
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{
-    EntryPointSummary, MeshMatrix, OperatorView, PreviewEntry, ServerCard, ServerListItem,
-    ServerRef, UserCard, UserRoute, UserServer, UserSummary,
+    DeliveryState, EntryPointSummary, MeshMatrix, NotificationKind, OperatorView, OutboxItem,
+    PreviewEntry, ServerCard, ServerListItem, ServerRef, UserCard, UserRoute, UserServer,
+    UserSummary,
 };
 use meshwatch::{ServerId, UserId};
 use std::collections::HashSet;
@@ -20,6 +21,8 @@ use std::sync::Arc;
 pub struct PanelStore {
     pub store: Store,
     pub engine: Arc<Engine>,
+    /// Where notifications go (email addresses, webhook URLs; `""` = none).
+    pub targets: Arc<Vec<String>>,
 }
 
 fn backend_error(err: StoreError) -> BackendError {
@@ -207,6 +210,47 @@ impl PanelBackend for PanelStore {
             routes,
             preview,
         }))
+    }
+
+    async fn outbox(&self) -> Result<Vec<OutboxItem>, BackendError> {
+        let rows = self.store.notifications().await.map_err(backend_error)?;
+        rows.into_iter()
+            .map(|n| {
+                let kind = match n.kind.as_str() {
+                    "blocked" => NotificationKind::Blocked,
+                    "cleared" => NotificationKind::Cleared,
+                    "test" => NotificationKind::Test,
+                    other => return Err(BackendError(format!("outbox kind {other:?}"))),
+                };
+                let state = match n.state.as_str() {
+                    "queued" => DeliveryState::Queued,
+                    "sent" => DeliveryState::Sent,
+                    "failed" => DeliveryState::Failed,
+                    other => return Err(BackendError(format!("outbox state {other:?}"))),
+                };
+                Ok(OutboxItem {
+                    id: n.id,
+                    kind,
+                    server: n.server_id.as_deref().and_then(|s| ServerId::parse(s).ok()),
+                    to: n.to,
+                    subject: n.subject,
+                    state,
+                    attempts: n.attempts,
+                    last_error: n.last_error,
+                    created_at: n.created_at,
+                })
+            })
+            .collect()
+    }
+
+    async fn queue_test_notification(&self, operator: &str) -> Result<usize, BackendError> {
+        let test = crate::notify::test_message(operator);
+        let queued: Vec<_> = self.targets.iter().map(|t| test.to(t)).collect();
+        self.store
+            .queue_notifications(&queued)
+            .await
+            .map_err(backend_error)?;
+        Ok(queued.len())
     }
 
     async fn mesh_matrix(&self) -> Result<MeshMatrix, BackendError> {

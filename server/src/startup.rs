@@ -107,7 +107,9 @@ impl Application {
             engine: engine.clone(),
             metrics,
             demo: demo.as_ref().map(demo::live::LiveDemo::control),
+            targets: Arc::new(notification_targets(&config)),
         };
+        let targets = state.targets.as_ref().clone();
         let delivery = Delivery {
             mailer: match &config.smtp_url {
                 Some(url) => Some(Mailer::new(url, &config.notify_from)?),
@@ -115,7 +117,6 @@ impl Application {
             },
             webhook: config.webhook_url.as_ref().map(|_| reqwest::Client::new()),
         };
-        let targets = notification_targets(&config);
         let background = tokio::spawn(run_engine(engine, store.clone(), targets));
         let delivery = (delivery.mailer.is_some() || delivery.webhook.is_some())
             .then(|| tokio::spawn(delivery.run(store.clone())));
@@ -236,6 +237,7 @@ fn router(state: AppState) -> Router {
     let backend: Backend = Arc::new(PanelStore {
         store: state.store.clone(),
         engine: state.engine.clone(),
+        targets: state.targets.clone(),
     });
     let routes = generate_route_list(App);
     let leptos = state.leptos.clone();

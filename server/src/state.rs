@@ -17,6 +17,9 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// Fault control of the live demo fleet, when it runs.
     pub demo: Option<crate::demo::live::DemoControl>,
+    /// Where notifications go: email address, webhook URL, or `""` (none
+    /// configured: rows stay queued so the panel can show them).
+    pub targets: Arc<Vec<String>>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -27,6 +27,7 @@ pub fn Frame(
                     <A href="/" exact=true attr:class=NAV_LINK>"Servers"</A>
                     <A href="/users" attr:class=NAV_LINK>"Users"</A>
                     <A href="/mesh" attr:class=NAV_LINK>"Mesh"</A>
+                    <A href="/notifications" attr:class=NAV_LINK>"Notifications"</A>
                 </nav>
                 <div class="ml-auto flex items-center gap-3 text-sm text-slate-600">
                     <span class="inline-flex items-center gap-1.5 text-xs" data-testid="live"

@@ -3,6 +3,7 @@
 mod login;
 mod mesh;
 mod not_found;
+mod notifications;
 mod server_card;
 mod servers;
 mod user_card;
@@ -11,6 +12,7 @@ mod users;
 pub use login::LoginPage;
 pub use mesh::MeshPage;
 pub use not_found::NotFoundPage;
+pub use notifications::NotificationsPage;
 pub use server_card::ServerCardPage;
 pub use servers::ServersPage;
 pub use user_card::UserCardPage;

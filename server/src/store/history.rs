@@ -11,9 +11,10 @@ use std::collections::HashMap;
 
 /// A notification to queue.
 pub struct NewNotification {
-    /// `blocked` or `cleared`.
+    /// `blocked`, `cleared` or `test`.
     pub kind: &'static str,
-    pub server_id: String,
+    /// `None` for a test message.
+    pub server_id: Option<String>,
     pub recipient: String,
     pub subject: String,
     pub body: String,
@@ -23,7 +24,7 @@ pub struct NewNotification {
 pub struct Outgoing {
     pub id: i64,
     pub kind: String,
-    pub server_id: String,
+    pub server_id: Option<String>,
     pub recipient: String,
     pub subject: String,
     pub body: String,
@@ -42,11 +43,13 @@ pub enum Delivery {
 pub struct NotificationView {
     pub id: i64,
     pub kind: String,
-    pub server_id: String,
+    pub server_id: Option<String>,
     pub to: String,
     pub subject: String,
     pub state: String,
     pub created_at: DateTime<Utc>,
+    pub attempts: i64,
+    pub last_error: Option<String>,
 }
 
 fn conditions_json(conditions: &[ServerStatus]) -> String {
@@ -108,10 +111,18 @@ impl Store {
         Ok(())
     }
 
+    /// Queues notifications that concern no status change (test messages).
+    pub async fn queue_notifications(
+        &self,
+        notifications: &[NewNotification],
+    ) -> Result<(), StoreError> {
+        self.record_changes(&[], notifications).await
+    }
+
     /// The outbox, newest first.
     pub async fn notifications(&self) -> Result<Vec<NotificationView>, StoreError> {
         sqlx::query(
-            "SELECT id, kind, server_id, recipient, subject, state, created_at
+            "SELECT id, kind, server_id, recipient, subject, state, created_at, attempts, last_error
              FROM notification_outbox ORDER BY id DESC LIMIT 500",
         )
         .fetch_all(&self.reader)
@@ -126,6 +137,8 @@ impl Store {
                 subject: row.try_get("subject")?,
                 state: row.try_get("state")?,
                 created_at: row.try_get("created_at")?,
+                attempts: row.try_get("attempts")?,
+                last_error: row.try_get("last_error")?,
             })
         })
         .collect()

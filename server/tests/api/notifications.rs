@@ -157,3 +157,73 @@ async fn notifications_are_posted_to_the_webhook() {
     }
     panic!("the webhook notification was never marked sent");
 }
+
+#[tokio::test]
+async fn the_outbox_page_sends_a_test_email_and_shows_its_state() {
+    let (port, mut inbox) = smtp_sink().await;
+    let app = spawn_app_with(&[
+        ("MESHWATCH_SMTP_URL", format!("smtp://127.0.0.1:{port}")),
+        ("MESHWATCH_NOTIFY_TO", "ops@example.com".to_owned()),
+    ])
+    .await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let (_, html) = app.page(&cookie, "/notifications").await;
+    assert!(html.contains("No notifications yet") && html.contains("Send test email"));
+
+    let sent = app
+        .client
+        .post(app.url("/rpc/send_test_notification"))
+        .header("cookie", &cookie)
+        .header("origin", app.address.clone())
+        .header("accept", "application/json")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(sent.status(), 200);
+    assert_eq!(sent.text().await.expect("body"), "1");
+    let mail = tokio::time::timeout(Duration::from_secs(10), inbox.recv())
+        .await
+        .expect("the test email within 10 s")
+        .expect("a message");
+    assert!(mail.contains("meshwatch: test message"), "{mail}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, html) = app.page(&cookie, "/notifications").await;
+        if html.contains("Sent") && html.contains("ops@example.com") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the outbox shows it sent"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    let cross = app
+        .client
+        .post(app.url("/rpc/send_test_notification"))
+        .header("cookie", &cookie)
+        .header("origin", "https://evil.example")
+        .header("accept", "application/json")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(cross.status(), 403);
+}
+
+#[tokio::test]
+async fn without_a_target_the_outbox_says_why_nothing_was_sent() {
+    let app = spawn_app().await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let sent = app
+        .client
+        .post(app.url("/rpc/send_test_notification"))
+        .header("cookie", &cookie)
+        .header("accept", "application/json")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(sent.status(), 200);
+    let (_, html) = app.page(&cookie, "/notifications").await;
+    assert!(html.contains("Not delivered: no email or webhook configured"));
+}
