@@ -196,6 +196,46 @@ impl MeshMatrix {
     }
 }
 
+/// One server of a route, as the routes page lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RouteServer {
+    pub server: ServerRef,
+    pub status: ServerStatus,
+    pub in_rotation: bool,
+    pub stale: bool,
+}
+
+/// A route: its servers, who is in rotation, and what it falls back to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RouteOverview {
+    pub id: RouteId,
+    pub name: String,
+    pub servers_per_user: Option<u32>,
+    pub servers: Vec<RouteServer>,
+    /// Every server is out: subscriptions serve this one (best available).
+    pub best_available: Option<ServerRef>,
+}
+
+/// The fleet at a glance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overview {
+    /// How many servers have each status (R5 order, zeros included).
+    pub counts: Vec<(ServerStatus, u32)>,
+    /// Servers whose last report is older than `stale_after`.
+    pub stale: u32,
+    /// Servers out of rotation, with why.
+    pub out_of_rotation: Vec<(ServerRef, ServerStatus)>,
+    /// Routes serving their best available server: (route name, server).
+    pub best_available: Vec<(String, ServerRef)>,
+    /// The latest status changes, newest first.
+    pub latest_changes: Vec<(DateTime<Utc>, ServerRef, ServerStatus)>,
+    /// Notifications not delivered: queued with no target configured.
+    pub undelivered: u32,
+    /// Notifications that failed for good.
+    pub failed: u32,
+    pub now: DateTime<Utc>,
+}
+
 /// What a notification is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NotificationKind {

@@ -3,7 +3,8 @@
 use crate::error::AppError;
 use leptos::prelude::*;
 use meshwatch::views::{
-    MeshMatrix, OperatorView, OutboxItem, ServerCard, ServerListItem, UserCard, UserSummary,
+    MeshMatrix, OperatorView, OutboxItem, Overview, RouteOverview, ServerCard, ServerListItem,
+    UserCard, UserSummary,
 };
 
 #[cfg(feature = "ssr")]
@@ -96,4 +97,18 @@ pub async fn send_test_notification() -> Result<usize, AppError> {
         .queue_test_notification(&operator.username)
         .await
         .map_err(|e| fail(internal(e)))
+}
+
+/// Every route: its servers, who is in rotation, the best-available warning.
+#[server(prefix = "/rpc", endpoint = "routes")]
+pub async fn load_routes() -> Result<Vec<RouteOverview>, AppError> {
+    let (backend, _) = authorize().await?;
+    backend.routes().await.map_err(|e| fail(internal(e)))
+}
+
+/// The fleet at a glance.
+#[server(prefix = "/rpc", endpoint = "overview")]
+pub async fn load_overview() -> Result<Overview, AppError> {
+    let (backend, _) = authorize().await?;
+    backend.overview().await.map_err(|e| fail(internal(e)))
 }

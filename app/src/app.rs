@@ -1,8 +1,8 @@
 //! The HTML shell and the router: which page answers which path.
 
 use crate::ui::pages::{
-    LoginPage, MeshPage, NotFoundPage, NotificationsPage, ServerCardPage, ServersPage,
-    UserCardPage, UsersPage,
+    LoginPage, MeshPage, NotFoundPage, NotificationsPage, OverviewPage, RoutesPage, ServerCardPage,
+    ServersPage, UserCardPage, UsersPage,
 };
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -52,6 +52,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/servers/:id") view=ServerCardPage ssr=SsrMode::Async/>
                     <Route path=path!("/users") view=UsersPage ssr=SsrMode::Async/>
                     <Route path=path!("/mesh") view=MeshPage ssr=SsrMode::Async/>
+                    <Route path=path!("/overview") view=OverviewPage ssr=SsrMode::Async/>
+                    <Route path=path!("/routes") view=RoutesPage ssr=SsrMode::Async/>
                     <Route path=path!("/notifications") view=NotificationsPage ssr=SsrMode::Async/>
                     <Route path=path!("/users/:id") view=UserCardPage ssr=SsrMode::Async/>
                 </Routes>

@@ -4,7 +4,8 @@
 use crate::auth;
 use crate::error::AppError;
 use meshwatch::views::{
-    MeshMatrix, OperatorView, OutboxItem, ServerCard, ServerListItem, UserCard, UserSummary,
+    MeshMatrix, OperatorView, OutboxItem, Overview, RouteOverview, ServerCard, ServerListItem,
+    UserCard, UserSummary,
 };
 use meshwatch::{ServerId, UserId};
 use std::sync::Arc;
@@ -31,6 +32,10 @@ pub trait PanelBackend: Send + Sync + 'static {
         id: &UserId,
         panel_url: &str,
     ) -> Result<Option<UserCard>, BackendError>;
+    /// The fleet at a glance.
+    async fn overview(&self) -> Result<Overview, BackendError>;
+    /// Every route with its servers and rotation.
+    async fn routes(&self) -> Result<Vec<RouteOverview>, BackendError>;
     /// The notification outbox, newest first.
     async fn outbox(&self) -> Result<Vec<OutboxItem>, BackendError>;
     /// Queues a test message to every configured target; how many.

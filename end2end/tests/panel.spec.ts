@@ -191,3 +191,25 @@ test('send test email queues a message and the outbox says why it was not delive
   expect(await page.getByTestId('outbox').getByRole('row').count()).toBeGreaterThan(before);
   expect(errors).toEqual([]);
 });
+
+test('the routes page shows each route with its servers in rotation', async ({ page, request }, info) => {
+  const tag = info.project.name === 'hydrated' ? 'hr' : 'nr';
+  await provision(request, fleetFor(tag));
+  const errors = collectErrors(page);
+  await signIn(page);
+  await page.getByRole('link', { name: 'Routes', exact: true }).click();
+  const germany = page.getByRole('region', { name: `Germany ${tag}` });
+  await expect(germany).toContainText(`Frankfurt ${tag} (DE)`);
+  await expect(germany.getByTestId('route-server')).toContainText('In rotation');
+  expect(errors).toEqual([]);
+});
+
+test('the overview counts the fleet by status', async ({ page }) => {
+  const errors = collectErrors(page);
+  await signIn(page);
+  await page.getByRole('link', { name: 'Overview', exact: true }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+  await expect(page.getByTestId('status-count')).toHaveCount(6);
+  await expect(page.getByRole('heading', { name: 'Latest status changes' })).toBeVisible();
+  expect(errors).toEqual([]);
+});

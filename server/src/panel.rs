@@ -11,8 +11,8 @@ use meshwatch::mesh::Mesh;
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{
     DeliveryState, EntryPointSummary, MeshMatrix, NotificationKind, OperatorView, OutboxItem,
-    PreviewEntry, ServerCard, ServerListItem, ServerRef, UserCard, UserRoute, UserServer,
-    UserSummary,
+    Overview, PreviewEntry, RouteOverview, RouteServer, ServerCard, ServerListItem, ServerRef,
+    UserCard, UserRoute, UserServer, UserSummary,
 };
 use meshwatch::{ServerId, UserId};
 use std::collections::HashSet;
@@ -210,6 +210,94 @@ impl PanelBackend for PanelStore {
             routes,
             preview,
         }))
+    }
+
+    async fn overview(&self) -> Result<Overview, BackendError> {
+        let (mesh, verdicts) = self.engine.verdicts();
+        let reference = |id: &ServerId| server_ref(&mesh, id);
+        let counts = ServerStatus::ALL
+            .iter()
+            .map(|status| {
+                let n = verdicts.iter().filter(|v| v.status == *status).count();
+                (*status, u32::try_from(n).unwrap_or(u32::MAX))
+            })
+            .collect();
+        let stale = verdicts.iter().filter(|v| v.stale).count();
+        let out_of_rotation = verdicts
+            .iter()
+            .filter(|v| !v.in_rotation)
+            .filter_map(|v| Some((reference(&v.server)?, v.status)))
+            .collect();
+        let best_available = self
+            .routes()
+            .await?
+            .into_iter()
+            .filter_map(|r| Some((r.name, r.best_available?)))
+            .collect();
+        let latest_changes = self
+            .store
+            .latest_changes(15)
+            .await
+            .map_err(backend_error)?
+            .into_iter()
+            .filter_map(|(id, at, status)| {
+                let id = ServerId::parse(&id).ok()?;
+                Some((at, reference(&id)?, status))
+            })
+            .collect();
+        let outbox = self.outbox().await?;
+        let undelivered = outbox
+            .iter()
+            .filter(|n| n.state == DeliveryState::Queued && n.to.is_empty())
+            .count();
+        let failed = outbox
+            .iter()
+            .filter(|n| n.state == DeliveryState::Failed)
+            .count();
+        Ok(Overview {
+            counts,
+            stale: u32::try_from(stale).unwrap_or(u32::MAX),
+            out_of_rotation,
+            best_available,
+            latest_changes,
+            undelivered: u32::try_from(undelivered).unwrap_or(u32::MAX),
+            failed: u32::try_from(failed).unwrap_or(u32::MAX),
+            now: Utc::now(),
+        })
+    }
+
+    async fn routes(&self) -> Result<Vec<RouteOverview>, BackendError> {
+        let names = self.store.route_names().await.map_err(backend_error)?;
+        let (mesh, verdicts) = self.engine.verdicts();
+        let mut routes: Vec<RouteOverview> = mesh
+            .routes()
+            .iter()
+            .enumerate()
+            .map(|(r, route)| RouteOverview {
+                id: route.id.clone(),
+                name: names
+                    .get(route.id.as_str())
+                    .cloned()
+                    .unwrap_or_else(|| route.id.to_string()),
+                servers_per_user: route.servers_per_user,
+                servers: mesh
+                    .servers_of_route(r)
+                    .iter()
+                    .filter_map(|&s| {
+                        Some(RouteServer {
+                            server: server_ref(&mesh, &mesh.server(s).id)?,
+                            status: verdicts[s].status,
+                            in_rotation: verdicts[s].in_rotation,
+                            stale: verdicts[s].stale,
+                        })
+                    })
+                    .collect(),
+                best_available: meshwatch::balance::route_fallback(&mesh, &verdicts, r)
+                    .and_then(|s| server_ref(&mesh, &mesh.server(s).id)),
+            })
+            .collect();
+        routes.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(routes)
     }
 
     async fn outbox(&self) -> Result<Vec<OutboxItem>, BackendError> {

@@ -194,3 +194,24 @@ fn pair_marked_entry_points_come_after_healthy_ones() {
         "the marked entry point moves last"
     );
 }
+
+#[test]
+fn a_route_falls_back_only_when_every_server_is_out() {
+    let mut w = crate::rules::world::world(&[("de-1", "DE"), ("de-2", "DE")]);
+    w.healthy();
+    let r = w
+        .mesh
+        .route_index(&crate::RouteId::parse("de").expect("route"))
+        .expect("route de");
+    assert_eq!(
+        super::route_fallback(&w.mesh, &w.evaluation().into_verdicts(), r),
+        None
+    );
+    w.report_at("de-1", w.now, false, true);
+    assert_eq!(
+        super::route_fallback(&w.mesh, &w.evaluation().into_verdicts(), r),
+        None
+    );
+    w.report_at("de-2", w.now, false, true);
+    assert!(super::route_fallback(&w.mesh, &w.evaluation().into_verdicts(), r).is_some());
+}

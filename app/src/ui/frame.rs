@@ -24,8 +24,10 @@ pub fn Frame(
                     "meshwatch"
                 </a>
                 <nav aria-label="Main" class="flex gap-1">
+                    <A href="/overview" attr:class=NAV_LINK>"Overview"</A>
                     <A href="/" exact=true attr:class=NAV_LINK>"Servers"</A>
                     <A href="/users" attr:class=NAV_LINK>"Users"</A>
+                    <A href="/routes" attr:class=NAV_LINK>"Routes"</A>
                     <A href="/mesh" attr:class=NAV_LINK>"Mesh"</A>
                     <A href="/notifications" attr:class=NAV_LINK>"Notifications"</A>
                 </nav>

@@ -375,6 +375,16 @@ impl Store {
         )))
     }
 
+    /// Route id → display name.
+    pub async fn route_names(&self) -> Result<HashMap<String, String>, StoreError> {
+        sqlx::query("SELECT id, name FROM routes")
+            .fetch_all(&self.reader)
+            .await?
+            .into_iter()
+            .map(|row| Ok((row.try_get("id")?, row.try_get("name")?)))
+            .collect()
+    }
+
     /// Every user with their routes, sorted by id.
     pub async fn users(&self) -> Result<Vec<UserSummary>, StoreError> {
         let rows = sqlx::query("SELECT id, name FROM users ORDER BY id")

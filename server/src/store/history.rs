@@ -254,6 +254,23 @@ impl Store {
         .collect()
     }
 
+    /// The latest status changes of the whole fleet, newest first.
+    pub async fn latest_changes(
+        &self,
+        limit: i64,
+    ) -> Result<Vec<(String, DateTime<Utc>, ServerStatus)>, StoreError> {
+        sqlx::query("SELECT server_id, at, status FROM status_history ORDER BY id DESC LIMIT ?")
+            .bind(limit)
+            .fetch_all(&self.reader)
+            .await?
+            .iter()
+            .map(|row| {
+                let (at, status) = status_change(row)?;
+                Ok((row.try_get("server_id")?, at, status))
+            })
+            .collect()
+    }
+
     /// Status changes of one server, newest first.
     pub async fn status_history(
         &self,

@@ -100,3 +100,49 @@ async fn an_unreachable_server_reads_k_of_n_on_the_card() {
         "the caption says k of n"
     );
 }
+
+#[tokio::test]
+async fn the_routes_page_shows_rotation_and_the_best_available_warning() {
+    let app = spawn_app().await;
+    let tokens = crate::agent::fleet(&app).await;
+    crate::agent::all_report(&app, &tokens, 100).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    post(&app, &tokens["de-1"], &report(&uuid(200), false, vec![])).await;
+    let (status, html) = app.page(&cookie, "/routes").await;
+    assert_eq!(status, 200);
+    assert!(html.contains("Out of rotation — its users are served by DE-2"));
+    assert!(!html.contains("best available one"));
+
+    post(&app, &tokens["de-2"], &report(&uuid(201), false, vec![])).await;
+    let (_, html) = app.page(&cookie, "/routes").await;
+    assert!(
+        html.contains(
+            "Every server is out of rotation: subscriptions serve the best available one"
+        ),
+        "the route is never emptied, and the page says so"
+    );
+}
+
+#[tokio::test]
+async fn the_overview_counts_statuses_and_lists_what_is_out() {
+    let app = spawn_app().await;
+    let tokens = crate::agent::fleet(&app).await;
+    crate::agent::all_report(&app, &tokens, 100).await;
+    post(&app, &tokens["de-1"], &report(&uuid(300), false, vec![])).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    // The change is recorded on the engine's next tick.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let html = loop {
+        let (status, html) = app.page(&cookie, "/overview").await;
+        assert_eq!(status, 200);
+        if !html.contains("No change recorded yet.") {
+            break html;
+        }
+        assert!(std::time::Instant::now() < deadline, "a change is recorded");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    assert!(html.contains("Servers by status"));
+    assert!(html.contains("Out of rotation") && html.contains("DE-1 (DE)"));
+    assert!(html.contains("Server unavailable"));
+    assert!(html.contains("Latest status changes"));
+}

@@ -1,0 +1,94 @@
+//! Routes: each route's servers and which are in rotation. Out-of-rotation
+//! servers are replaced per user by the route's servers still in rotation;
+//! when none is left the route serves its best available server (never an
+//! empty route), and the page warns.
+
+use crate::api::load_routes;
+use crate::live::live_version;
+use crate::ui::components::{Chip, EmptyState, ErrorNote, StaleBadge, StatusDot};
+use crate::ui::frame::Frame;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use meshwatch::status::ServerStatus;
+use meshwatch::views::RouteOverview;
+
+#[component]
+pub fn RoutesPage() -> impl IntoView {
+    let routes = Resource::new(live_version, |_| load_routes());
+    view! {
+        <Title text="Routes"/>
+        <Frame>
+            <h1 class="text-2xl font-semibold tracking-tight">"Routes"</h1>
+            <Transition fallback=|| view! { <p class="mt-6 text-slate-500">"Loading routes…"</p> }>
+                {move || Suspend::new(async move {
+                    match routes.await {
+                        Ok(list) if list.is_empty() => view! {
+                            <div class="mt-6"><EmptyState title="No routes yet" hint="Provision your fleet with PUT /api/v1/fleet."/></div>
+                        }.into_any(),
+                        Ok(list) => view! {
+                            <div class="mt-6 grid gap-6 lg:grid-cols-2">
+                                {list.into_iter().map(|route| view! { <RouteCard route/> }).collect_view()}
+                            </div>
+                        }.into_any(),
+                        Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </Frame>
+    }
+}
+
+#[component]
+fn RouteCard(route: RouteOverview) -> impl IntoView {
+    let in_rotation: Vec<String> = route
+        .servers
+        .iter()
+        .filter(|s| s.in_rotation)
+        .map(|s| s.server.name.clone())
+        .collect();
+    let per_user = route.servers_per_user.map_or_else(
+        || "every server to every user".to_string(),
+        |k| format!("{k} server(s) per user"),
+    );
+    let warning = route.best_available.as_ref().map(|best| view! {
+        <p role="note" class="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+            {format!("Every server is out of rotation: subscriptions serve the best available one, {} ({}).", best.name, best.country)}
+        </p>
+    });
+    let cover = if in_rotation.is_empty() {
+        String::new()
+    } else {
+        in_rotation.join(", ")
+    };
+    let rows = route
+        .servers
+        .into_iter()
+        .map(|s| {
+            let note = if s.in_rotation {
+                "In rotation".to_string()
+            } else if cover.is_empty() {
+                "Out of rotation".to_string()
+            } else {
+                format!("Out of rotation — its users are served by {cover}")
+            };
+            let stale = (s.stale && s.status != ServerStatus::NoData).then(|| view! { <StaleBadge/> });
+            view! {
+                <li class="flex flex-wrap items-center gap-x-4 gap-y-1 py-2 text-sm" data-testid="route-server">
+                    <a href=format!("/servers/{}", s.server.id) class="min-w-36 font-medium hover:underline">
+                        {format!("{} ({})", s.server.name, s.server.country)}
+                    </a>
+                    <span class="inline-flex items-center gap-2"><StatusDot status=s.status/>{stale}</span>
+                    <span class="ml-auto text-slate-500">{note}</span>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="rounded-xl border border-slate-200 bg-white p-5 shadow-sm" aria-label=route.name.clone()>
+            <h2 class="flex items-center gap-2 text-lg font-semibold">{route.name.clone()} <Chip text=route.id.to_string()/></h2>
+            <p class="text-sm text-slate-500">{per_user}</p>
+            {warning}
+            <ul class="mt-3 divide-y divide-slate-100">{rows}</ul>
+        </section>
+    }
+}
