@@ -71,6 +71,54 @@ pub struct UserSummary {
     pub routes: Vec<RouteId>,
 }
 
+impl UserSummary {
+    /// Whether a search (case-insensitive) matches the user's id, name or
+    /// one of their routes.
+    pub fn matches(&self, query: &str) -> bool {
+        let needle = query.trim().to_lowercase();
+        needle.is_empty()
+            || [self.id.as_str(), self.name.as_str()]
+                .into_iter()
+                .chain(self.routes.iter().map(RouteId::as_str))
+                .any(|h| h.to_lowercase().contains(&needle))
+    }
+}
+
+/// One page of the users list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UsersPage {
+    pub users: Vec<UserSummary>,
+    /// Users matching the search.
+    pub total: u32,
+    /// 1-based; `pages` is at least 1.
+    pub page: u32,
+    pub pages: u32,
+}
+
+impl UsersPage {
+    pub const SIZE: usize = 50;
+
+    /// The `page`th slice (1-based, clamped) of the users matching `query`.
+    pub fn of(all: Vec<UserSummary>, query: &str, page: u32) -> Self {
+        let matching: Vec<UserSummary> = all.into_iter().filter(|u| u.matches(query)).collect();
+        let total = matching.len();
+        let pages = total.div_ceil(Self::SIZE).max(1);
+        let page = (page.max(1) as usize).min(pages);
+        let users = matching
+            .into_iter()
+            .skip((page - 1) * Self::SIZE)
+            .take(Self::SIZE)
+            .collect();
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Self {
+            users,
+            total: count(total),
+            page: count(page),
+            pages: count(pages),
+        }
+    }
+}
+
 /// A route with how many servers it groups.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RouteSummary {
@@ -333,5 +381,29 @@ mod tests {
         assert_eq!(ago(3 * 3600), "3 h ago");
         assert_eq!(ago(2 * 86_400), "2 d ago");
         assert_eq!(ago(-30), "just now");
+    }
+
+    #[test]
+    fn users_are_searched_and_paged() {
+        let user = |i: usize| UserSummary {
+            id: UserId::parse(&format!("user-{i:03}")).expect("id"),
+            name: format!("User {i}"),
+            routes: vec![
+                RouteId::parse(if i.is_multiple_of(2) { "de" } else { "nl" }).expect("route"),
+            ],
+        };
+        let all: Vec<UserSummary> = (0..120).map(user).collect();
+        let first = UsersPage::of(all.clone(), "", 1);
+        assert_eq!((first.total, first.pages, first.users.len()), (120, 3, 50));
+        let last = UsersPage::of(all.clone(), "", 9);
+        assert_eq!(
+            (last.page, last.users.len()),
+            (3, 20),
+            "past the end clamps to the last page"
+        );
+        let dutch = UsersPage::of(all.clone(), "NL", 1);
+        assert_eq!(dutch.total, 60);
+        let none = UsersPage::of(all, "nobody", 1);
+        assert_eq!((none.total, none.pages, none.users.len()), (0, 1, 0));
     }
 }

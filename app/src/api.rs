@@ -4,7 +4,7 @@ use crate::error::AppError;
 use leptos::prelude::*;
 use meshwatch::views::{
     MeshMatrix, OperatorView, OutboxItem, Overview, RouteOverview, ServerCard, ServerListItem,
-    UserCard, UserSummary,
+    UserCard,
 };
 
 #[cfg(feature = "ssr")]
@@ -24,11 +24,12 @@ pub async fn list_servers() -> Result<Vec<ServerListItem>, AppError> {
     backend.servers().await.map_err(|e| fail(internal(e)))
 }
 
-/// Every user with their routes.
+/// One page (50) of the users matching a search (id, name or route).
 #[server(prefix = "/rpc", endpoint = "users")]
-pub async fn list_users() -> Result<Vec<UserSummary>, AppError> {
+pub async fn list_users(query: String, page: u32) -> Result<meshwatch::views::UsersPage, AppError> {
     let (backend, _) = authorize().await?;
-    backend.users().await.map_err(|e| fail(internal(e)))
+    let all = backend.users().await.map_err(|e| fail(internal(e)))?;
+    Ok(meshwatch::views::UsersPage::of(all, &query, page))
 }
 
 /// One server's card: verdict, self-check, metrics, mesh view, entry points.
@@ -111,4 +112,43 @@ pub async fn load_routes() -> Result<Vec<RouteOverview>, AppError> {
 pub async fn load_overview() -> Result<Overview, AppError> {
     let (backend, _) = authorize().await?;
     backend.overview().await.map_err(|e| fail(internal(e)))
+}
+
+/// The verdict parameters of PRODUCT.md §2 in force.
+#[server(prefix = "/rpc", endpoint = "settings")]
+pub async fn load_settings() -> Result<meshwatch::settings::Settings, AppError> {
+    let (backend, _) = authorize().await?;
+    backend.settings().await.map_err(|e| fail(internal(e)))
+}
+
+/// Saves the verdict parameters after validating every one of them.
+#[server(prefix = "/rpc", endpoint = "save_settings")]
+#[allow(clippy::too_many_arguments)]
+pub async fn save_settings(
+    report_interval_s: u32,
+    probe_interval_s: u32,
+    probe_timeout_s: u32,
+    stale_after_s: u32,
+    failure_streak: u32,
+    quorum: u32,
+    unreliable_fraction: f64,
+) -> Result<meshwatch::settings::Settings, AppError> {
+    let (backend, operator) = authorize().await?;
+    let next = meshwatch::settings::Settings {
+        report_interval_s,
+        probe_interval_s,
+        probe_timeout_s,
+        stale_after_s,
+        failure_streak,
+        quorum,
+        unreliable_fraction,
+    };
+    next.validate()
+        .map_err(|e| fail(AppError::Invalid(e.to_string())))?;
+    backend
+        .save_settings(next)
+        .await
+        .map_err(|e| fail(internal(e)))?;
+    tracing::info!(operator = %operator.username, "verdict settings changed in the panel");
+    Ok(next)
 }

@@ -2,7 +2,7 @@
 
 use crate::ui::pages::{
     LoginPage, MeshPage, NotFoundPage, NotificationsPage, OverviewPage, RoutesPage, ServerCardPage,
-    ServersPage, UserCardPage, UsersPage,
+    ServersPage, SettingsPage, UserCardPage, UsersPage,
 };
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -53,6 +53,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/users") view=UsersPage ssr=SsrMode::Async/>
                     <Route path=path!("/mesh") view=MeshPage ssr=SsrMode::Async/>
                     <Route path=path!("/overview") view=OverviewPage ssr=SsrMode::Async/>
+                    <Route path=path!("/settings") view=SettingsPage ssr=SsrMode::Async/>
                     <Route path=path!("/routes") view=RoutesPage ssr=SsrMode::Async/>
                     <Route path=path!("/notifications") view=NotificationsPage ssr=SsrMode::Async/>
                     <Route path=path!("/users/:id") view=UserCardPage ssr=SsrMode::Async/>

@@ -32,6 +32,10 @@ pub trait PanelBackend: Send + Sync + 'static {
         id: &UserId,
         panel_url: &str,
     ) -> Result<Option<UserCard>, BackendError>;
+    /// The verdict parameters in force.
+    async fn settings(&self) -> Result<meshwatch::settings::Settings, BackendError>;
+    /// Stores validated parameters and applies them at once.
+    async fn save_settings(&self, next: meshwatch::settings::Settings) -> Result<(), BackendError>;
     /// The fleet at a glance.
     async fn overview(&self) -> Result<Overview, BackendError>;
     /// Every route with its servers and rotation.

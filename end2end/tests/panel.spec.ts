@@ -213,3 +213,20 @@ test('the overview counts the fleet by status', async ({ page }) => {
   await expect(page.getByRole('heading', { name: 'Latest status changes' })).toBeVisible();
   expect(errors).toEqual([]);
 });
+
+test('the servers list filters by country', async ({ page, request }, info) => {
+  const tag = info.project.name === 'hydrated' ? 'hf' : 'nf';
+  await provision(request, fleetFor(tag));
+  const errors = collectErrors(page);
+  const js = info.project.use.javaScriptEnabled !== false;
+  await signIn(page);
+  if (js) await hydrated(page);
+  await page.getByLabel('Country').selectOption('NL');
+  if (!js) {
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect(page).toHaveURL(/country=NL/);
+  }
+  await expect(page.getByRole('row', { name: new RegExp(`Amsterdam ${tag}`) })).toBeVisible();
+  await expect(page.getByRole('row', { name: new RegExp(`Frankfurt ${tag}`) })).toBeHidden();
+  expect(errors).toEqual([]);
+});

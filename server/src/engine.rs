@@ -357,6 +357,13 @@ impl Engine {
         Ok(())
     }
 
+    /// Stores validated settings, then evaluates with them from now on.
+    pub async fn apply_settings(&self, store: &Store, next: Settings) -> Result<(), StoreError> {
+        store.save_settings(&next).await?;
+        self.set_settings(next);
+        Ok(())
+    }
+
     pub fn set_settings(&self, settings: Settings) {
         let mut state = self.lock();
         state.settings = settings;

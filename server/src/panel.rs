@@ -212,6 +212,17 @@ impl PanelBackend for PanelStore {
         }))
     }
 
+    async fn settings(&self) -> Result<meshwatch::settings::Settings, BackendError> {
+        Ok(self.engine.settings())
+    }
+
+    async fn save_settings(&self, next: meshwatch::settings::Settings) -> Result<(), BackendError> {
+        self.engine
+            .apply_settings(&self.store, next)
+            .await
+            .map_err(backend_error)
+    }
+
     async fn overview(&self) -> Result<Overview, BackendError> {
         let (mesh, verdicts) = self.engine.verdicts();
         let reference = |id: &ServerId| server_ref(&mesh, id);

@@ -30,6 +30,7 @@ pub fn Frame(
                     <A href="/routes" attr:class=NAV_LINK>"Routes"</A>
                     <A href="/mesh" attr:class=NAV_LINK>"Mesh"</A>
                     <A href="/notifications" attr:class=NAV_LINK>"Notifications"</A>
+                    <A href="/settings" attr:class=NAV_LINK>"Settings"</A>
                 </nav>
                 <div class="ml-auto flex items-center gap-3 text-sm text-slate-600">
                     <span class="inline-flex items-center gap-1.5 text-xs" data-testid="live"

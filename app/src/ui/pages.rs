@@ -8,6 +8,7 @@ mod overview;
 mod routes;
 mod server_card;
 mod servers;
+mod settings;
 mod user_card;
 mod users;
 
@@ -19,5 +20,6 @@ pub use overview::OverviewPage;
 pub use routes::RoutesPage;
 pub use server_card::ServerCardPage;
 pub use servers::ServersPage;
+pub use settings::SettingsPage;
 pub use user_card::UserCardPage;
 pub use users::UsersPage;

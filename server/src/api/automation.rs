@@ -262,8 +262,7 @@ async fn put_settings(
     }
     next.validate()
         .map_err(|e| ApiError::unprocessable("invalid_setting", e.to_string()))?;
-    state.store.save_settings(&next).await?;
-    state.engine.set_settings(next);
+    state.engine.apply_settings(&state.store, next).await?;
     Ok(ApiJson(next))
 }
 

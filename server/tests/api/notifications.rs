@@ -227,3 +227,69 @@ async fn without_a_target_the_outbox_says_why_nothing_was_sent() {
     let (_, html) = app.page(&cookie, "/notifications").await;
     assert!(html.contains("Not delivered: no email or webhook configured"));
 }
+
+#[tokio::test]
+async fn the_settings_page_validates_and_applies_the_parameters() {
+    let app = spawn_app().await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let (status, html) = app.page(&cookie, "/settings").await;
+    assert_eq!(status, 200);
+    assert!(html.contains("Failure streak") && html.contains("value=\"180\""));
+
+    let save = |quorum: &'static str, fraction: &'static str, origin: String| {
+        app.client
+            .post(app.url("/rpc/save_settings"))
+            .header("cookie", &cookie)
+            .header("origin", origin)
+            .header("accept", "application/json")
+            .form(&[
+                ("report_interval_s", "30"),
+                ("probe_interval_s", "15"),
+                ("probe_timeout_s", "4"),
+                ("stale_after_s", "90"),
+                ("failure_streak", "4"),
+                ("quorum", quorum),
+                ("unreliable_fraction", fraction),
+            ])
+            .send()
+    };
+    let ok = save("3", "0.4", app.address.clone()).await.expect("sent");
+    assert_eq!(ok.status(), 200);
+    let now: Value = app
+        .client
+        .get(app.url("/api/v1/settings"))
+        .bearer_auth(crate::helpers::ADMIN_TOKEN)
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(
+        (now["quorum"].as_u64(), now["stale_after_s"].as_u64()),
+        (Some(3), Some(90))
+    );
+
+    for (quorum, fraction, field) in [("0", "0.5", "quorum"), ("2", "1.5", "unreliable_fraction")] {
+        let bad = save(quorum, fraction, app.address.clone())
+            .await
+            .expect("sent");
+        assert_eq!(bad.status(), 422, "{field}");
+        assert!(bad.text().await.expect("body").contains(field), "{field}");
+    }
+    let cross = save("2", "0.5", "https://evil.example".into())
+        .await
+        .expect("sent");
+    assert_eq!(cross.status(), 403);
+    let kept: Value = app
+        .client
+        .get(app.url("/api/v1/settings"))
+        .bearer_auth(crate::helpers::ADMIN_TOKEN)
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(kept["quorum"], 3, "refused saves change nothing");
+}

@@ -146,3 +146,48 @@ async fn the_overview_counts_statuses_and_lists_what_is_out() {
     assert!(html.contains("Server unavailable"));
     assert!(html.contains("Latest status changes"));
 }
+
+#[tokio::test]
+async fn the_users_list_searches_and_pages() {
+    let app = spawn_app().await;
+    let users: Vec<Value> = (0..60)
+        .map(
+            |i| json!({"id": format!("u-{i:03}"), "name": format!("Person {i}"), "routes": ["de"]}),
+        )
+        .collect();
+    let fleet = json!({"routes": [{"id": "de", "name": "Germany"}], "servers": [], "users": users});
+    assert_eq!(app.put_fleet(&fleet).await.status(), 200);
+    let cookie = app.signed_in("ops", "a long password").await;
+
+    let (_, html) = app.page(&cookie, "/users").await;
+    assert!(html.contains("Showing 1–50 of 60 users") && html.contains("Page 1 of 2"));
+    assert!(
+        html.contains("href=\"/users?q=&amp;page=2\"")
+            || html.contains("href=\"/users?q=&page=2\"")
+    );
+    let (_, html) = app.page(&cookie, "/users?page=2").await;
+    assert!(html.contains("Showing 51–60 of 60 users") && html.contains("Person 59"));
+    let (_, html) = app.page(&cookie, "/users?q=u-05").await;
+    assert!(html.contains("Showing 1–10 of 10 users") && !html.contains("Person 49"));
+    let (_, html) = app.page(&cookie, "/users?q=nobody").await;
+    assert!(html.contains("No user matches this search"));
+}
+
+#[tokio::test]
+async fn the_servers_list_filters_by_status_country_and_route() {
+    let app = spawn_app().await;
+    let tokens = crate::agent::fleet(&app).await;
+    crate::agent::all_report(&app, &tokens, 100).await;
+    post(&app, &tokens["de-1"], &report(&uuid(300), false, vec![])).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let shown = |html: &str| html.matches("href=\"/servers/").count();
+    let (_, all) = app.page(&cookie, "/").await;
+    assert_eq!(shown(&all), 5);
+    let (_, html) = app.page(&cookie, "/?status=unavailable").await;
+    assert_eq!(shown(&html), 1);
+    assert!(html.contains("Showing 1 of 5 servers"));
+    let (_, html) = app.page(&cookie, "/?country=DE").await;
+    assert_eq!(shown(&html), 2);
+    let (_, html) = app.page(&cookie, "/?route=nl&country=FI").await;
+    assert_eq!(shown(&html), 1);
+}

@@ -2,6 +2,7 @@
 //! JavaScript the same box submits `?q=` and the server filters).
 
 use crate::api::list_servers;
+use crate::lang::use_lang;
 use crate::live::live_version;
 use crate::ui::components::{Chip, EmptyState, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::frame::Frame;
@@ -16,6 +17,11 @@ pub fn ServersPage() -> impl IntoView {
     let servers = Resource::new(live_version, |_| list_servers());
     let query = use_query_map();
     let filter = RwSignal::new(query.read_untracked().get("q").unwrap_or_default());
+    let facets = Facets {
+        status: RwSignal::new(query.read_untracked().get("status").unwrap_or_default()),
+        country: RwSignal::new(query.read_untracked().get("country").unwrap_or_default()),
+        route: RwSignal::new(query.read_untracked().get("route").unwrap_or_default()),
+    };
     view! {
         <Title text="Servers"/>
         <Frame>
@@ -37,12 +43,54 @@ pub fn ServersPage() -> impl IntoView {
             <Transition fallback=|| view! { <p class="mt-6 text-slate-500">"Loading servers…"</p> }>
                 {move || Suspend::new(async move {
                     match servers.await {
-                        Ok(list) => view! { <ServersTable servers=list filter=filter.into()/> }.into_any(),
+                        Ok(list) => view! { <ServersTable servers=list filter=filter.into() facets/> }.into_any(),
                         Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
                     }
                 })}
             </Transition>
         </Frame>
+    }
+}
+
+/// The status, country and route filters (empty = any), from `?status=`,
+/// `?country=`, `?route=` so they work without JavaScript.
+#[derive(Clone, Copy)]
+struct Facets {
+    status: RwSignal<String>,
+    country: RwSignal<String>,
+    route: RwSignal<String>,
+}
+
+impl Facets {
+    fn admit(&self, item: &ServerListItem) -> bool {
+        let (status, country, route) = (self.status.get(), self.country.get(), self.route.get());
+        (status.is_empty() || item.status.as_str() == status)
+            && (country.is_empty() || item.server.country == country)
+            && (route.is_empty() || item.server.routes.iter().any(|r| r.as_str() == route))
+    }
+}
+
+/// One `<select>` of the facet form; hydrated, a change filters at once.
+#[component]
+fn FacetSelect(
+    name: &'static str,
+    label: &'static str,
+    signal: RwSignal<String>,
+    options: Vec<(String, String)>,
+) -> impl IntoView {
+    let id = format!("facet-{name}");
+    view! {
+        <div>
+            <label for=id.clone() class="block text-xs font-medium text-slate-600">{label}</label>
+            <select id=id name=name class="mt-1 rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
+                on:change=move |ev| signal.set(event_target_value(&ev))>
+                <option value="" selected=move || signal.get().is_empty()>"Any"</option>
+                {options.into_iter().map(|(value, text)| {
+                    let v = value.clone();
+                    view! { <option value=value selected=move || signal.get() == v>{text}</option> }
+                }).collect_view()}
+            </select>
+        </div>
     }
 }
 
@@ -52,6 +100,8 @@ fn ServersTable(
     servers: Vec<ServerListItem>,
     /// The free-text filter typed by the operator.
     filter: Signal<String>,
+    /// Status, country and route filters.
+    facets: Facets,
 ) -> impl IntoView {
     if servers.is_empty() {
         return view! {
@@ -62,17 +112,40 @@ fn ServersTable(
         .into_any();
     }
     let total = servers.len();
+    let lang = use_lang();
+    let statuses = ServerStatus::ALL
+        .iter()
+        .map(|s| (s.as_str().to_string(), lang.status(*s).to_string()))
+        .collect();
+    let mut countries: Vec<String> = servers.iter().map(|s| s.server.country.clone()).collect();
+    countries.sort();
+    countries.dedup();
+    let mut routes: Vec<String> = servers
+        .iter()
+        .flat_map(|s| s.server.routes.iter().map(|r| r.to_string()))
+        .collect();
+    routes.sort();
+    routes.dedup();
+    let pairs = |v: Vec<String>| v.into_iter().map(|x| (x.clone(), x)).collect::<Vec<_>>();
     let all = StoredValue::new(servers);
     let visible = Memo::new(move |_| {
         let needle = filter.get();
         all.with_value(|all| {
             all.iter()
-                .filter(|s| s.matches(&needle))
+                .filter(|s| s.matches(&needle) && facets.admit(s))
                 .cloned()
                 .collect::<Vec<_>>()
         })
     });
     view! {
+        <form method="get" class="mt-4 flex flex-wrap items-end gap-3" aria-label="Filter by status, country and route"
+            on:submit=move |ev| ev.prevent_default()>
+            <input type="hidden" name="q" value=move || filter.get()/>
+            <FacetSelect name="status" label="Status" signal=facets.status options=statuses/>
+            <FacetSelect name="country" label="Country" signal=facets.country options=pairs(countries)/>
+            <FacetSelect name="route" label="Route" signal=facets.route options=pairs(routes)/>
+            <button type="submit" class="rounded-md border border-slate-300 px-3 py-1 text-sm hover:bg-slate-100">"Apply filters"</button>
+        </form>
         <p class="mt-1 text-sm text-slate-500" aria-live="polite">
             {move || format!("Showing {} of {total} servers", visible.read().len())}
         </p>

@@ -1,23 +1,44 @@
-//! The users list.
+//! The users list: a search (id, name or route) and pages of 50, both
+//! plain query parameters, so they work without JavaScript too.
 
 use crate::api::list_users;
 use crate::ui::components::{Chip, EmptyState, ErrorNote};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use meshwatch::views::UserSummary;
+use leptos_router::hooks::use_query_map;
+use meshwatch::views::{UserSummary, UsersPage as Page};
 
 #[component]
 pub fn UsersPage() -> impl IntoView {
-    let users = Resource::new(|| (), |_| list_users());
+    let query = use_query_map();
+    let search = move || query.read().get("q").unwrap_or_default();
+    let page = move || {
+        query
+            .read()
+            .get("page")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(1u32)
+    };
+    let users = Resource::new(move || (search(), page()), |(q, p)| list_users(q, p));
     view! {
         <Title text="Users"/>
         <Frame>
-            <h1 class="text-2xl font-semibold tracking-tight">"Users"</h1>
+            <div class="flex flex-wrap items-end justify-between gap-4">
+                <h1 class="text-2xl font-semibold tracking-tight">"Users"</h1>
+                <form method="get" action="/users" role="search" class="flex items-end gap-2">
+                    <div>
+                        <label for="user-search" class="block text-sm font-medium text-slate-700">"Search users"</label>
+                        <input id="user-search" name="q" type="search" value=search placeholder="Id, name or route"
+                            class="mt-1 block w-64 rounded-md border border-slate-300 px-3 py-2 shadow-sm focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200"/>
+                    </div>
+                    <button type="submit" class="rounded-md border border-slate-300 px-3 py-2 text-sm font-medium hover:bg-slate-100">"Search"</button>
+                </form>
+            </div>
             <Transition fallback=|| view! { <p class="mt-6 text-slate-500">"Loading users…"</p> }>
                 {move || Suspend::new(async move {
                     match users.await {
-                        Ok(list) => view! { <UsersTable users=list/> }.into_any(),
+                        Ok(page) => view! { <UsersTable page query=search()/> }.into_any(),
                         Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
                     }
                 })}
@@ -26,22 +47,58 @@ pub fn UsersPage() -> impl IntoView {
     }
 }
 
+/// Previous / next links keeping the search.
+#[component]
+fn Pager(page: u32, pages: u32, query: String) -> impl IntoView {
+    let link = move |to: u32| {
+        let q: String = query
+            .bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => {
+                    char::from(b).to_string()
+                }
+                other => format!("%{other:02X}"),
+            })
+            .collect();
+        format!("/users?q={q}&page={to}")
+    };
+    view! {
+        <nav aria-label="Pages" class="mt-4 flex items-center gap-3 text-sm">
+            {(page > 1).then(|| view! { <a href=link(page - 1) rel="prev" class="rounded-md border border-slate-300 px-3 py-1 hover:bg-slate-100">"Previous"</a> })}
+            <span class="text-slate-500">{format!("Page {page} of {pages}")}</span>
+            {(page < pages).then(|| view! { <a href=link(page + 1) rel="next" class="rounded-md border border-slate-300 px-3 py-1 hover:bg-slate-100">"Next"</a> })}
+        </nav>
+    }
+}
+
 #[component]
 fn UsersTable(
-    /// Every user, sorted by id.
-    users: Vec<UserSummary>,
+    /// One page of the matching users, sorted by id.
+    page: Page,
+    /// The search it answers.
+    query: String,
 ) -> impl IntoView {
-    if users.is_empty() {
+    if page.users.is_empty() {
+        let (title, hint) = if query.trim().is_empty() {
+            ("No users yet", "Provision users with PUT /api/v1/fleet.")
+        } else {
+            (
+                "No user matches this search",
+                "Search by id, name or route.",
+            )
+        };
         return view! {
             <div class="mt-6">
-                <EmptyState title="No users yet" hint="Provision users with PUT /api/v1/fleet."/>
+                <EmptyState title hint/>
             </div>
         }
         .into_any();
     }
-    let count = users.len();
+    let first = (page.page as usize - 1) * Page::SIZE + 1;
+    let last = first + page.users.len() - 1;
+    let users: Vec<UserSummary> = page.users;
     view! {
-        <p class="mt-1 text-sm text-slate-500">{format!("{count} users")}</p>
+        <p class="mt-1 text-sm text-slate-500" aria-live="polite">{format!("Showing {first}–{last} of {} users", page.total)}</p>
         <div class="mt-6 overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
             <table class="min-w-full divide-y divide-slate-200 text-left text-sm">
                 <caption class="sr-only">"Users"</caption>
@@ -69,6 +126,7 @@ fn UsersTable(
                 </tbody>
             </table>
         </div>
+        <Pager page=page.page pages=page.pages query/>
     }
     .into_any()
 }
