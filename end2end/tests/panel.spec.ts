@@ -221,7 +221,7 @@ test('the servers list filters by country', async ({ page, request }, info) => {
   const js = info.project.use.javaScriptEnabled !== false;
   await signIn(page);
   if (js) await hydrated(page);
-  await page.getByLabel('Country').selectOption('NL');
+  await page.getByLabel('Country', { exact: true }).selectOption('NL');
   if (!js) {
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await expect(page).toHaveURL(/country=NL/);

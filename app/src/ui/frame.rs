@@ -23,7 +23,7 @@ pub fn Frame(
                     <span aria-hidden="true" class="inline-block size-3 rounded-full bg-emerald-500 ring-4 ring-emerald-100"></span>
                     "meshwatch"
                 </a>
-                <nav aria-label="Main" class="flex gap-1">
+                <nav aria-label="Main" class="flex flex-wrap gap-1">
                     <A href="/overview" attr:class=NAV_LINK>"Overview"</A>
                     <A href="/" exact=true attr:class=NAV_LINK>"Servers"</A>
                     <A href="/users" attr:class=NAV_LINK>"Users"</A>

@@ -1,0 +1,242 @@
+//! Panel page benchmark: server-side rendering of the user card and the
+//! server card for a 1000-server, 10 000-user fleet on a fresh SQLite file,
+//! under 50 concurrent clients on loopback; then the mesh page of a
+//! 300-server fleet whose every pair has evidence. Prints latency
+//! percentiles (the pages are fetched as a browser without JavaScript gets
+//! them, fully rendered).
+//!
+//! Run: `cargo bench -p server --bench panel_ssr`
+//! (`MESHWATCH_BENCH_REQUESTS` per page, default 3000; `MESHWATCH_BENCH_CLIENTS`, default 50.)
+
+use meshwatch_server::config::Config;
+use meshwatch_server::secrets;
+use meshwatch_server::startup::Application;
+use meshwatch_server::store::Store;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const ADMIN: &str = "bench-admin-token-0000000";
+const COUNTRIES: [&str; 5] = ["DE", "NL", "FI", "US", "JP"];
+
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn fleet(servers: usize, users: usize) -> Value {
+    let servers: Vec<Value> = (0..servers)
+        .map(|i| {
+            let country = COUNTRIES[i % 5];
+            json!({"id": format!("s{i}"), "name": format!("Server {i}"), "country": country,
+                   "routes": [country.to_lowercase()], "agent_token": format!("bench-agent-token-{i:06}"),
+                   "entry_points": [{"id": format!("s{i}-ep"), "protocol": "vless",
+                                     "host": format!("127.0.{}.{}", 40 + i / 250, 1 + i % 250), "port": 443,
+                                     "sni": "www.example.com"}]})
+        })
+        .collect();
+    let users: Vec<Value> = (0..users)
+        .map(|i| {
+            json!({"id": format!("u{i}"), "name": format!("User {i}"),
+                   "routes": [COUNTRIES[i % 5].to_lowercase(), COUNTRIES[(i + 2) % 5].to_lowercase()]})
+        })
+        .collect();
+    let routes: Vec<Value> = COUNTRIES
+        .iter()
+        .map(|c| json!({"id": c.to_lowercase(), "name": c, "servers_per_user": 2}))
+        .collect();
+    json!({"routes": routes, "servers": servers, "users": users})
+}
+
+struct Panel {
+    base: String,
+    cookie: String,
+    http: reqwest::Client,
+    stop: tokio::sync::oneshot::Sender<()>,
+    _dir: tempfile::TempDir,
+}
+
+/// A real panel with `servers` servers and `users` users; every server has
+/// reported once, with a probe result for every other server when `mesh`.
+async fn panel(servers: usize, users: usize, mesh: bool) -> Panel {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let database_url = format!("sqlite://{}/bench.db", dir.path().display());
+    let vars: HashMap<&str, String> = HashMap::from([
+        ("MESHWATCH_LISTEN", "127.0.0.1:0".to_owned()),
+        ("MESHWATCH_DATABASE_URL", database_url.clone()),
+        ("MESHWATCH_ADMIN_TOKEN", ADMIN.to_owned()),
+    ]);
+    let app = Application::build(Config::from_lookup(|k| vars.get(k).cloned()).expect("config"))
+        .await
+        .expect("panel builds");
+    let base = format!("http://{}", app.local_addr().expect("bound"));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(app.run_until(async {
+        let _ = stopped.await;
+    }));
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .pool_max_idle_per_host(64)
+        .build()
+        .expect("client");
+    let put = http
+        .put(format!("{base}/api/v1/fleet"))
+        .bearer_auth(ADMIN)
+        .json(&fleet(servers, users))
+        .send()
+        .await
+        .expect("fleet sent");
+    assert_eq!(put.status(), 200, "fleet accepted");
+    for i in 0..servers {
+        let probes: Vec<Value> = if mesh {
+            (0..servers)
+                .filter(|&t| t != i)
+                .map(|t| {
+                    let ok = !(i * 31 + t * 17).is_multiple_of(40);
+                    json!({"entry_point_id": format!("s{t}-ep"), "at": "2026-12-02T10:00:00Z", "ok": ok,
+                           "error": if ok { Value::Null } else { json!("timeout") }})
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let report = json!({"report_id": uuid::Uuid::new_v4().to_string(), "agent_version": "bench",
+            "sent_at": "2026-12-02T10:00:00Z",
+            "self_check": {"listener_ok": i % 97 != 0, "service_ok": true},
+            "metrics": {"cpu_pct": 12.5, "mem_used_bytes": 1u64 << 30, "mem_total_bytes": 4u64 << 30},
+            "probes": probes});
+        let r = http
+            .post(format!("{base}/api/agent/v1/report"))
+            .bearer_auth(format!("bench-agent-token-{i:06}"))
+            .json(&report)
+            .send()
+            .await
+            .expect("report sent");
+        assert_eq!(r.status(), 202);
+    }
+    let store = Store::open(&database_url).await.expect("store");
+    let hash = secrets::hash_password("bench password 123").expect("hash");
+    store
+        .upsert_operator("bench", &hash)
+        .await
+        .expect("operator");
+    let login = http
+        .post(format!("{base}/login"))
+        .form(&[("username", "bench"), ("password", "bench password 123")])
+        .send()
+        .await
+        .expect("login");
+    let cookie = login
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|c| c.starts_with("meshwatch_session="))
+        .and_then(|c| c.split(';').next())
+        .expect("session cookie")
+        .to_owned();
+    Panel {
+        base,
+        cookie,
+        http,
+        stop,
+        _dir: dir,
+    }
+}
+
+/// `total` GETs of `path(i)` by `clients` concurrent clients; sorted latencies.
+async fn load(
+    panel: &Panel,
+    clients: usize,
+    total: usize,
+    path: fn(usize) -> String,
+) -> (Vec<Duration>, Duration) {
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..clients {
+        let (http, base, cookie, next) = (
+            panel.http.clone(),
+            panel.base.clone(),
+            panel.cookie.clone(),
+            next.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            let mut times = Vec::new();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= total {
+                    return times;
+                }
+                let t = Instant::now();
+                let response = http
+                    .get(format!("{base}{}", path(i)))
+                    .header("cookie", &cookie)
+                    .send()
+                    .await
+                    .expect("sent");
+                assert_eq!(response.status(), 200);
+                let body = response.bytes().await.expect("body");
+                assert!(body.len() > 1000);
+                times.push(t.elapsed());
+            }
+        }));
+    }
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.expect("client"));
+    }
+    all.sort();
+    (all, started.elapsed())
+}
+
+fn report(name: &str, times: &[Duration], wall: Duration) {
+    let pct = |p: usize| times[(times.len() * p / 100).min(times.len() - 1)].as_secs_f64() * 1000.0;
+    println!(
+        "  {name:<28} {:>6} req  {:>7.0} req/s  p50 {:>6.2} ms  p90 {:>6.2} ms  p99 {:>6.2} ms  max {:>7.2} ms",
+        times.len(),
+        times.len() as f64 / wall.as_secs_f64(),
+        pct(50),
+        pct(90),
+        pct(99),
+        times.last().map_or(0.0, |t| t.as_secs_f64() * 1000.0)
+    );
+}
+
+#[tokio::main]
+async fn main() {
+    let requests = env_or("MESHWATCH_BENCH_REQUESTS", 3000);
+    let clients = env_or("MESHWATCH_BENCH_CLIENTS", 50);
+
+    let big = panel(1000, 10_000, false).await;
+    println!(
+        "panel_ssr: 1000 servers, 10 000 users, SQLite; {clients} concurrent clients on loopback"
+    );
+    // Warm up connections and caches.
+    load(&big, clients, clients * 4, |i| {
+        format!("/users/u{}", i * 37 % 10_000)
+    })
+    .await;
+    let (t, wall) = load(&big, clients, requests, |i| {
+        format!("/users/u{}", i * 37 % 10_000)
+    })
+    .await;
+    report("user card (SSR)", &t, wall);
+    let (t, wall) = load(&big, clients, requests, |i| {
+        format!("/servers/s{}", i * 7 % 1000)
+    })
+    .await;
+    report("server card (SSR)", &t, wall);
+    let _ = big.stop.send(());
+
+    let mesh = panel(300, 10, true).await;
+    println!("panel_ssr: mesh page of 300 servers (90 000 cells), one client");
+    load(&mesh, 1, 3, |_| "/mesh".to_owned()).await;
+    let (t, wall) = load(&mesh, 1, 20, |_| "/mesh".to_owned()).await;
+    report("mesh page (SSR)", &t, wall);
+    let _ = mesh.stop.send(());
+}
