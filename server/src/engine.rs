@@ -170,6 +170,13 @@ impl Engine {
         (state.mesh.clone(), cells, state.settings.failure_streak)
     }
 
+    /// Works on the current verdicts in place (no copy of the fleet's
+    /// verdicts for a page that needs a few of them).
+    pub fn with_verdicts<R>(&self, f: impl FnOnce(&Mesh, &[Verdict]) -> R) -> R {
+        let state = self.lock();
+        f(&state.mesh, state.evaluation.verdicts())
+    }
+
     /// The current verdicts, with the mesh they index.
     pub fn verdicts(&self) -> (Arc<Mesh>, Vec<Verdict>) {
         let state = self.lock();

@@ -149,15 +149,55 @@ impl PanelBackend for PanelStore {
         let Some((user, sub_token)) = self.store.user(id).await.map_err(backend_error)? else {
             return Ok(None);
         };
-        let (mesh, verdicts) = self.engine.verdicts();
-        let serving = assign(&mesh, &verdicts, &user.id, &user.routes);
-        let marked: HashSet<&str> = verdicts
+        let (serving, marked, routes) = self.engine.with_verdicts(|mesh, verdicts| {
+            let serving = assign(mesh, verdicts, &user.id, &user.routes);
+            let marked: HashSet<String> = serving
+                .iter()
+                .flat_map(|r| r.serving.iter())
+                .filter_map(|s| mesh.server_index(s))
+                .flat_map(|i| &verdicts[i].entry_points)
+                .filter(|e| !e.available)
+                .map(|e| e.id.to_string())
+                .collect();
+            let routes: Vec<UserRoute> = serving
+                .iter()
+                .map(|r| UserRoute {
+                    route: r.route.clone(),
+                    best_available: r.best_available,
+                    servers: r
+                        .rows
+                        .iter()
+                        .filter_map(|row| {
+                            let i = mesh.server_index(&row.server_id)?;
+                            let verdict = &verdicts[i];
+                            Some(UserServer {
+                                server: server_ref(mesh, &row.server_id)?,
+                                status: row.status,
+                                failing: verdict.quorum.failing,
+                                of: verdict.quorum.of,
+                                stale: verdict.stale,
+                                in_subscription: row.in_subscription,
+                                replaced_by: row
+                                    .replaced_by
+                                    .as_ref()
+                                    .and_then(|s| server_ref(mesh, s)),
+                                replaces: row.replaces.as_ref().and_then(|s| server_ref(mesh, s)),
+                            })
+                        })
+                        .collect(),
+                })
+                .collect();
+            (serving, marked, routes)
+        });
+        let wanted: Vec<&str> = serving
             .iter()
-            .flat_map(|v| &v.entry_points)
-            .filter(|e| !e.available)
-            .map(|e| e.id.as_str())
+            .flat_map(|r| r.entry_points.iter().map(|e| e.as_str()))
             .collect();
-        let details = self.store.endpoints().await.map_err(backend_error)?;
+        let details = self
+            .store
+            .endpoints_of(&wanted)
+            .await
+            .map_err(backend_error)?;
         let preview = serving
             .iter()
             .flat_map(|r| &r.entry_points)
@@ -172,34 +212,6 @@ impl PanelBackend for PanelStore {
                     port: d.port,
                     sni: d.sni.clone(),
                 },
-            })
-            .collect();
-        let routes = serving
-            .iter()
-            .map(|r| UserRoute {
-                route: r.route.clone(),
-                best_available: r.best_available,
-                servers: r
-                    .rows
-                    .iter()
-                    .filter_map(|row| {
-                        let i = mesh.server_index(&row.server_id)?;
-                        let verdict = &verdicts[i];
-                        Some(UserServer {
-                            server: server_ref(&mesh, &row.server_id)?,
-                            status: row.status,
-                            failing: verdict.quorum.failing,
-                            of: verdict.quorum.of,
-                            stale: verdict.stale,
-                            in_subscription: row.in_subscription,
-                            replaced_by: row
-                                .replaced_by
-                                .as_ref()
-                                .and_then(|s| server_ref(&mesh, s)),
-                            replaces: row.replaces.as_ref().and_then(|s| server_ref(&mesh, s)),
-                        })
-                    })
-                    .collect(),
             })
             .collect();
         let subscription_url = sub_token.map(|t| format!("{panel_url}/sub/{t}"));

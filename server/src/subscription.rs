@@ -87,9 +87,14 @@ pub async fn serve(
         .user_for_sub_token(&TokenHash::of(&token))
         .await?
         .ok_or_else(|| ApiError::not_found("no subscription with this token"))?;
-    let (mesh, verdicts) = state.engine.verdicts();
-    let routes = assign(&mesh, &verdicts, &user.id, &user.routes);
-    let details = state.store.endpoints().await?;
+    let routes = state
+        .engine
+        .with_verdicts(|mesh, verdicts| assign(mesh, verdicts, &user.id, &user.routes));
+    let wanted: Vec<&str> = routes
+        .iter()
+        .flat_map(|r| r.entry_points.iter().map(|e| e.as_str()))
+        .collect();
+    let details = state.store.endpoints_of(&wanted).await?;
     let endpoints: Vec<Endpoint> = routes
         .iter()
         .flat_map(|r| r.entry_points.iter())

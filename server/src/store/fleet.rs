@@ -443,25 +443,35 @@ impl Store {
         )
         .fetch_all(&self.reader)
         .await?
-        .into_iter()
-        .map(|row| {
-            let id: String = row.try_get("id")?;
-            let protocol: String = row.try_get("protocol")?;
-            let port: i64 = row.try_get("port")?;
-            let params: String = row.try_get("params")?;
-            let endpoint = Endpoint {
-                id: id.clone(),
-                name: row.try_get("name")?,
-                protocol: Protocol::from_wire(&protocol)
-                    .ok_or_else(|| corrupt("protocol", &protocol))?,
-                host: row.try_get("host")?,
-                port: u16::try_from(port).map_err(|e| corrupt("port", e))?,
-                sni: row.try_get("sni")?,
-                params: serde_json::from_str(&params).map_err(|e| corrupt("params", e))?,
-            };
-            Ok((id, endpoint))
-        })
+        .iter()
+        .map(endpoint_row)
         .collect()
+    }
+
+    /// Only the named entry points (a subscription's, a preview's): one
+    /// user's page must not read the whole fleet.
+    pub async fn endpoints_of(
+        &self,
+        ids: &[&str],
+    ) -> Result<HashMap<String, Endpoint>, StoreError> {
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let placeholders = vec!["?"; ids.len()].join(", ");
+        let sql = format!(
+            "SELECT e.id, s.name, e.protocol, e.host, e.port, e.sni, e.params
+             FROM entry_points e JOIN servers s ON s.id = e.server_id WHERE e.id IN ({placeholders})"
+        );
+        let mut query = sqlx::query(&sql);
+        for id in ids {
+            query = query.bind(*id);
+        }
+        query
+            .fetch_all(&self.reader)
+            .await?
+            .iter()
+            .map(endpoint_row)
+            .collect()
     }
 
     /// Runs a two-column `owner, item` query and groups items by owner.
@@ -493,4 +503,22 @@ async fn row_exists(
         .fetch_optional(&mut **tx)
         .await?
         .is_some())
+}
+
+/// One entry point row (with its server's name) as an [`Endpoint`].
+fn endpoint_row(row: &sqlx::sqlite::SqliteRow) -> Result<(String, Endpoint), StoreError> {
+    let id: String = row.try_get("id")?;
+    let protocol: String = row.try_get("protocol")?;
+    let port: i64 = row.try_get("port")?;
+    let params: String = row.try_get("params")?;
+    let endpoint = Endpoint {
+        id: id.clone(),
+        name: row.try_get("name")?,
+        protocol: Protocol::from_wire(&protocol).ok_or_else(|| corrupt("protocol", &protocol))?,
+        host: row.try_get("host")?,
+        port: u16::try_from(port).map_err(|e| corrupt("port", e))?,
+        sni: row.try_get("sni")?,
+        params: serde_json::from_str(&params).map_err(|e| corrupt("params", e))?,
+    };
+    Ok((id, endpoint))
 }
