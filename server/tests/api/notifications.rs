@@ -255,16 +255,7 @@ async fn the_settings_page_validates_and_applies_the_parameters() {
     };
     let ok = save("3", "0.4", app.address.clone()).await.expect("sent");
     assert_eq!(ok.status(), 200);
-    let now: Value = app
-        .client
-        .get(app.url("/api/v1/settings"))
-        .bearer_auth(crate::helpers::ADMIN_TOKEN)
-        .send()
-        .await
-        .expect("sent")
-        .json()
-        .await
-        .expect("json");
+    let now = crate::agent::get(&app, "/api/v1/settings").await;
     assert_eq!(
         (now["quorum"].as_u64(), now["stale_after_s"].as_u64()),
         (Some(3), Some(90))
@@ -281,15 +272,6 @@ async fn the_settings_page_validates_and_applies_the_parameters() {
         .await
         .expect("sent");
     assert_eq!(cross.status(), 403);
-    let kept: Value = app
-        .client
-        .get(app.url("/api/v1/settings"))
-        .bearer_auth(crate::helpers::ADMIN_TOKEN)
-        .send()
-        .await
-        .expect("sent")
-        .json()
-        .await
-        .expect("json");
+    let kept = crate::agent::get(&app, "/api/v1/settings").await;
     assert_eq!(kept["quorum"], 3, "refused saves change nothing");
 }
