@@ -1,9 +1,14 @@
-//! The product's status wording in its six languages (PRODUCT.md §5), as a
-//! typed catalogue: one table, keyed by [`Lang`] and [`Text`], shared by
-//! the server-rendered and the hydrated panel so both say the same.
+//! The product's wording in its six languages, as a typed catalogue shared
+//! by the server-rendered and the hydrated panel so both say the same:
+//! the status wording of PRODUCT.md §5 ([`Text`], [`Lang::text`]) and the
+//! panel's own words ([`Ui`], [`Lang::ui`] and the methods of [`ui`] for
+//! phrases with values in them).
 
 use crate::status::ServerStatus;
 use serde::{Deserialize, Serialize};
+
+pub mod ui;
+pub use ui::Ui;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Lang {
@@ -30,6 +35,23 @@ pub enum Text {
     UseAsVerifier,
     StopUsingAsVerifier,
     Healthy,
+}
+
+impl Text {
+    /// Every phrase.
+    pub const ALL: [Text; 11] = [
+        Text::Unavailable,
+        Text::Unreachable,
+        Text::Blocked,
+        Text::EntryPointsUnavailable,
+        Text::NoData,
+        Text::EpNotAvailable,
+        Text::Stale,
+        Text::AgentSilent,
+        Text::UseAsVerifier,
+        Text::StopUsingAsVerifier,
+        Text::Healthy,
+    ];
 }
 
 /// Name of the cookie that remembers the operator's choice.
@@ -264,5 +286,146 @@ mod tests {
         for lang in Lang::ALL {
             assert_eq!(Lang::from_code(lang.code()), Some(lang));
         }
+    }
+
+    /// Every fixed phrase (status wording and panel words) in `lang`.
+    fn all_texts(lang: Lang) -> Vec<&'static str> {
+        Text::ALL
+            .iter()
+            .map(|t| lang.text(*t))
+            .chain(Ui::ALL.iter().map(|k| lang.ui(*k)))
+            .collect()
+    }
+
+    #[test]
+    fn text_all_lists_every_phrase() {
+        // Exhaustive: a new variant fails to compile here until listed.
+        let position = |t: Text| match t {
+            Text::Unavailable => 0,
+            Text::Unreachable => 1,
+            Text::Blocked => 2,
+            Text::EntryPointsUnavailable => 3,
+            Text::NoData => 4,
+            Text::EpNotAvailable => 5,
+            Text::Stale => 6,
+            Text::AgentSilent => 7,
+            Text::UseAsVerifier => 8,
+            Text::StopUsingAsVerifier => 9,
+            Text::Healthy => 10,
+        };
+        for (i, t) in Text::ALL.into_iter().enumerate() {
+            assert_eq!(position(t), i, "{t:?}");
+        }
+        assert!(Ui::ALL.len() > 150, "{} panel keys", Ui::ALL.len());
+    }
+
+    #[test]
+    fn every_key_has_a_text_in_every_language() {
+        for lang in Lang::ALL {
+            for (i, text) in all_texts(lang).into_iter().enumerate() {
+                assert!(!text.trim().is_empty(), "{lang:?}: phrase #{i} is empty");
+            }
+            for (i, text) in ui::samples(lang).into_iter().enumerate() {
+                assert!(!text.trim().is_empty(), "{lang:?}: sample #{i} is empty");
+            }
+        }
+    }
+
+    #[test]
+    fn every_language_is_really_translated() {
+        let english = all_texts(Lang::En);
+        let english_samples = ui::samples(Lang::En);
+        for lang in Lang::ALL.into_iter().filter(|l| *l != Lang::En) {
+            let texts = all_texts(lang);
+            let differ = texts.iter().zip(&english).filter(|(t, e)| t != e).count();
+            assert!(
+                differ * 10 >= texts.len() * 9,
+                "{lang:?}: only {differ} of {} phrases differ from English",
+                texts.len()
+            );
+            let samples = ui::samples(lang);
+            let differ = samples
+                .iter()
+                .zip(&english_samples)
+                .filter(|(t, e)| t != e)
+                .count();
+            assert_eq!(
+                differ,
+                samples.len(),
+                "{lang:?}: a parameterised phrase is English"
+            );
+        }
+    }
+
+    #[test]
+    fn the_panel_english_is_kept_exactly() {
+        let en = Lang::En;
+        assert_eq!(en.ui(Ui::SignIn), "Sign in");
+        assert_eq!(en.ui(Ui::ChangeLanguage), "Change language");
+        assert_eq!(en.ui(Ui::SignedInAs), "Signed in as ");
+        assert_eq!(en.ui(Ui::WitnessServer), "Witness \\ server");
+        assert_eq!(en.ui(Ui::LoadingFleet), "Loading the fleet…");
+        assert_eq!(en.ui(Ui::ChartStart), "24 h ago");
+        assert_eq!(
+            en.ui(Ui::StaleAfterHelp),
+            "A server whose last report is older is \"No data\", and its evidence stops counting (default 180 = 3 report intervals)."
+        );
+        assert_eq!(en.showing_servers(3, 10), "Showing 3 of 10 servers");
+        assert_eq!(
+            en.showing_users(51, 100, 230),
+            "Showing 51–100 of 230 users"
+        );
+        assert_eq!(
+            en.stale_servers(2),
+            "2 server(s) with stale evidence (stale)."
+        );
+        assert_eq!(
+            en.undelivered_notifications(3, 1),
+            "3 notification(s) not delivered (no email or webhook configured), 1 failed. "
+        );
+        assert_eq!(
+            en.token_created("ci"),
+            "Token \"ci\" created. Copy it now: it is not shown again."
+        );
+        assert_eq!(
+            en.chart_summary("CPU", "42.0 %"),
+            "CPU over the last 24 hours, peak 42.0 %"
+        );
+        let now = chrono::Utc::now();
+        for (s, reads) in [
+            (-30, "just now"),
+            (4, "just now"),
+            (5, "5 s ago"),
+            (119, "119 s ago"),
+            (120, "2 min ago"),
+            (7199, "119 min ago"),
+            (7200, "2 h ago"),
+            (172_799, "47 h ago"),
+            (172_800, "2 d ago"),
+        ] {
+            let from = now - chrono::Duration::seconds(s);
+            assert_eq!(en.age(from, now), reads, "{s} s");
+        }
+    }
+
+    #[test]
+    fn the_panel_speaks_each_language() {
+        assert_eq!(Lang::Es.ui(Ui::SignOut), "Cerrar sesión");
+        assert_eq!(Lang::Pt.ui(Ui::Password), "Senha");
+        assert_eq!(Lang::Sv.ui(Ui::Settings), "Inställningar");
+        assert_eq!(Lang::Hi.ui(Ui::Language), "भाषा");
+        assert_eq!(Lang::Ja.ui(Ui::Settings), "設定");
+        assert_eq!(Lang::Ja.ui(Ui::EntryPoints), "接続ポイント");
+        assert_eq!(Lang::Sv.showing_servers(3, 10), "Visar 3 av 10 servrar");
+        assert_eq!(Lang::Hi.page_of(2, 5), "5 में से पृष्ठ 2");
+        assert_eq!(
+            Lang::Es.stale_servers(2),
+            "2 servidor(es) con evidencia desactualizada (desactualizado)."
+        );
+        let now = chrono::Utc::now();
+        let ago = |lang: Lang, s: i64| lang.age(now - chrono::Duration::seconds(s), now);
+        assert_eq!(ago(Lang::Pt, 300), "há 5 min");
+        assert_eq!(ago(Lang::Ja, 2), "たった今");
+        assert_eq!(ago(Lang::Sv, 259_200), "för 3 dagar sedan");
     }
 }

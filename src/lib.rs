@@ -5,8 +5,10 @@
 //! browser, so it holds no I/O: everything the UI and the server agree on
 //! lives here, defined once.
 
+pub mod account;
 pub mod agent_api;
 pub mod balance;
+pub mod chart;
 pub mod evidence;
 pub mod fleet;
 pub mod i18n;

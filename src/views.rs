@@ -134,6 +134,21 @@ pub struct OperatorView {
     pub username: String,
 }
 
+/// An operator API token as the settings page lists it; its secret is
+/// shown once, at creation, and never stored in clear.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiTokenView {
+    pub name: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A freshly created API token: the only time its secret is shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewApiToken {
+    pub name: String,
+    pub token: String,
+}
+
 /// A server as other views name it: "Frankfurt 1 (DE)".
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerRef {
@@ -156,6 +171,8 @@ pub struct ServerCard {
     pub named: Vec<ServerRef>,
     /// The metrics of its latest report.
     pub metrics: Option<Metrics>,
+    /// Its metrics over the last 24 h.
+    pub charts: crate::chart::MetricCharts,
     /// Its status changes, newest first (the last 30 days, at most 50).
     pub history: Vec<(DateTime<Utc>, ServerStatus)>,
     /// Share of time in rotation over 24 h, 7 d and 30 d (`None`: unknown).
@@ -315,18 +332,6 @@ pub struct OutboxItem {
     pub created_at: DateTime<Utc>,
 }
 
-/// "just now", "42 s ago", "5 min ago", "3 h ago", "2 d ago".
-pub fn age(from: DateTime<Utc>, now: DateTime<Utc>) -> String {
-    let s = (now - from).num_seconds().max(0);
-    match s {
-        0..=4 => "just now".into(),
-        5..=119 => format!("{s} s ago"),
-        120..=7199 => format!("{} min ago", s / 60),
-        7200..=172_799 => format!("{} h ago", s / 3600),
-        _ => format!("{} d ago", s / 86_400),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,18 +374,6 @@ mod tests {
         assert!(item.matches("blocked"));
         assert!(item.matches("frank"));
         assert!(!item.matches("no data"));
-    }
-
-    #[test]
-    fn ages_read_naturally() {
-        let now = chrono::Utc::now();
-        let ago = |s: i64| super::age(now - chrono::Duration::seconds(s), now);
-        assert_eq!(ago(2), "just now");
-        assert_eq!(ago(42), "42 s ago");
-        assert_eq!(ago(300), "5 min ago");
-        assert_eq!(ago(3 * 3600), "3 h ago");
-        assert_eq!(ago(2 * 86_400), "2 d ago");
-        assert_eq!(ago(-30), "just now");
     }
 
     #[test]

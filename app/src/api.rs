@@ -3,8 +3,8 @@
 use crate::error::AppError;
 use leptos::prelude::*;
 use meshwatch::views::{
-    MeshMatrix, OperatorView, OutboxItem, Overview, RouteOverview, ServerCard, ServerListItem,
-    UserCard,
+    ApiTokenView, MeshMatrix, NewApiToken, OperatorView, OutboxItem, Overview, RouteOverview,
+    ServerCard, ServerListItem, UserCard,
 };
 
 #[cfg(feature = "ssr")]
@@ -151,4 +151,77 @@ pub async fn save_settings(
         .map_err(|e| fail(internal(e)))?;
     tracing::info!(operator = %operator.username, "verdict settings changed in the panel");
     Ok(next)
+}
+
+#[cfg(feature = "ssr")]
+fn invalid(message: impl std::fmt::Display) -> AppError {
+    fail(AppError::Invalid(message.to_string()))
+}
+
+/// Changes the signed-in operator's password; their other sessions end.
+#[server(prefix = "/rpc", endpoint = "change_password")]
+pub async fn change_password(
+    current: String,
+    next: String,
+    repeat: String,
+) -> Result<(), AppError> {
+    let (backend, operator) = authorize().await?;
+    meshwatch::account::check_new_password(&current, &next, &repeat).map_err(invalid)?;
+    let headers: http::HeaderMap = leptos_axum::extract()
+        .await
+        .map_err(|_| fail(AppError::Internal))?;
+    let session =
+        crate::auth::session_token(&headers).ok_or_else(|| fail(AppError::Unauthorized))?;
+    let changed = backend
+        .change_password(&operator.username, session, &current, &next)
+        .await
+        .map_err(|e| fail(internal(e)))?;
+    if !changed {
+        return Err(invalid("The current password is wrong."));
+    }
+    tracing::info!(operator = %operator.username, "operator password changed in the panel");
+    Ok(())
+}
+
+/// The operator API tokens.
+#[server(prefix = "/rpc", endpoint = "api_tokens")]
+pub async fn load_api_tokens() -> Result<Vec<ApiTokenView>, AppError> {
+    let (backend, _) = authorize().await?;
+    backend.api_tokens().await.map_err(|e| fail(internal(e)))
+}
+
+/// Creates a named API token; the answer is the only place its secret appears.
+#[server(prefix = "/rpc", endpoint = "create_api_token")]
+pub async fn create_api_token(name: String) -> Result<NewApiToken, AppError> {
+    let (backend, operator) = authorize().await?;
+    let name = meshwatch::account::check_token_name(&name).map_err(invalid)?;
+    let token = backend
+        .create_api_token(name)
+        .await
+        .map_err(|e| fail(internal(e)))?
+        .ok_or_else(|| {
+            invalid(format!(
+                "A token named \"{name}\" exists already: revoke it first or choose another name."
+            ))
+        })?;
+    tracing::info!(token = name, operator = %operator.username, "API token created in the panel");
+    Ok(NewApiToken {
+        name: name.to_owned(),
+        token,
+    })
+}
+
+/// Revokes an API token; scripts using it get 401 from the next request.
+#[server(prefix = "/rpc", endpoint = "revoke_api_token")]
+pub async fn revoke_api_token(name: String) -> Result<(), AppError> {
+    let (backend, operator) = authorize().await?;
+    if !backend
+        .revoke_api_token(&name)
+        .await
+        .map_err(|e| fail(internal(e)))?
+    {
+        return Err(fail(AppError::NotFound));
+    }
+    tracing::info!(token = %name, operator = %operator.username, "API token revoked in the panel");
+    Ok(())
 }

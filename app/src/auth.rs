@@ -4,6 +4,12 @@
 use http::header::{COOKIE, HOST, ORIGIN};
 use http::HeaderMap;
 
+/// The operator the page guard found for this request's session. The
+/// guard puts it in the request's extensions (which a client cannot set),
+/// so the server functions a page renders do not look the session up again.
+#[derive(Debug, Clone)]
+pub struct SignedIn(pub meshwatch::views::OperatorView);
+
 /// Name of the operator session cookie.
 pub const SESSION_COOKIE: &str = "meshwatch_session";
 

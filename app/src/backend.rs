@@ -4,8 +4,8 @@
 use crate::auth;
 use crate::error::AppError;
 use meshwatch::views::{
-    MeshMatrix, OperatorView, OutboxItem, Overview, RouteOverview, ServerCard, ServerListItem,
-    UserCard, UserSummary,
+    ApiTokenView, MeshMatrix, OperatorView, OutboxItem, Overview, RouteOverview, ServerCard,
+    ServerListItem, UserCard, UserSummary,
 };
 use meshwatch::{ServerId, UserId};
 use std::sync::Arc;
@@ -48,6 +48,22 @@ pub trait PanelBackend: Send + Sync + 'static {
     async fn mesh_matrix(&self) -> Result<MeshMatrix, BackendError>;
     /// Marks or unmarks a verifier; `false` for an unknown server.
     async fn set_verifier(&self, id: &ServerId, enabled: bool) -> Result<bool, BackendError>;
+    /// Replaces the operator's password once `current` checks out, ending
+    /// their other sessions (the one with `session_token` stays).
+    /// `false` when `current` is wrong.
+    async fn change_password(
+        &self,
+        username: &str,
+        session_token: &str,
+        current: &str,
+        next: &str,
+    ) -> Result<bool, BackendError>;
+    /// The operator API tokens (names and dates; secrets are not kept).
+    async fn api_tokens(&self) -> Result<Vec<ApiTokenView>, BackendError>;
+    /// Creates a token and returns its secret, or `None` when the name is taken.
+    async fn create_api_token(&self, name: &str) -> Result<Option<String>, BackendError>;
+    /// Revokes a token at once; `false` when no token has that name.
+    async fn revoke_api_token(&self, name: &str) -> Result<bool, BackendError>;
 }
 
 /// The handle placed in Leptos context.
@@ -73,17 +89,21 @@ pub fn fail(err: AppError) -> AppError {
 /// Every server function starts here: the request must come from our own
 /// pages and carry a live operator session.
 pub async fn authorize() -> Result<(Backend, OperatorView), AppError> {
-    let headers: http::HeaderMap = leptos_axum::extract()
-        .await
-        .map_err(|_| fail(AppError::Internal))?;
-    if auth::is_cross_site(&headers) {
+    let parts = leptos::prelude::use_context::<http::request::Parts>().ok_or_else(|| {
+        tracing::error!("request parts missing from context");
+        fail(AppError::Internal)
+    })?;
+    if auth::is_cross_site(&parts.headers) {
         return Err(fail(AppError::CrossSite));
     }
     let backend = leptos::prelude::use_context::<Backend>().ok_or_else(|| {
         tracing::error!("panel backend missing from context");
         fail(AppError::Internal)
     })?;
-    let token = auth::session_token(&headers).ok_or_else(|| fail(AppError::Unauthorized))?;
+    if let Some(auth::SignedIn(operator)) = parts.extensions.get::<auth::SignedIn>() {
+        return Ok((backend, operator.clone()));
+    }
+    let token = auth::session_token(&parts.headers).ok_or_else(|| fail(AppError::Unauthorized))?;
     let operator = backend
         .operator_for_session(token)
         .await

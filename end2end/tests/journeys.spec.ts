@@ -95,6 +95,9 @@ test('4. a single-witness failure names both servers on the entry point', async 
   await page.goto('/servers/fi-1');
   await page.getByText('fi-1-vless').click();
   await expect(page.getByText(/Check from Dallas 1 \(US\) to Helsinki 1 \(FI\) fails since/)).toBeVisible();
+  // The real agent's metrics are charted server-side.
+  await expect(page.getByRole('img', { name: /^CPU over the last 24 hours, peak \d/ })).toBeVisible();
+  await expect(page.getByRole('img', { name: /^Memory over the last 24 hours, peak \d/ })).toBeVisible();
   await page.screenshot({ path: 'screenshots/server-card-pair-failure.png', fullPage: true });
   await fault(request, { fault: 'cut', witnesses: ['us-2'], target: 'fi-1', active: false });
   await statusOf(request, 'fi-1', 'healthy');

@@ -149,15 +149,19 @@ test('switching to Japanese and Spanish shows the product wording exactly', asyn
   const frankfurt = page.getByTestId('user-server').filter({ hasText: `Frankfurt ${tag}` });
   await expect(frankfurt).toContainText('Server unavailable');
 
-  for (const [code, unavailable, noData] of [
-    ['ja', 'サーバーが利用できません', 'サーバーからのデータがありません'],
-    ['es', 'Servidor no disponible', 'Sin datos del servidor'],
+  // The switcher speaks the page's current language: its label and button
+  // are found by their names in the language the page is in.
+  for (const [code, label, button, unavailable, noData, settings] of [
+    ['ja', 'Language', 'Change language', 'サーバーが利用できません', 'サーバーからのデータがありません', '設定'],
+    ['es', '言語', '言語を変更', 'Servidor no disponible', 'Sin datos del servidor', 'Configuración'],
   ]) {
-    await page.getByLabel('Language').selectOption(code);
-    await page.getByRole('button', { name: 'Change language' }).click();
+    await page.getByLabel(label, { exact: true }).selectOption(code);
+    await page.getByRole('button', { name: button }).click();
     await expect(page.locator('html')).toHaveAttribute('lang', code);
     await expect(frankfurt).toContainText(unavailable);
     await expect(page.getByTestId('user-server').filter({ hasText: `Amsterdam ${tag}` })).toContainText(noData);
+    // The rest of the panel is translated too.
+    await expect(page.getByRole('link', { name: settings, exact: true })).toBeVisible();
   }
   expect(errors).toEqual([]);
 });
@@ -228,5 +232,31 @@ test('the servers list filters by country', async ({ page, request }, info) => {
   }
   await expect(page.getByRole('row', { name: new RegExp(`Amsterdam ${tag}`) })).toBeVisible();
   await expect(page.getByRole('row', { name: new RegExp(`Frankfurt ${tag}`) })).toBeHidden();
+  expect(errors).toEqual([]);
+});
+
+test('an API token is created in settings, shown once, works, and is revoked', async ({ page, request }, info) => {
+  test.skip(info.project.use.javaScriptEnabled === false, 'the secret is shown in the page the action answers');
+  const errors = collectErrors(page);
+  const name = `e2e-${randomUUID().slice(0, 8)}`;
+  await signIn(page);
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible();
+  await hydrated(page);
+  await page.getByLabel('New token name').fill(name);
+  await page.getByRole('button', { name: 'Create token' }).click();
+  const secret = page.getByLabel('New API token');
+  await expect(secret).toHaveText(/^[0-9a-f]{64}$/);
+  const token = (await secret.textContent()) ?? '';
+  const api = (t: string) => request.get('/api/v1/settings', { headers: { authorization: `Bearer ${t}` } });
+  expect((await api(token)).status()).toBe(200);
+
+  await page.reload();
+  await expect(page.getByRole('list', { name: 'API tokens' })).toContainText(name);
+  await expect(page.getByLabel('New API token')).toHaveCount(0);
+  await hydrated(page);
+  await page.getByRole('button', { name: `Revoke ${name}` }).click();
+  await expect(page.getByRole('list', { name: 'API tokens' })).not.toContainText(name);
+  expect((await api(token)).status()).toBe(401);
   expect(errors).toEqual([]);
 });

@@ -18,6 +18,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+// The panel binary's allocator, so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const ADMIN: &str = "bench-admin-token-0000000";
 const COUNTRIES: [&str; 5] = ["DE", "NL", "FI", "US", "JP"];
 

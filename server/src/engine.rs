@@ -31,6 +31,15 @@ struct State {
     published: HashMap<ServerId, Vec<ServerStatus>>,
 }
 
+fn verdict_in(state: &State, id: &ServerId) -> Option<(Arc<Mesh>, usize, Verdict)> {
+    let i = state.mesh.server_index(id)?;
+    Some((
+        state.mesh.clone(),
+        i,
+        state.evaluation.verdicts()[i].clone(),
+    ))
+}
+
 pub struct Engine {
     state: Mutex<State>,
     /// Serialises "store durably, then apply in memory" so that memory and
@@ -177,34 +186,19 @@ impl Engine {
         f(&state.mesh, state.evaluation.verdicts())
     }
 
-    /// The current verdicts, with the mesh they index.
-    pub fn verdicts(&self) -> (Arc<Mesh>, Vec<Verdict>) {
-        let state = self.lock();
-        (state.mesh.clone(), state.evaluation.verdicts().to_vec())
-    }
-
     /// The current verdict of one server, with the mesh that indexes it.
     pub fn verdict(&self, id: &ServerId) -> Option<(Arc<Mesh>, usize, Verdict)> {
-        let state = self.lock();
-        let i = state.mesh.server_index(id)?;
-        Some((
-            state.mesh.clone(),
-            i,
-            state.evaluation.verdicts()[i].clone(),
-        ))
+        verdict_in(&self.lock(), id)
     }
 
     /// One server's verdict and the fresh reliable witnesses that still
     /// reach it (computed for its card only).
     pub fn server_card(&self, id: &ServerId) -> Option<(Arc<Mesh>, Verdict, Vec<ServerId>)> {
+        // One lock: the index must belong to the evaluation it reads.
         let state = self.lock();
-        let i = state.mesh.server_index(id)?;
-        let reaching = state.evaluation.seeing_witnesses(&state.mesh, i);
-        Some((
-            state.mesh.clone(),
-            state.evaluation.verdicts()[i].clone(),
-            reaching,
-        ))
+        let (mesh, i, verdict) = verdict_in(&state, id)?;
+        let reaching = state.evaluation.seeing_witnesses(&mesh, i);
+        Some((mesh, verdict, reaching))
     }
 
     /// Re-evaluates everything at the current time and returns the

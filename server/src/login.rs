@@ -181,30 +181,38 @@ fn is_public(path: &str) -> bool {
 
 /// Every page but the login page needs a session: signed-out browsers are
 /// sent to `/login`, signed-in ones skip it.
-pub async fn guard_pages(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn guard_pages(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let path = request.uri().path();
     let page_view = matches!(*request.method(), Method::GET | Method::HEAD);
     if !page_view || (is_public(path) && path != "/login") {
         return next.run(request).await;
     }
-    let signed_in = match auth::session_token(request.headers()) {
+    let operator = match auth::session_token(request.headers()) {
         Some(token) => match state
             .store
             .operator_for_session(&TokenHash::of(token), Utc::now())
             .await
         {
-            Ok(operator) => operator.is_some(),
+            Ok(operator) => operator,
             Err(err) => {
                 tracing::error!(error = %err, "cannot check a session");
                 return StatusCode::SERVICE_UNAVAILABLE.into_response();
             }
         },
-        None => false,
+        None => None,
     };
-    match (path == "/login", signed_in) {
-        (true, true) => see_other("/"),
-        (false, false) => see_other("/login"),
-        _ => next.run(request).await,
+    match (request.uri().path() == "/login", operator) {
+        (true, Some(_)) => see_other("/"),
+        (false, None) => see_other("/login"),
+        (_, Some(operator)) => {
+            request.extensions_mut().insert(auth::SignedIn(operator));
+            next.run(request).await
+        }
+        (true, None) => next.run(request).await,
     }
 }
 

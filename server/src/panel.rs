@@ -2,7 +2,7 @@
 //! the store.
 
 use crate::engine::Engine;
-use crate::secrets::TokenHash;
+use crate::secrets::{self, TokenHash};
 use crate::store::{Store, StoreError};
 use app::backend::{BackendError, PanelBackend};
 use chrono::Utc;
@@ -10,9 +10,9 @@ use meshwatch::balance::assign;
 use meshwatch::mesh::Mesh;
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{
-    DeliveryState, EntryPointSummary, MeshMatrix, NotificationKind, OperatorView, OutboxItem,
-    Overview, PreviewEntry, RouteOverview, RouteServer, ServerCard, ServerListItem, ServerRef,
-    UserCard, UserRoute, UserServer, UserSummary,
+    ApiTokenView, DeliveryState, EntryPointSummary, MeshMatrix, NotificationKind, OperatorView,
+    OutboxItem, Overview, PreviewEntry, RouteOverview, RouteServer, ServerCard, ServerListItem,
+    ServerRef, UserCard, UserRoute, UserServer, UserSummary,
 };
 use meshwatch::{ServerId, UserId};
 use std::collections::HashSet;
@@ -40,16 +40,26 @@ fn server_ref(mesh: &Mesh, id: &ServerId) -> Option<ServerRef> {
     })
 }
 
-/// The QR code of a subscription URL, as SVG markup.
+/// The server card charts 24 h in quarter hours.
+const CHART_BUCKET_S: u32 = 900;
+const CHART_BUCKETS: usize = 96;
+
+/// The end of the current quarter hour: buckets stay on the clock's
+/// quarters rather than sliding with every request.
+fn chart_end(now: chrono::DateTime<Utc>) -> chrono::DateTime<Utc> {
+    let bucket_ms = i64::from(CHART_BUCKET_S) * 1000;
+    let end_ms = (now.timestamp_millis() / bucket_ms + 1) * bucket_ms;
+    chrono::DateTime::from_timestamp_millis(end_ms).unwrap_or(now)
+}
+
+/// The QR code of a subscription URL, as SVG markup (one path, sized by
+/// the page). Medium error correction survives a phone camera's glare.
 fn qr_svg(url: &str) -> Option<String> {
-    let code = qrcode::QrCode::new(url.as_bytes()).ok()?;
-    let svg = code
-        .render::<qrcode::render::svg::Color<'_>>()
-        .min_dimensions(180, 180)
-        .quiet_zone(true)
-        .build();
-    // Inline in HTML, the XML declaration would be a stray processing instruction.
-    svg.find("<svg").map(|start| svg[start..].to_owned())
+    let code = fast_qr::qr::QRBuilder::new(url)
+        .ecl(fast_qr::ECL::M)
+        .build()
+        .ok()?;
+    Some(fast_qr::convert::svg::SvgBuilder::default().to_str(&code))
 }
 
 #[async_trait::async_trait]
@@ -66,24 +76,25 @@ impl PanelBackend for PanelStore {
 
     async fn servers(&self) -> Result<Vec<ServerListItem>, BackendError> {
         let servers = self.store.servers().await.map_err(backend_error)?;
-        Ok(servers
-            .into_iter()
-            .map(|server| {
-                // A server provisioned a moment ago may not be in the
-                // engine's mesh yet: it has no data either way.
-                let (status, stale) = self
-                    .engine
-                    .verdict(&server.id)
-                    .map_or((ServerStatus::NoData, true), |(_, _, v)| {
-                        (v.status, v.stale)
-                    });
-                ServerListItem {
-                    server,
-                    status,
-                    stale,
-                }
-            })
-            .collect())
+        Ok(self.engine.with_verdicts(|mesh, verdicts| {
+            servers
+                .into_iter()
+                .map(|server| {
+                    // A server provisioned a moment ago may not be in the
+                    // engine's mesh yet: it has no data either way.
+                    let (status, stale) = mesh
+                        .server_index(&server.id)
+                        .map_or((ServerStatus::NoData, true), |i| {
+                            (verdicts[i].status, verdicts[i].stale)
+                        });
+                    ServerListItem {
+                        server,
+                        status,
+                        stale,
+                    }
+                })
+                .collect()
+        }))
     }
 
     async fn users(&self) -> Result<Vec<UserSummary>, BackendError> {
@@ -127,7 +138,13 @@ impl PanelBackend for PanelStore {
             meshwatch::uptime::in_rotation_share(&changes, now - chrono::Duration::days(days), now)
         });
         let history = changes.iter().rev().take(50).copied().collect();
+        let charts = self
+            .store
+            .metric_charts(id.as_str(), chart_end(now), CHART_BUCKETS, CHART_BUCKET_S)
+            .await
+            .map_err(backend_error)?;
         Ok(Some(ServerCard {
+            charts,
             history,
             uptime,
             server,
@@ -236,21 +253,24 @@ impl PanelBackend for PanelStore {
     }
 
     async fn overview(&self) -> Result<Overview, BackendError> {
-        let (mesh, verdicts) = self.engine.verdicts();
+        let (counts, stale, out_of_rotation) = self.engine.with_verdicts(|mesh, verdicts| {
+            let counts = ServerStatus::ALL
+                .iter()
+                .map(|status| {
+                    let n = verdicts.iter().filter(|v| v.status == *status).count();
+                    (*status, u32::try_from(n).unwrap_or(u32::MAX))
+                })
+                .collect();
+            let stale = verdicts.iter().filter(|v| v.stale).count();
+            let out_of_rotation = verdicts
+                .iter()
+                .filter(|v| !v.in_rotation)
+                .filter_map(|v| Some((server_ref(mesh, &v.server)?, v.status)))
+                .collect();
+            (counts, stale, out_of_rotation)
+        });
+        let mesh = self.engine.mesh();
         let reference = |id: &ServerId| server_ref(&mesh, id);
-        let counts = ServerStatus::ALL
-            .iter()
-            .map(|status| {
-                let n = verdicts.iter().filter(|v| v.status == *status).count();
-                (*status, u32::try_from(n).unwrap_or(u32::MAX))
-            })
-            .collect();
-        let stale = verdicts.iter().filter(|v| v.stale).count();
-        let out_of_rotation = verdicts
-            .iter()
-            .filter(|v| !v.in_rotation)
-            .filter_map(|v| Some((reference(&v.server)?, v.status)))
-            .collect();
         let best_available = self
             .routes()
             .await?
@@ -291,34 +311,34 @@ impl PanelBackend for PanelStore {
 
     async fn routes(&self) -> Result<Vec<RouteOverview>, BackendError> {
         let names = self.store.route_names().await.map_err(backend_error)?;
-        let (mesh, verdicts) = self.engine.verdicts();
-        let mut routes: Vec<RouteOverview> = mesh
-            .routes()
-            .iter()
-            .enumerate()
-            .map(|(r, route)| RouteOverview {
-                id: route.id.clone(),
-                name: names
-                    .get(route.id.as_str())
-                    .cloned()
-                    .unwrap_or_else(|| route.id.to_string()),
-                servers_per_user: route.servers_per_user,
-                servers: mesh
-                    .servers_of_route(r)
-                    .iter()
-                    .filter_map(|&s| {
-                        Some(RouteServer {
-                            server: server_ref(&mesh, &mesh.server(s).id)?,
-                            status: verdicts[s].status,
-                            in_rotation: verdicts[s].in_rotation,
-                            stale: verdicts[s].stale,
+        let mut routes: Vec<RouteOverview> = self.engine.with_verdicts(|mesh, verdicts| {
+            mesh.routes()
+                .iter()
+                .enumerate()
+                .map(|(r, route)| RouteOverview {
+                    id: route.id.clone(),
+                    name: names
+                        .get(route.id.as_str())
+                        .cloned()
+                        .unwrap_or_else(|| route.id.to_string()),
+                    servers_per_user: route.servers_per_user,
+                    servers: mesh
+                        .servers_of_route(r)
+                        .iter()
+                        .filter_map(|&s| {
+                            Some(RouteServer {
+                                server: server_ref(mesh, &mesh.server(s).id)?,
+                                status: verdicts[s].status,
+                                in_rotation: verdicts[s].in_rotation,
+                                stale: verdicts[s].stale,
+                            })
                         })
-                    })
-                    .collect(),
-                best_available: meshwatch::balance::route_fallback(&mesh, &verdicts, r)
-                    .and_then(|s| server_ref(&mesh, &mesh.server(s).id)),
-            })
-            .collect();
+                        .collect(),
+                    best_available: meshwatch::balance::route_fallback(mesh, verdicts, r)
+                        .and_then(|s| server_ref(mesh, &mesh.server(s).id)),
+                })
+                .collect()
+        });
         routes.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(routes)
     }
@@ -401,5 +421,62 @@ impl PanelBackend for PanelStore {
             .await
             .map_err(backend_error)?;
         Ok(true)
+    }
+
+    async fn change_password(
+        &self,
+        username: &str,
+        session_token: &str,
+        current: &str,
+        next: &str,
+    ) -> Result<bool, BackendError> {
+        let Some(operator) = self
+            .store
+            .operator_credentials(username)
+            .await
+            .map_err(backend_error)?
+        else {
+            return Ok(false);
+        };
+        let (current, next) = (current.to_owned(), next.to_owned());
+        // argon2 is slow on purpose: keep it off the async workers.
+        let rehashed = tokio::task::spawn_blocking(move || {
+            if !secrets::verify_password(&current, &operator.password_hash) {
+                return Ok(None);
+            }
+            secrets::hash_password(&next).map(Some)
+        })
+        .await
+        .map_err(|e| BackendError(e.to_string()))?
+        .map_err(|e| BackendError(e.to_string()))?;
+        let Some(hash) = rehashed else {
+            return Ok(false);
+        };
+        self.store
+            .change_password(operator.id, &hash, &TokenHash::of(session_token))
+            .await
+            .map_err(backend_error)?;
+        Ok(true)
+    }
+
+    async fn api_tokens(&self) -> Result<Vec<ApiTokenView>, BackendError> {
+        self.store.api_tokens().await.map_err(backend_error)
+    }
+
+    async fn create_api_token(&self, name: &str) -> Result<Option<String>, BackendError> {
+        let token = secrets::new_token();
+        let created = self
+            .store
+            .create_api_token(name, &TokenHash::of(&token))
+            .await
+            .map_err(backend_error)?;
+        Ok(created.then_some(token))
+    }
+
+    async fn revoke_api_token(&self, name: &str) -> Result<bool, BackendError> {
+        self.store
+            .revoke_api_token(name)
+            .await
+            .map_err(backend_error)
     }
 }

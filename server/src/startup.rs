@@ -224,9 +224,10 @@ async fn record_changes(
         .iter()
         .any(|c| c.became_blocked() || c.block_cleared());
     let notifications = if wants_mail {
-        let (mesh, verdicts) = engine.verdicts();
         let endpoints = store.endpoints().await?;
-        crate::notify::for_changes(changes, &mesh, &verdicts, &endpoints, targets)
+        engine.with_verdicts(|mesh, verdicts| {
+            crate::notify::for_changes(changes, mesh, verdicts, &endpoints, targets)
+        })
     } else {
         Vec::new()
     };

@@ -3,7 +3,7 @@
 use crate::error::AppError;
 use crate::lang::use_lang;
 use leptos::prelude::*;
-use meshwatch::i18n::Text;
+use meshwatch::i18n::{Text, Ui};
 use meshwatch::status::{ServerStatus, Tone};
 
 /// A failed load, said in words, with a way back to sign-in when the
@@ -13,8 +13,10 @@ pub fn ErrorNote(
     /// What went wrong.
     error: AppError,
 ) -> impl IntoView {
-    let sign_in = matches!(error, AppError::Unauthorized)
-        .then(|| view! { <a class="ml-2 font-medium underline" href="/login">"Sign in"</a> });
+    let lang = use_lang();
+    let sign_in = matches!(error, AppError::Unauthorized).then(|| {
+        view! { <a class="ml-2 font-medium underline" href="/login">{lang.ui(Ui::SignIn)}</a> }
+    });
     view! {
         <p role="alert" class="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
             {error.to_string()}

@@ -30,8 +30,31 @@ pub fn duration(seconds: u64) -> String {
     }
 }
 
+/// "2026-12-02 19:35:07 UTC". Built from the fields rather than chrono's
+/// `format`, whose strftime machinery would add to the WASM bundle.
+pub fn timestamp(at: chrono::DateTime<chrono::Utc>) -> String {
+    use chrono::{Datelike, Timelike};
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02} UTC",
+        at.year(),
+        at.month(),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second()
+    )
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn timestamps_read_as_utc() {
+        let at = chrono::DateTime::parse_from_rfc3339("2026-03-04T05:06:07.890+00:00")
+            .expect("valid")
+            .with_timezone(&chrono::Utc);
+        assert_eq!(super::timestamp(at), "2026-03-04 05:06:07 UTC");
+    }
+
     #[test]
     fn bytes_and_durations() {
         assert_eq!(super::bytes(512), "512 B");

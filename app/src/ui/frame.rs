@@ -5,7 +5,7 @@ use crate::lang::use_lang;
 use crate::live::live_connected;
 use leptos::prelude::*;
 use leptos_router::components::A;
-use meshwatch::i18n::Lang;
+use meshwatch::i18n::{Lang, Ui};
 
 const NAV_LINK: &str = "rounded-md px-3 py-2 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 aria-[current=page]:bg-slate-900 aria-[current=page]:text-white";
 
@@ -14,6 +14,7 @@ pub fn Frame(
     /// The page's own content.
     children: Children,
 ) -> impl IntoView {
+    let lang = use_lang();
     let operator = Resource::new(|| (), |_| current_operator());
     crate::live::listen();
     view! {
@@ -23,14 +24,14 @@ pub fn Frame(
                     <span aria-hidden="true" class="inline-block size-3 rounded-full bg-emerald-500 ring-4 ring-emerald-100"></span>
                     "meshwatch"
                 </a>
-                <nav aria-label="Main" class="flex flex-wrap gap-1">
-                    <A href="/overview" attr:class=NAV_LINK>"Overview"</A>
-                    <A href="/" exact=true attr:class=NAV_LINK>"Servers"</A>
-                    <A href="/users" attr:class=NAV_LINK>"Users"</A>
-                    <A href="/routes" attr:class=NAV_LINK>"Routes"</A>
-                    <A href="/mesh" attr:class=NAV_LINK>"Mesh"</A>
-                    <A href="/notifications" attr:class=NAV_LINK>"Notifications"</A>
-                    <A href="/settings" attr:class=NAV_LINK>"Settings"</A>
+                <nav aria-label=lang.ui(Ui::MainNav) class="flex flex-wrap gap-1">
+                    <A href="/overview" attr:class=NAV_LINK>{lang.ui(Ui::Overview)}</A>
+                    <A href="/" exact=true attr:class=NAV_LINK>{lang.ui(Ui::Servers)}</A>
+                    <A href="/users" attr:class=NAV_LINK>{lang.ui(Ui::Users)}</A>
+                    <A href="/routes" attr:class=NAV_LINK>{lang.ui(Ui::Routes)}</A>
+                    <A href="/mesh" attr:class=NAV_LINK>{lang.ui(Ui::Mesh)}</A>
+                    <A href="/notifications" attr:class=NAV_LINK>{lang.ui(Ui::Notifications)}</A>
+                    <A href="/settings" attr:class=NAV_LINK>{lang.ui(Ui::Settings)}</A>
                 </nav>
                 <div class="ml-auto flex items-center gap-3 text-sm text-slate-600">
                     <span class="inline-flex items-center gap-1.5 text-xs" data-testid="live"
@@ -40,19 +41,19 @@ pub fn Frame(
                         } else {
                             "inline-block size-2 rounded-full bg-slate-300"
                         }></span>
-                        {move || if live_connected() { "Live" } else { "Not live" }}
+                        {move || lang.ui(if live_connected() { Ui::Live } else { Ui::NotLive })}
                     </span>
                     <Suspense fallback=|| ()>
                         {move || Suspend::new(async move {
                             operator.await.ok().map(|o| view! {
-                                <span>"Signed in as " <strong class="font-medium text-slate-900">{o.username}</strong></span>
+                                <span>{lang.ui(Ui::SignedInAs)} <strong class="font-medium text-slate-900">{o.username}</strong></span>
                             })
                         })}
                     </Suspense>
                     <LanguageSwitch/>
                     <form method="post" action="/logout">
                         <button type="submit" class="rounded-md border border-slate-300 px-3 py-1.5 font-medium text-slate-700 hover:bg-slate-100">
-                            "Sign out"
+                            {lang.ui(Ui::SignOut)}
                         </button>
                     </form>
                 </div>
@@ -69,13 +70,13 @@ fn LanguageSwitch() -> impl IntoView {
     let current = use_lang();
     view! {
         <form method="post" action="/lang" class="flex items-center gap-1">
-            <label for="language" class="sr-only">"Language"</label>
+            <label for="language" class="sr-only">{current.ui(Ui::Language)}</label>
             <select id="language" name="lang" class="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm">
                 {Lang::ALL.into_iter().map(|lang| view! {
                     <option value=lang.code() selected=lang == current>{lang.native_name()}</option>
                 }).collect_view()}
             </select>
-            <button type="submit" class="rounded-md border border-slate-300 px-2 py-1 text-sm hover:bg-slate-100">"Change language"</button>
+            <button type="submit" class="rounded-md border border-slate-300 px-2 py-1 text-sm hover:bg-slate-100">{current.ui(Ui::ChangeLanguage)}</button>
         </form>
     }
 }

@@ -88,14 +88,13 @@ async fn put_fleet(
 
 /// `GET /api/v1/servers`: every server's verdict, as of now.
 async fn list_servers(State(state): State<AppState>) -> ApiJson<Vec<ServerView>> {
-    let (mesh, verdicts) = state.engine.verdicts();
-    ApiJson(
+    ApiJson(state.engine.with_verdicts(|mesh, verdicts| {
         verdicts
             .iter()
             .enumerate()
-            .map(|(i, v)| ServerView::new(&mesh, i, v))
-            .collect(),
-    )
+            .map(|(i, v)| ServerView::new(mesh, i, v))
+            .collect()
+    }))
 }
 
 async fn get_server(
@@ -272,16 +271,15 @@ async fn get_user(
     Path(id): Path<String>,
 ) -> Result<ApiJson<UserView>, ApiError> {
     let user_id = UserId::parse(&id).map_err(|_| ApiError::not_found(format!("no user {id:?}")))?;
-    let user = state
+    let (user, _) = state
         .store
-        .users()
+        .user(&user_id)
         .await?
-        .into_iter()
-        .find(|u| u.id == user_id)
         .ok_or_else(|| ApiError::not_found(format!("no user {id:?}")))?;
-    let (mesh, verdicts) = state.engine.verdicts();
-    let routes = assign(&mesh, &verdicts, &user.id, &user.routes);
-    Ok(ApiJson(UserView::new(&id, &mesh, &verdicts, &routes)))
+    Ok(ApiJson(state.engine.with_verdicts(|mesh, verdicts| {
+        let routes = assign(mesh, verdicts, &user.id, &user.routes);
+        UserView::new(&id, mesh, verdicts, &routes)
+    })))
 }
 
 /// `GET /api/v1/notifications`: the outbox, newest first.

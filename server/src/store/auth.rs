@@ -3,7 +3,7 @@
 use super::{Store, StoreError};
 use crate::secrets::TokenHash;
 use chrono::{DateTime, Utc};
-use meshwatch::views::OperatorView;
+use meshwatch::views::{ApiTokenView, OperatorView};
 use sqlx::Row;
 
 /// An operator's stored credentials; never serialized.
@@ -152,5 +152,82 @@ impl Store {
             .fetch_optional(&self.reader)
             .await?
             .is_some())
+    }
+}
+
+impl Store {
+    /// Replaces an operator's password and ends every other session of
+    /// theirs: whoever knew the old password is signed out, the operator
+    /// who changed it stays signed in.
+    pub async fn change_password(
+        &self,
+        operator_id: i64,
+        password_hash: &str,
+        keep: &TokenHash,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        sqlx::query("UPDATE operators SET password_hash = ? WHERE id = ?")
+            .bind(password_hash)
+            .bind(operator_id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM sessions WHERE operator_id = ? AND token_hash <> ?")
+            .bind(operator_id)
+            .bind(keep.as_str())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The operator API tokens by name (their secrets are not kept).
+    pub async fn api_tokens(&self) -> Result<Vec<ApiTokenView>, StoreError> {
+        sqlx::query("SELECT name, created_at FROM api_tokens ORDER BY name")
+            .fetch_all(&self.reader)
+            .await?
+            .into_iter()
+            .map(|row| {
+                Ok(ApiTokenView {
+                    name: row.try_get("name")?,
+                    created_at: row.try_get("created_at")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Stores a new named token; false (and nothing written) when the name
+    /// is taken, so a typo never re-keys a token scripts depend on.
+    pub async fn create_api_token(
+        &self,
+        name: &str,
+        token: &TokenHash,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.write().await?;
+        let created = sqlx::query(
+            "INSERT INTO api_tokens (name, token_hash, created_at) VALUES (?, ?, ?)
+             ON CONFLICT(name) DO NOTHING",
+        )
+        .bind(name)
+        .bind(token.as_str())
+        .bind(Utc::now())
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        tx.commit().await?;
+        Ok(created)
+    }
+
+    /// Deletes a token; false when no token has that name.
+    pub async fn revoke_api_token(&self, name: &str) -> Result<bool, StoreError> {
+        let mut tx = self.write().await?;
+        let gone = sqlx::query("DELETE FROM api_tokens WHERE name = ?")
+            .bind(name)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+            == 1;
+        tx.commit().await?;
+        Ok(gone)
     }
 }

@@ -289,16 +289,21 @@ impl Store {
 
     /// All servers, or only the one with id `only`.
     async fn servers_matching(&self, only: Option<&str>) -> Result<Vec<ServerSummary>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT id, name, country, verifier FROM servers WHERE ?1 IS NULL OR id = ?1 ORDER BY id",
-        )
+        // `?1 IS NULL OR id = ?1` would defeat the indexes: one card would
+        // scan the whole fleet. Two statements keep both cases indexed.
+        let filter = |all: &'static str, one: &'static str| if only.is_some() { one } else { all };
+        let rows = sqlx::query(filter(
+            "SELECT id, name, country, verifier FROM servers WHERE ?1 IS NULL ORDER BY id",
+            "SELECT id, name, country, verifier FROM servers WHERE id = ?1",
+        ))
         .bind(only)
         .fetch_all(&self.reader)
         .await?;
         let mut routes: HashMap<String, Vec<String>> = HashMap::new();
-        for row in sqlx::query(
-            "SELECT server_id, route_id FROM server_routes WHERE ?1 IS NULL OR server_id = ?1 ORDER BY server_id, position",
-        )
+        for row in sqlx::query(filter(
+            "SELECT server_id, route_id FROM server_routes WHERE ?1 IS NULL ORDER BY server_id, position",
+            "SELECT server_id, route_id FROM server_routes WHERE server_id = ?1 ORDER BY position",
+        ))
         .bind(only)
         .fetch_all(&self.reader)
         .await?
@@ -309,9 +314,10 @@ impl Store {
                 .push(row.try_get("route_id")?);
         }
         let mut entry_points: HashMap<String, Vec<EntryPointSummary>> = HashMap::new();
-        for row in sqlx::query(
-            "SELECT id, server_id, protocol, host, port, sni FROM entry_points WHERE ?1 IS NULL OR server_id = ?1 ORDER BY server_id, position",
-        )
+        for row in sqlx::query(filter(
+            "SELECT id, server_id, protocol, host, port, sni FROM entry_points WHERE ?1 IS NULL ORDER BY server_id, position",
+            "SELECT id, server_id, protocol, host, port, sni FROM entry_points WHERE server_id = ?1 ORDER BY position",
+        ))
         .bind(only)
         .fetch_all(&self.reader)
         .await?

@@ -4,6 +4,7 @@
 use super::{corrupt, Store, StoreError};
 use crate::secrets::TokenHash;
 use meshwatch::agent_api::{AgentReport, Metrics, Peer, ReportAck};
+use meshwatch::chart::{ChartMetric, ChartSeries, MetricCharts};
 use meshwatch::evidence::{PairState, ProbeError, SelfCheck};
 use meshwatch::fleet::Protocol;
 use meshwatch::mesh::{MeshRoute, MeshServer};
@@ -148,6 +149,63 @@ impl Store {
                 .await?;
         raw.map(|json| serde_json::from_str(&json).map_err(|e| corrupt("metrics", e)))
             .transpose()
+    }
+
+    /// The server's metrics from `since_ms` to `until_ms`, averaged per
+    /// `bucket_s`, oldest first. SQLite averages in place, so a day of
+    /// samples never crosses into Rust.
+    pub async fn metric_charts(
+        &self,
+        server_id: &str,
+        until: chrono::DateTime<chrono::Utc>,
+        buckets: usize,
+        bucket_s: u32,
+    ) -> Result<MetricCharts, StoreError> {
+        let bucket_ms = i64::from(bucket_s) * 1000;
+        let until_ms = until.timestamp_millis();
+        let since_ms = until_ms - bucket_ms * buckets as i64;
+        let rows = sqlx::query(
+            "SELECT (received_at_ms - ?1) / ?2 AS bucket,
+                    avg(json_extract(metrics, '$.cpu_pct')) AS cpu,
+                    avg(100.0 * json_extract(metrics, '$.mem_used_bytes') / nullif(json_extract(metrics, '$.mem_total_bytes'), 0)) AS mem,
+                    avg(100.0 * json_extract(metrics, '$.disk_used_bytes') / nullif(json_extract(metrics, '$.disk_total_bytes'), 0)) AS disk,
+                    avg(json_extract(metrics, '$.net_rx_rate_bps')) AS rx,
+                    avg(json_extract(metrics, '$.net_tx_rate_bps')) AS tx,
+                    avg(json_extract(metrics, '$.connections')) AS conns,
+                    avg(json_extract(metrics, '$.load1')) AS load1
+             FROM metrics_history
+             WHERE server_id = ?3 AND received_at_ms >= ?1 AND received_at_ms < ?4
+             GROUP BY bucket",
+        )
+        .bind(since_ms)
+        .bind(bucket_ms)
+        .bind(server_id)
+        .bind(until_ms)
+        .fetch_all(&self.reader)
+        .await?;
+        let columns = ["cpu", "mem", "disk", "rx", "tx", "conns", "load1"];
+        let mut series: Vec<ChartSeries> = ChartMetric::ALL
+            .iter()
+            .map(|&metric| ChartSeries {
+                metric,
+                values: vec![None; buckets],
+            })
+            .collect();
+        for row in rows {
+            let bucket: i64 = row.try_get("bucket")?;
+            let Some(slot) = usize::try_from(bucket).ok().filter(|&b| b < buckets) else {
+                continue;
+            };
+            for (s, column) in series.iter_mut().zip(columns) {
+                let value: Option<f64> = row.try_get(column)?;
+                s.values[slot] = value.filter(|v| v.is_finite()).map(|v| v as f32);
+            }
+        }
+        Ok(MetricCharts {
+            until,
+            bucket_s,
+            series,
+        })
     }
 
     /// The latest reports received from `server_id`, newest first (ids are

@@ -121,6 +121,20 @@ impl TestApp {
         (status, response.text().await.expect("html"))
     }
 
+    /// Calls a server function as the panel's own page does (same origin,
+    /// JSON answer), with a form body.
+    pub async fn rpc(&self, cookie: &str, endpoint: &str, form: &[(&str, &str)]) -> Response {
+        self.client
+            .post(self.url(&format!("/rpc/{endpoint}")))
+            .header("cookie", cookie)
+            .header("origin", &self.address)
+            .header("accept", "application/json")
+            .form(form)
+            .send()
+            .await
+            .expect("sent")
+    }
+
     /// Marks (or unmarks) a server as verifier through the API.
     pub async fn set_verifier(&self, server: &str, enabled: bool) -> Response {
         self.client

@@ -1,5 +1,6 @@
 //! Integration tests: the real router on port 0 with a fresh SQLite file.
 
+mod account;
 mod agent;
 mod binary;
 mod fleet;

@@ -153,3 +153,78 @@ async fn the_card_shows_the_status_history_and_uptime() {
         "out of rotation since its first record"
     );
 }
+
+#[tokio::test]
+async fn the_card_charts_each_metric_over_the_last_day() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    for (i, cpu) in [20.0, 40.0].into_iter().enumerate() {
+        let mut r = report(&uuid(300 + i as u32), true, vec![]);
+        r["metrics"] = serde_json::json!({"cpu_pct": cpu, "mem_used_bytes": 1u64 << 30,
+                                          "mem_total_bytes": 4u64 << 30, "connections": 10});
+        assert_eq!(post(&app, &tokens["de-1"], &r).await.status(), 202);
+    }
+    let (_, html) = app.page(&cookie, "/servers/de-1").await;
+    // Both reports fall in the current quarter hour: one averaged point.
+    for label in [
+        "CPU over the last 24 hours, peak 30.0 %",
+        "Memory over the last 24 hours, peak 25.0 %",
+        "Connections over the last 24 hours, peak 10",
+        "Load (1 min): no reports in the last 24 hours",
+    ] {
+        assert!(html.contains(label), "{label:?} missing");
+    }
+    assert!(
+        html.contains("<path d=\"M"),
+        "the line is drawn server-side"
+    );
+}
+
+#[tokio::test]
+async fn chart_buckets_average_their_window_and_leave_gaps() {
+    let app = spawn_app().await;
+    fleet(&app).await;
+    let store = app.store().await;
+    let until = chrono::DateTime::from_timestamp_millis(1_800_000_000_000).expect("valid");
+    let at = |minutes_before: i64| 1_800_000_000_000 - minutes_before * 60_000;
+    let pool = sqlx::SqlitePool::connect(&app.database_url)
+        .await
+        .expect("db");
+    for (minutes_before, cpu) in [
+        (5, 10.0),
+        (10, 30.0),
+        (50, 80.0),
+        (61, 99.0),
+        (24 * 60, 99.0),
+    ] {
+        sqlx::query("INSERT INTO metrics_history (server_id, received_at_ms, metrics) VALUES ('de-1', ?, ?)")
+            .bind(at(minutes_before))
+            .bind(format!("{{\"cpu_pct\": {cpu}, \"load1\": 0.5}}"))
+            .execute(&pool)
+            .await
+            .expect("sample stored");
+    }
+    // Four quarter hours up to `until`: the 61-minute and day-old samples
+    // fall outside; 15–30 minutes before holds nothing.
+    let charts = store
+        .metric_charts("de-1", until, 4, 900)
+        .await
+        .expect("charts");
+    let cpu = charts
+        .series(meshwatch::chart::ChartMetric::CpuPct)
+        .expect("cpu series");
+    assert_eq!(cpu.values, vec![Some(80.0), None, None, Some(20.0)]);
+    let disk = charts
+        .series(meshwatch::chart::ChartMetric::DiskPct)
+        .expect("disk series");
+    assert!(
+        disk.values.iter().all(Option::is_none),
+        "unreported metrics stay empty"
+    );
+    let other = store
+        .metric_charts("nl-1", until, 4, 900)
+        .await
+        .expect("charts");
+    assert!(other.is_empty(), "another server's samples never leak in");
+}

@@ -3,27 +3,30 @@
 //! table scrolls with sticky headers, so it stays usable at 300 servers.
 
 use crate::api::load_mesh;
+use crate::lang::use_lang;
 use crate::live::live_version;
 use crate::ui::components::{EmptyState, ErrorNote};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
+use meshwatch::i18n::Ui;
 use meshwatch::verdict::MeshCell;
 use meshwatch::views::MeshMatrix;
 
 #[component]
 pub fn MeshPage() -> impl IntoView {
+    let lang = use_lang();
     let matrix = Resource::new(live_version, |_| load_mesh());
     view! {
-        <Title text="Mesh"/>
+        <Title text=lang.ui(Ui::Mesh)/>
         <Frame>
-            <h1 class="text-2xl font-semibold tracking-tight">"Mesh"</h1>
-            <p class="mt-1 text-sm text-slate-500">"Rows: the witness. Columns: the server it probes."</p>
-            <Transition fallback=|| view! { <p class="mt-6 text-slate-500">"Loading the mesh…"</p> }>
+            <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Mesh)}</h1>
+            <p class="mt-1 text-sm text-slate-500">{lang.ui(Ui::MeshIntro)}</p>
+            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingMesh)}</p> }>
                 {move || Suspend::new(async move {
                     match matrix.await {
                         Ok(m) if m.servers.is_empty() => view! {
-                            <div class="mt-6"><EmptyState title="No servers yet" hint="Provision your fleet with PUT /api/v1/fleet."/></div>
+                            <div class="mt-6"><EmptyState title=lang.ui(Ui::NoServersYet) hint=lang.ui(Ui::ProvisionFleetHint)/></div>
                         }.into_any(),
                         Ok(m) => view! { <Legend streak=m.failure_streak/><Matrix m/> }.into_any(),
                         Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
@@ -35,19 +38,20 @@ pub fn MeshPage() -> impl IntoView {
 }
 
 /// (class, symbol, meaning) of each kind of cell.
-fn look(cell: MeshCell) -> (&'static str, String, &'static str) {
+fn look(cell: MeshCell) -> (&'static str, String, Ui) {
     match cell {
-        MeshCell::Itself => ("c-s", String::new(), "itself"),
-        MeshCell::NotProbed => ("c-n", "·".into(), "no fresh result"),
-        MeshCell::Reaches => ("c-o", "✓".into(), "reaches it"),
-        MeshCell::Failing(n) => ("c-f", n.to_string(), "failing, not yet sustained"),
-        MeshCell::Sustained => ("c-x", "✗".into(), "can't reach it (sustained)"),
-        MeshCell::Discarded => ("c-d", "d".into(), "discarded: unreliable witness"),
+        MeshCell::Itself => ("c-s", String::new(), Ui::CellItself),
+        MeshCell::NotProbed => ("c-n", "·".into(), Ui::CellNotProbed),
+        MeshCell::Reaches => ("c-o", "✓".into(), Ui::CellReaches),
+        MeshCell::Failing(n) => ("c-f", n.to_string(), Ui::CellFailing),
+        MeshCell::Sustained => ("c-x", "✗".into(), Ui::CellSustained),
+        MeshCell::Discarded => ("c-d", "d".into(), Ui::CellDiscarded),
     }
 }
 
 #[component]
 fn Legend(streak: u32) -> impl IntoView {
+    let lang = use_lang();
     let items = [
         MeshCell::Reaches,
         MeshCell::Failing(1),
@@ -56,13 +60,13 @@ fn Legend(streak: u32) -> impl IntoView {
         MeshCell::NotProbed,
     ];
     view! {
-        <ul class="mx mt-4 flex flex-wrap gap-4 text-sm text-slate-600" aria-label="Legend">
+        <ul class="mx mt-4 flex flex-wrap gap-4 text-sm text-slate-600" aria-label=lang.ui(Ui::Legend)>
             {items.into_iter().map(|cell| {
                 let (class, symbol, meaning) = look(cell);
                 let meaning = if let MeshCell::Failing(_) = cell {
-                    format!("failing streak (sustained at {streak})")
+                    lang.failing_streak(streak)
                 } else {
-                    meaning.to_string()
+                    lang.ui(meaning).to_string()
                 };
                 view! {
                     <li class="flex items-center gap-2">
@@ -77,6 +81,7 @@ fn Legend(streak: u32) -> impl IntoView {
 
 #[component]
 fn Matrix(m: MeshMatrix) -> impl IntoView {
+    let lang = use_lang();
     let n = m.servers.len();
     // A thicker line where the country changes.
     let group_start = |i: usize| i > 0 && m.servers[i].country != m.servers[i - 1].country;
@@ -125,10 +130,10 @@ fn Matrix(m: MeshMatrix) -> impl IntoView {
     view! {
         <div class="mt-4 max-h-[75vh] overflow-auto rounded-xl border border-slate-200 bg-white p-2 shadow-sm">
             <table class="mx border-collapse" data-testid="mesh-matrix">
-                <caption class="sr-only">"Reachability matrix: rows are witnesses, columns are the servers they probe"</caption>
+                <caption class="sr-only">{lang.ui(Ui::MeshCaption)}</caption>
                 <thead>
                     <tr>
-                        <th scope="col" class="sticky left-0 top-0 z-20 bg-white text-left text-xs text-slate-500">"Witness \\ server"</th>
+                        <th scope="col" class="sticky left-0 top-0 z-20 bg-white text-left text-xs text-slate-500">{lang.ui(Ui::WitnessServer)}</th>
                         {header}
                     </tr>
                 </thead>

@@ -9,19 +9,21 @@ use crate::ui::components::{ErrorNote, StatusDot};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use meshwatch::views::{age, Overview};
+use meshwatch::i18n::Ui;
+use meshwatch::views::Overview;
 
 const SECTION: &str = "rounded-xl border border-slate-200 bg-white p-5 shadow-sm";
 const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-500";
 
 #[component]
 pub fn OverviewPage() -> impl IntoView {
+    let lang = use_lang();
     let overview = Resource::new(live_version, |_| load_overview());
     view! {
-        <Title text="Overview"/>
+        <Title text=lang.ui(Ui::Overview)/>
         <Frame>
-            <h1 class="text-2xl font-semibold tracking-tight">"Overview"</h1>
-            <Transition fallback=|| view! { <p class="mt-6 text-slate-500">"Loading the fleet…"</p> }>
+            <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Overview)}</h1>
+            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingFleet)}</p> }>
                 {move || Suspend::new(async move {
                     match overview.await {
                         Ok(o) => view! { <Glance o/> }.into_any(),
@@ -49,7 +51,7 @@ fn Glance(o: Overview) -> impl IntoView {
         })
         .collect_view();
     let out = if o.out_of_rotation.is_empty() {
-        view! { <p class="mt-3 text-sm text-slate-500">"Every server is in rotation."</p> }
+        view! { <p class="mt-3 text-sm text-slate-500">{lang.ui(Ui::EveryServerInRotation)}</p> }
             .into_any()
     } else {
         view! {
@@ -66,7 +68,7 @@ fn Glance(o: Overview) -> impl IntoView {
     };
     let best = (!o.best_available.is_empty()).then(|| view! {
         <div role="note" class="mt-6 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
-            <p class="font-medium">"Routes serving their best available server (every server is out):"</p>
+            <p class="font-medium">{lang.ui(Ui::RoutesServingBestAvailable)}</p>
             <ul class="mt-1 list-disc pl-5">
                 {o.best_available.iter().map(|(route, s)| view! { <li>{format!("{route}: {} ({})", s.name, s.country)}</li> }).collect_view()}
             </ul>
@@ -74,8 +76,8 @@ fn Glance(o: Overview) -> impl IntoView {
     });
     let undelivered = (o.undelivered > 0 || o.failed > 0).then(|| view! {
         <div role="note" class="mt-6 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
-            {format!("{} notification(s) not delivered (no email or webhook configured), {} failed. ", o.undelivered, o.failed)}
-            <a href="/notifications" class="font-medium underline">"See the outbox"</a>
+            {lang.undelivered_notifications(o.undelivered, o.failed)}
+            <a href="/notifications" class="font-medium underline">{lang.ui(Ui::SeeTheOutbox)}</a>
         </div>
     });
     let changes = o
@@ -83,26 +85,26 @@ fn Glance(o: Overview) -> impl IntoView {
         .iter()
         .map(|(at, s, status)| view! {
             <li class="flex flex-wrap items-center gap-3 py-1.5">
-                <span class="w-24 text-xs text-slate-500">{age(*at, o.now)}</span>
+                <span class="w-24 text-xs text-slate-500">{lang.age(*at, o.now)}</span>
                 <a href=format!("/servers/{}", s.id) class="min-w-36 font-medium hover:underline">{format!("{} ({})", s.name, s.country)}</a>
                 <StatusDot status=*status/>
             </li>
         })
         .collect_view();
     view! {
-        <ul class="mt-6 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6" aria-label="Servers by status">{counts}</ul>
-        <p class="mt-2 text-sm text-slate-500">{format!("{} server(s) with stale evidence ({}).", o.stale, lang.text(meshwatch::i18n::Text::Stale))}</p>
+        <ul class="mt-6 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6" aria-label=lang.ui(Ui::ServersByStatus)>{counts}</ul>
+        <p class="mt-2 text-sm text-slate-500">{lang.stale_servers(o.stale)}</p>
         {best}
         {undelivered}
         <div class="mt-6 grid gap-6 lg:grid-cols-2">
             <section class=SECTION aria-labelledby="out-of-rotation">
-                <h2 id="out-of-rotation" class=HEADING>"Out of rotation"</h2>
+                <h2 id="out-of-rotation" class=HEADING>{lang.ui(Ui::OutOfRotation)}</h2>
                 {out}
             </section>
             <section class=SECTION aria-labelledby="latest-changes">
-                <h2 id="latest-changes" class=HEADING>"Latest status changes"</h2>
+                <h2 id="latest-changes" class=HEADING>{lang.ui(Ui::LatestStatusChanges)}</h2>
                 {if o.latest_changes.is_empty() {
-                    view! { <p class="mt-3 text-sm text-slate-500">"No change recorded yet."</p> }.into_any()
+                    view! { <p class="mt-3 text-sm text-slate-500">{lang.ui(Ui::NoChangeYet)}</p> }.into_any()
                 } else {
                     view! { <ol class="mt-3 divide-y divide-slate-100 text-sm">{changes}</ol> }.into_any()
                 }}

@@ -4,26 +4,29 @@
 //! empty route), and the page warns.
 
 use crate::api::load_routes;
+use crate::lang::use_lang;
 use crate::live::live_version;
 use crate::ui::components::{Chip, EmptyState, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
+use meshwatch::i18n::Ui;
 use meshwatch::status::ServerStatus;
 use meshwatch::views::RouteOverview;
 
 #[component]
 pub fn RoutesPage() -> impl IntoView {
+    let lang = use_lang();
     let routes = Resource::new(live_version, |_| load_routes());
     view! {
-        <Title text="Routes"/>
+        <Title text=lang.ui(Ui::Routes)/>
         <Frame>
-            <h1 class="text-2xl font-semibold tracking-tight">"Routes"</h1>
-            <Transition fallback=|| view! { <p class="mt-6 text-slate-500">"Loading routes…"</p> }>
+            <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Routes)}</h1>
+            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingRoutes)}</p> }>
                 {move || Suspend::new(async move {
                     match routes.await {
                         Ok(list) if list.is_empty() => view! {
-                            <div class="mt-6"><EmptyState title="No routes yet" hint="Provision your fleet with PUT /api/v1/fleet."/></div>
+                            <div class="mt-6"><EmptyState title=lang.ui(Ui::NoRoutesYet) hint=lang.ui(Ui::ProvisionFleetHint)/></div>
                         }.into_any(),
                         Ok(list) => view! {
                             <div class="mt-6 grid gap-6 lg:grid-cols-2">
@@ -40,6 +43,7 @@ pub fn RoutesPage() -> impl IntoView {
 
 #[component]
 fn RouteCard(route: RouteOverview) -> impl IntoView {
+    let lang = use_lang();
     let in_rotation: Vec<String> = route
         .servers
         .iter()
@@ -47,12 +51,12 @@ fn RouteCard(route: RouteOverview) -> impl IntoView {
         .map(|s| s.server.name.clone())
         .collect();
     let per_user = route.servers_per_user.map_or_else(
-        || "every server to every user".to_string(),
-        |k| format!("{k} server(s) per user"),
+        || lang.ui(Ui::EveryServerToEveryUser).to_string(),
+        |k| lang.servers_per_user(k),
     );
     let warning = route.best_available.as_ref().map(|best| view! {
         <p role="note" class="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-            {format!("Every server is out of rotation: subscriptions serve the best available one, {} ({}).", best.name, best.country)}
+            {lang.route_serves_best_available(&best.name, &best.country)}
         </p>
     });
     let cover = if in_rotation.is_empty() {
@@ -65,11 +69,11 @@ fn RouteCard(route: RouteOverview) -> impl IntoView {
         .into_iter()
         .map(|s| {
             let note = if s.in_rotation {
-                "In rotation".to_string()
+                lang.ui(Ui::InRotation).to_string()
             } else if cover.is_empty() {
-                "Out of rotation".to_string()
+                lang.ui(Ui::OutOfRotation).to_string()
             } else {
-                format!("Out of rotation — its users are served by {cover}")
+                lang.out_of_rotation_served_by(&cover)
             };
             let stale = (s.stale && s.status != ServerStatus::NoData).then(|| view! { <StaleBadge/> });
             view! {

@@ -6,15 +6,17 @@
 use crate::api::{load_server_card, SetVerifier};
 use crate::lang::use_lang;
 use crate::live::live_version;
+use crate::ui::chart::Sparkline;
 use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::format;
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
-use meshwatch::i18n::Text;
+use meshwatch::chart::ChartMetric;
+use meshwatch::i18n::{Text, Ui};
 use meshwatch::status::ServerStatus;
-use meshwatch::views::{age, ServerCard, ServerRef};
+use meshwatch::views::{ServerCard, ServerRef};
 use std::collections::BTreeMap;
 
 const SECTION: &str = "rounded-xl border border-slate-200 bg-white p-5 shadow-sm";
@@ -22,6 +24,7 @@ const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-
 
 #[component]
 pub fn ServerCardPage() -> impl IntoView {
+    let lang = use_lang();
     let params = use_params_map();
     let toggle = ServerAction::<SetVerifier>::new();
     let card = Resource::new(
@@ -36,15 +39,15 @@ pub fn ServerCardPage() -> impl IntoView {
     );
     view! {
         <Frame>
-            <nav aria-label="Breadcrumb" class="text-sm text-slate-500">
-                <a href="/" class="hover:underline">"Servers"</a>
+            <nav aria-label=lang.ui(Ui::Breadcrumb) class="text-sm text-slate-500">
+                <a href="/" class="hover:underline">{lang.ui(Ui::Servers)}</a>
             </nav>
-            <Transition fallback=|| view! { <p class="mt-6 text-slate-500">"Loading server…"</p> }>
+            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingServer)}</p> }>
                 {move || Suspend::new(async move {
                     match card.await {
                         Ok(card) => view! { <Card card toggle/> }.into_any(),
                         Err(error) => view! {
-                            <Title text="Server"/>
+                            <Title text=lang.ui(Ui::Server)/>
                             <div class="mt-6"><ErrorNote error/></div>
                         }.into_any(),
                     }
@@ -56,6 +59,7 @@ pub fn ServerCardPage() -> impl IntoView {
 
 #[component]
 fn Card(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl IntoView {
+    let lang = use_lang();
     let v = &card.verdict;
     let status = v.status;
     let silent = v.last_report_at.is_none() || (status == ServerStatus::NoData);
@@ -67,11 +71,11 @@ fn Card(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl IntoView {
         .filter(|c| **c != ServerStatus::Healthy && **c != status)
         .map(|c| view! { <li><StatusDot status=*c/></li> })
         .collect_view();
-    let rotation = if v.in_rotation {
-        "In rotation"
+    let rotation = lang.ui(if v.in_rotation {
+        Ui::InRotation
     } else {
-        "Out of rotation: its place in subscriptions is taken by healthy servers of its routes"
-    };
+        Ui::OutOfRotationReplaced
+    });
     view! {
         <Title text=title/>
         <header class="mt-2 flex flex-wrap items-start justify-between gap-4">
@@ -82,7 +86,7 @@ fn Card(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl IntoView {
                     <Chip text=card.server.country.clone()/>
                     {card.server.routes.iter().map(|r| view! { <Chip text=r.to_string()/> }).collect_view()}
                     {card.server.verifier.then(|| view! {
-                        <span class="rounded-md bg-violet-100 px-2 py-0.5 text-xs font-medium text-violet-800">"Verifier"</span>
+                        <span class="rounded-md bg-violet-100 px-2 py-0.5 text-xs font-medium text-violet-800">{lang.ui(Ui::Verifier)}</span>
                     })}
                 </p>
             </div>
@@ -94,8 +98,8 @@ fn Card(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl IntoView {
             </div>
         </header>
         {(!conditions.is_empty()).then(|| view! {
-            <section aria-label="Other conditions" class="mt-4 text-sm">
-                <p class="text-slate-500">"Also holds:"</p>
+            <section aria-label=lang.ui(Ui::OtherConditions) class="mt-4 text-sm">
+                <p class="text-slate-500">{lang.ui(Ui::AlsoHolds)}</p>
                 <ul class="mt-1 space-y-1">{conditions}</ul>
             </section>
         })}
@@ -113,29 +117,36 @@ fn Card(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl IntoView {
 
 #[component]
 fn SelfCheck(card: ServerCard, silent: bool) -> impl IntoView {
+    let lang = use_lang();
     let v = &card.verdict;
-    let last = v.last_report_at.map(|at| age(at, card.now));
+    let last = v.last_report_at.map(|at| lang.age(at, card.now));
     let body = match (&v.self_check, silent && v.stale) {
         (_, true) | (None, _) => view! {
-            <p class="mt-3 font-medium text-slate-700">{use_lang().text(Text::AgentSilent)}</p>
+            <p class="mt-3 font-medium text-slate-700">{lang.text(Text::AgentSilent)}</p>
             <p class="mt-1 text-sm text-slate-500">
                 {match last.clone() {
-                    Some(last) => format!("Last report {last}; reports older than {} s do not count.", card.stale_after_s),
-                    None => "This server's agent has never reported.".to_string(),
+                    Some(last) => lang.last_report_note(&last, card.stale_after_s),
+                    None => lang.ui(Ui::NeverReported).to_string(),
                 }}
             </p>
         }
         .into_any(),
         (Some(check), false) => {
-            let mark = |ok: bool| if ok { "OK" } else { "Failing" };
-            let tone = |ok: bool| if ok { "text-emerald-700" } else { "text-red-700 font-semibold" };
+            let mark = |ok: bool| lang.ui(if ok { Ui::CheckOk } else { Ui::CheckFailing });
+            let tone = |ok: bool| {
+                if ok {
+                    "text-emerald-700"
+                } else {
+                    "text-red-700 font-semibold"
+                }
+            };
             view! {
                 <dl class="mt-3 grid grid-cols-2 gap-2 text-sm">
-                    <dt class="text-slate-500">"Traffic listener"</dt>
+                    <dt class="text-slate-500">{lang.ui(Ui::TrafficListener)}</dt>
                     <dd class=tone(check.listener_ok)>{mark(check.listener_ok)}</dd>
-                    <dt class="text-slate-500">"VPN service"</dt>
+                    <dt class="text-slate-500">{lang.ui(Ui::VpnService)}</dt>
                     <dd class=tone(check.service_ok)>{mark(check.service_ok)}</dd>
-                    <dt class="text-slate-500">"Last report"</dt>
+                    <dt class="text-slate-500">{lang.ui(Ui::LastReport)}</dt>
                     <dd>{last.clone().unwrap_or_default()}</dd>
                 </dl>
                 {check.detail.clone().map(|d| view! { <p class="mt-2 text-sm text-slate-600">{d}</p> })}
@@ -145,63 +156,115 @@ fn SelfCheck(card: ServerCard, silent: bool) -> impl IntoView {
     };
     view! {
         <section class=SECTION aria-labelledby="self-check">
-            <h2 id="self-check" class=HEADING>"Self-check"</h2>
+            <h2 id="self-check" class=HEADING>{lang.ui(Ui::SelfCheck)}</h2>
             {body}
         </section>
     }
 }
 
+/// How a charted value reads ("42.0 %").
+type ReadValue = fn(f64) -> String;
+
+fn percent(p: f64) -> String {
+    format!("{p:.1} %")
+}
+
+fn rate(bytes_per_s: f64) -> String {
+    format!("{}/s", format::bytes(bytes_per_s as u64))
+}
+
 #[component]
 fn Metrics(card: ServerCard) -> impl IntoView {
+    let lang = use_lang();
     let Some(m) = card.metrics.clone() else {
         return view! {
             <section class=SECTION aria-labelledby="metrics">
-                <h2 id="metrics" class=HEADING>"Metrics"</h2>
-                <p class="mt-3 text-sm text-slate-500">"No metrics reported yet."</p>
+                <h2 id="metrics" class=HEADING>{lang.ui(Ui::Metrics)}</h2>
+                <p class="mt-3 text-sm text-slate-500">{lang.ui(Ui::NoMetricsYet)}</p>
             </section>
         }
         .into_any();
     };
     let pair = |used: Option<u64>, total: Option<u64>| match (used, total) {
-        (Some(u), Some(t)) => format!("{} of {}", format::bytes(u), format::bytes(t)),
+        (Some(u), Some(t)) => lang.used_of_total(&format::bytes(u), &format::bytes(t)),
         (Some(u), None) => format::bytes(u),
         _ => "—".into(),
     };
-    let rate = |r: Option<f64>| r.map(|r| format!("{}/s", format::bytes(r as u64)));
-    let rows: Vec<(&str, String)> = vec![
-        ("CPU", m.cpu_pct.map_or("—".into(), |c| format!("{c:.1} %"))),
-        ("Memory", pair(m.mem_used_bytes, m.mem_total_bytes)),
-        ("Disk", pair(m.disk_used_bytes, m.disk_total_bytes)),
+    let charted: Vec<(&'static str, String, ChartMetric, ReadValue)> = vec![
         (
-            "Network in",
-            rate(m.net_rx_rate_bps)
+            lang.ui(Ui::Cpu),
+            m.cpu_pct.map_or("—".into(), percent),
+            ChartMetric::CpuPct,
+            percent,
+        ),
+        (
+            lang.ui(Ui::Memory),
+            pair(m.mem_used_bytes, m.mem_total_bytes),
+            ChartMetric::MemoryPct,
+            percent,
+        ),
+        (
+            lang.ui(Ui::Disk),
+            pair(m.disk_used_bytes, m.disk_total_bytes),
+            ChartMetric::DiskPct,
+            percent,
+        ),
+        (
+            lang.ui(Ui::NetworkIn),
+            m.net_rx_rate_bps
+                .map(rate)
                 .unwrap_or_else(|| m.net_rx_bytes.map_or("—".into(), format::bytes)),
+            ChartMetric::NetInBps,
+            rate,
         ),
         (
-            "Network out",
-            rate(m.net_tx_rate_bps)
+            lang.ui(Ui::NetworkOut),
+            m.net_tx_rate_bps
+                .map(rate)
                 .unwrap_or_else(|| m.net_tx_bytes.map_or("—".into(), format::bytes)),
+            ChartMetric::NetOutBps,
+            rate,
         ),
         (
-            "Connections",
+            lang.ui(Ui::Connections),
             m.connections.map_or("—".into(), |c| c.to_string()),
+            ChartMetric::Connections,
+            |c| format!("{c:.0}"),
         ),
         (
-            "Load (1 min)",
+            lang.ui(Ui::Load1),
             m.load1.map_or("—".into(), |l| format!("{l:.2}")),
+            ChartMetric::Load1,
+            |l| format!("{l:.2}"),
         ),
-        ("Uptime", m.uptime_s.map_or("—".into(), format::duration)),
     ];
     let stale = card.verdict.stale.then(|| view! { <StaleBadge/> });
+    let uptime = m.uptime_s.map(|u| {
+        view! {
+            <p class="mt-3 text-sm text-slate-600">{lang.up_for(&format::duration(u))}</p>
+        }
+    });
     view! {
         <section class=SECTION aria-labelledby="metrics">
-            <h2 id="metrics" class=format!("{HEADING} flex items-center gap-2")>"Metrics" {stale}</h2>
-            <dl class="mt-3 grid grid-cols-2 gap-2 text-sm">
-                {rows.into_iter().map(|(k, v)| view! {
-                    <dt class="text-slate-500">{k}</dt>
-                    <dd class="tabular-nums">{v}</dd>
+            <h2 id="metrics" class=format!("{HEADING} flex items-center gap-2")>{lang.ui(Ui::Metrics)} {stale}</h2>
+            <dl class="mt-3 grid gap-x-6 gap-y-4 text-sm sm:grid-cols-2">
+                {charted.into_iter().map(|(label, now, metric, read)| {
+                    let chart = card.charts.series(metric).cloned().map(|series| {
+                        let peak = series.peak().map(|p| read(f64::from(p)));
+                        view! { <Sparkline series label peak/> }
+                    });
+                    view! {
+                        <div>
+                            <dt class="flex justify-between gap-2">
+                                <span class="text-slate-500">{label}</span>
+                                <span class="tabular-nums text-slate-900">{now}</span>
+                            </dt>
+                            <dd>{chart}</dd>
+                        </div>
+                    }
                 }).collect_view()}
             </dl>
+            {uptime}
         </section>
     }
     .into_any()
@@ -209,22 +272,23 @@ fn Metrics(card: ServerCard) -> impl IntoView {
 
 #[component]
 fn Notes(card: ServerCard) -> impl IntoView {
+    let lang = use_lang();
     let v = &card.verdict;
     let unreliable = v.unreliable_witness.map(|w| view! {
         <p role="note" class="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
-            {format!("Unreliable witness: can't reach {} of {} servers — its votes are ignored.", w.failing, w.of)}
+            {lang.unreliable_witness(w.failing, w.of)}
         </p>
     });
     let suspended = v.suspended_verifier.then(|| view! {
         <p role="note" class="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
-            "Suspended verifier: it reaches none of the other servers, so its blocking verdicts are suspended."
+            {lang.ui(Ui::SuspendedVerifier)}
         </p>
     });
     let blocked = (!v.blocked_by.is_empty()).then(|| {
         let by = v.blocked_by.iter().map(|id| card.label(id)).collect::<Vec<_>>().join(", ");
         view! {
             <p role="note" class="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-900">
-                {format!("Address blocked as seen by the verifier {by}: consider changing this server's IP address.")}
+                {lang.blocked_by_verifier(&by)}
             </p>
         }
     });
@@ -249,13 +313,14 @@ fn MeshView(card: ServerCard) -> impl IntoView {
             .1
             .push(s.clone());
     }
+    let lang = use_lang();
     let q = &card.verdict.quorum;
     let summary = if q.of == 0 {
-        "No fresh reliable witness probes this server.".to_string()
+        lang.ui(Ui::NoFreshWitness).to_string()
     } else if q.failing == 0 {
-        format!("All {} of your servers that probe it reach it.", q.of)
+        lang.all_reach_it(q.of)
     } else {
-        use_lang().unreachable_count(q.failing, q.of)
+        lang.unreachable_count(q.failing, q.of)
     };
     let names = |list: &[ServerRef]| {
         list.iter()
@@ -265,15 +330,15 @@ fn MeshView(card: ServerCard) -> impl IntoView {
     };
     view! {
         <section class=format!("{SECTION} mt-6") aria-labelledby="mesh-view">
-            <h2 id="mesh-view" class=HEADING>"Mesh view"</h2>
+            <h2 id="mesh-view" class=HEADING>{lang.ui(Ui::MeshView)}</h2>
             <p class="mt-2 text-sm" data-testid="mesh-summary">{summary}</p>
             {(!by_country.is_empty()).then(|| view! {
                 <table class="mt-3 w-full text-left text-sm">
                     <thead class="text-xs uppercase text-slate-500">
                         <tr>
-                            <th scope="col" class="py-1 pr-4">"Country"</th>
-                            <th scope="col" class="py-1 pr-4">"Reach it"</th>
-                            <th scope="col" class="py-1">"Can't reach it"</th>
+                            <th scope="col" class="py-1 pr-4">{lang.ui(Ui::Country)}</th>
+                            <th scope="col" class="py-1 pr-4">{lang.ui(Ui::ReachIt)}</th>
+                            <th scope="col" class="py-1">{lang.ui(Ui::CantReachIt)}</th>
                         </tr>
                     </thead>
                     <tbody class="divide-y divide-slate-100">
@@ -293,6 +358,7 @@ fn MeshView(card: ServerCard) -> impl IntoView {
 
 #[component]
 fn EntryPoints(card: ServerCard) -> impl IntoView {
+    let lang = use_lang();
     let items = card
         .server
         .entry_points
@@ -305,21 +371,20 @@ fn EntryPoints(card: ServerCard) -> impl IntoView {
                     e.causes
                         .iter()
                         .map(|c| {
-                            format!(
-                                "Check from {} to {} fails since {} ({})",
-                                card.label(&c.from),
-                                card.label(&c.to),
-                                c.since.format("%Y-%m-%d %H:%M:%S UTC"),
-                                age(c.since, card.now)
+                            lang.check_fails_since(
+                                &card.label(&c.from),
+                                &card.label(&c.to),
+                                &format::timestamp(c.since),
+                                &lang.age(c.since, card.now),
                             )
                         })
                         .collect::<Vec<_>>()
                 })
                 .unwrap_or_default();
             let state = if available {
-                "Available"
+                lang.ui(Ui::Available)
             } else {
-                use_lang().text(Text::EpNotAvailable)
+                lang.text(Text::EpNotAvailable)
             };
             let tone = if available { "text-emerald-700" } else { "text-amber-700 font-semibold" };
             view! {
@@ -332,7 +397,7 @@ fn EntryPoints(card: ServerCard) -> impl IntoView {
                         </summary>
                         <div class="mt-2 text-sm text-slate-700">
                             {if causes.is_empty() {
-                                view! { <p>"No witness reports a sustained failure towards it."</p> }.into_any()
+                                view! { <p>{lang.ui(Ui::NoSustainedFailure)}</p> }.into_any()
                             } else {
                                 view! { <ul class="list-disc space-y-1 pl-5">{causes.into_iter().map(|c| view! { <li>{c}</li> }).collect_view()}</ul> }.into_any()
                             }}
@@ -344,7 +409,7 @@ fn EntryPoints(card: ServerCard) -> impl IntoView {
         .collect_view();
     view! {
         <section class=format!("{SECTION} mt-6") aria-labelledby="entry-points">
-            <h2 id="entry-points" class=HEADING>"Entry points"</h2>
+            <h2 id="entry-points" class=HEADING>{lang.ui(Ui::EntryPoints)}</h2>
             <ul class="mt-3 space-y-2">{items}</ul>
         </section>
     }
@@ -354,8 +419,9 @@ fn EntryPoints(card: ServerCard) -> impl IntoView {
 /// hydrated, it submits in place and the card reloads.
 #[component]
 fn VerifierToggle(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl IntoView {
+    let lang = use_lang();
     let enabled = card.server.verifier;
-    let label = use_lang().text(if enabled {
+    let label = lang.text(if enabled {
         Text::StopUsingAsVerifier
     } else {
         Text::UseAsVerifier
@@ -369,13 +435,9 @@ fn VerifierToggle(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl I
     };
     view! {
         <section class=format!("{SECTION} mt-6") aria-labelledby="verifier">
-            <h2 id="verifier" class=HEADING>"Verifier"</h2>
+            <h2 id="verifier" class=HEADING>{lang.ui(Ui::Verifier)}</h2>
             <p class="mt-2 text-sm text-slate-600">
-                {if enabled {
-                    "This server checks the others for blocking: when it can't reach every entry point of a server, that address is marked blocked."
-                } else {
-                    "A verifier is a server (ideally in the censored network) whose failing checks mark another server's address as blocked."
-                }}
+                {lang.ui(if enabled { Ui::VerifierOnHelp } else { Ui::VerifierOffHelp })}
             </p>
             <ActionForm action=toggle attr:class="mt-3">
                 <input type="hidden" name="id" value=card.server.id.to_string()/>
@@ -393,14 +455,15 @@ fn VerifierToggle(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl I
 /// Uptime over three windows and the latest status changes.
 #[component]
 fn History(card: ServerCard) -> impl IntoView {
-    let uptime = ["24 h", "7 d", "30 d"]
+    let lang = use_lang();
+    let uptime = [Ui::Window24h, Ui::Window7d, Ui::Window30d]
         .into_iter()
         .zip(card.uptime)
         .map(|(window, share)| {
             let value = share.map_or("—".to_string(), |s| format!("{:.2} %", s * 100.0));
             view! {
                 <div>
-                    <dt class="text-slate-500">{format!("Uptime {window}")}</dt>
+                    <dt class="text-slate-500">{lang.uptime_over(lang.ui(window))}</dt>
                     <dd class="text-lg font-medium tabular-nums">{value}</dd>
                 </div>
             }
@@ -413,21 +476,21 @@ fn History(card: ServerCard) -> impl IntoView {
             view! {
                 <li class="flex flex-wrap items-center gap-3 py-1">
                     <time datetime=at.to_rfc3339() class="w-48 font-mono text-xs text-slate-500">
-                        {at.format("%Y-%m-%d %H:%M:%S UTC").to_string()}
+                        {format::timestamp(*at)}
                     </time>
                     <StatusDot status=*status/>
-                    <span class="text-xs text-slate-400">{age(*at, card.now)}</span>
+                    <span class="text-xs text-slate-400">{lang.age(*at, card.now)}</span>
                 </li>
             }
         })
         .collect_view();
     view! {
         <section class=format!("{SECTION} mt-6") aria-labelledby="history">
-            <h2 id="history" class=HEADING>"History"</h2>
-            <p class="mt-1 text-xs text-slate-500">"Uptime is the share of time in rotation (not unavailable, unreachable or blocked)."</p>
+            <h2 id="history" class=HEADING>{lang.ui(Ui::History)}</h2>
+            <p class="mt-1 text-xs text-slate-500">{lang.ui(Ui::UptimeHelp)}</p>
             <dl class="mt-3 grid grid-cols-3 gap-4 text-sm">{uptime}</dl>
             {if card.history.is_empty() {
-                view! { <p class="mt-3 text-sm text-slate-500">"No status change recorded yet."</p> }.into_any()
+                view! { <p class="mt-3 text-sm text-slate-500">{lang.ui(Ui::NoStatusChangeYet)}</p> }.into_any()
             } else {
                 view! { <ol class="mt-3 divide-y divide-slate-100 text-sm" data-testid="status-history">{changes}</ol> }.into_any()
             }}

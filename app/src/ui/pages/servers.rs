@@ -9,11 +9,13 @@ use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
+use meshwatch::i18n::Ui;
 use meshwatch::status::ServerStatus;
 use meshwatch::views::ServerListItem;
 
 #[component]
 pub fn ServersPage() -> impl IntoView {
+    let lang = use_lang();
     let servers = Resource::new(live_version, |_| list_servers());
     let query = use_query_map();
     let filter = RwSignal::new(query.read_untracked().get("q").unwrap_or_default());
@@ -23,24 +25,24 @@ pub fn ServersPage() -> impl IntoView {
         route: RwSignal::new(query.read_untracked().get("route").unwrap_or_default()),
     };
     view! {
-        <Title text="Servers"/>
+        <Title text=lang.ui(Ui::Servers)/>
         <Frame>
             <div class="flex flex-wrap items-end justify-between gap-4">
-                <h1 class="text-2xl font-semibold tracking-tight">"Servers"</h1>
+                <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Servers)}</h1>
                 <form method="get" role="search" class="w-full sm:w-80" on:submit=move |ev| ev.prevent_default()>
-                    <label for="server-filter" class="block text-sm font-medium text-slate-700">"Filter servers"</label>
+                    <label for="server-filter" class="block text-sm font-medium text-slate-700">{lang.ui(Ui::FilterServers)}</label>
                     <input
                         id="server-filter"
                         name="q"
                         type="search"
-                        placeholder="Name, country, route, host or status"
+                        placeholder=lang.ui(Ui::ServerFilterPlaceholder)
                         class="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 shadow-sm focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200"
                         prop:value=filter
                         on:input=move |ev| filter.set(event_target_value(&ev))
                     />
                 </form>
             </div>
-            <Transition fallback=|| view! { <p class="mt-6 text-slate-500">"Loading servers…"</p> }>
+            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingServers)}</p> }>
                 {move || Suspend::new(async move {
                     match servers.await {
                         Ok(list) => view! { <ServersTable servers=list filter=filter.into() facets/> }.into_any(),
@@ -79,12 +81,13 @@ fn FacetSelect(
     options: Vec<(String, String)>,
 ) -> impl IntoView {
     let id = format!("facet-{name}");
+    let any = use_lang().ui(Ui::Any);
     view! {
         <div>
             <label for=id.clone() class="block text-xs font-medium text-slate-600">{label}</label>
             <select id=id name=name class="mt-1 rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
                 on:change=move |ev| signal.set(event_target_value(&ev))>
-                <option value="" selected=move || signal.get().is_empty()>"Any"</option>
+                <option value="" selected=move || signal.get().is_empty()>{any}</option>
                 {options.into_iter().map(|(value, text)| {
                     let v = value.clone();
                     view! { <option value=value selected=move || signal.get() == v>{text}</option> }
@@ -103,16 +106,16 @@ fn ServersTable(
     /// Status, country and route filters.
     facets: Facets,
 ) -> impl IntoView {
+    let lang = use_lang();
     if servers.is_empty() {
         return view! {
             <div class="mt-6">
-                <EmptyState title="No servers yet" hint="Provision your fleet with PUT /api/v1/fleet."/>
+                <EmptyState title=lang.ui(Ui::NoServersYet) hint=lang.ui(Ui::ProvisionFleetHint)/>
             </div>
         }
         .into_any();
     }
     let total = servers.len();
-    let lang = use_lang();
     let statuses = ServerStatus::ALL
         .iter()
         .map(|s| (s.as_str().to_string(), lang.status(*s).to_string()))
@@ -138,28 +141,28 @@ fn ServersTable(
         })
     });
     view! {
-        <form method="get" class="mt-4 flex flex-wrap items-end gap-3" aria-label="Filter by status, country and route"
+        <form method="get" class="mt-4 flex flex-wrap items-end gap-3" aria-label=lang.ui(Ui::FilterFacets)
             on:submit=move |ev| ev.prevent_default()>
             <input type="hidden" name="q" value=move || filter.get()/>
-            <FacetSelect name="status" label="Status" signal=facets.status options=statuses/>
-            <FacetSelect name="country" label="Country" signal=facets.country options=pairs(countries)/>
-            <FacetSelect name="route" label="Route" signal=facets.route options=pairs(routes)/>
-            <button type="submit" class="rounded-md border border-slate-300 px-3 py-1 text-sm hover:bg-slate-100">"Apply filters"</button>
+            <FacetSelect name="status" label=lang.ui(Ui::Status) signal=facets.status options=statuses/>
+            <FacetSelect name="country" label=lang.ui(Ui::Country) signal=facets.country options=pairs(countries)/>
+            <FacetSelect name="route" label=lang.ui(Ui::Route) signal=facets.route options=pairs(routes)/>
+            <button type="submit" class="rounded-md border border-slate-300 px-3 py-1 text-sm hover:bg-slate-100">{lang.ui(Ui::ApplyFilters)}</button>
         </form>
         <p class="mt-1 text-sm text-slate-500" aria-live="polite">
-            {move || format!("Showing {} of {total} servers", visible.read().len())}
+            {move || lang.showing_servers(visible.read().len(), total)}
         </p>
         <div class="mt-6 overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
             <table class="min-w-full divide-y divide-slate-200 text-left text-sm">
-                <caption class="sr-only">"Servers"</caption>
+                <caption class="sr-only">{lang.ui(Ui::Servers)}</caption>
                 <thead class="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
                     <tr>
-                        <th scope="col" class="px-4 py-3">"Server"</th>
-                        <th scope="col" class="px-4 py-3">"Status"</th>
-                        <th scope="col" class="px-4 py-3">"Country"</th>
-                        <th scope="col" class="px-4 py-3">"Routes"</th>
-                        <th scope="col" class="px-4 py-3">"Entry points"</th>
-                        <th scope="col" class="px-4 py-3">"Role"</th>
+                        <th scope="col" class="px-4 py-3">{lang.ui(Ui::Server)}</th>
+                        <th scope="col" class="px-4 py-3">{lang.ui(Ui::Status)}</th>
+                        <th scope="col" class="px-4 py-3">{lang.ui(Ui::Country)}</th>
+                        <th scope="col" class="px-4 py-3">{lang.ui(Ui::Routes)}</th>
+                        <th scope="col" class="px-4 py-3">{lang.ui(Ui::EntryPoints)}</th>
+                        <th scope="col" class="px-4 py-3">{lang.ui(Ui::Role)}</th>
                     </tr>
                 </thead>
                 <tbody class="divide-y divide-slate-100">
@@ -186,8 +189,9 @@ fn ServerRow(
     // "No data" already says the agent is silent; the badge flags stale
     // evidence behind any other status.
     let badge = (stale && status != ServerStatus::NoData).then(|| view! { <StaleBadge/> });
+    let verifier = use_lang().ui(Ui::Verifier);
     let role = server.verifier.then(|| view! {
-        <span class="inline-flex items-center rounded-md bg-violet-100 px-2 py-0.5 text-xs font-medium text-violet-800">"Verifier"</span>
+        <span class="inline-flex items-center rounded-md bg-violet-100 px-2 py-0.5 text-xs font-medium text-violet-800">{verifier}</span>
     });
     view! {
         <tr class="align-top hover:bg-slate-50">

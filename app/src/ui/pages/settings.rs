@@ -1,31 +1,42 @@
 //! Settings: the verdict parameters of PRODUCT.md §2, each with what it
-//! does, validated on the server before anything is stored.
+//! does, validated on the server before anything is stored; the operator's
+//! password; the API tokens scripts use.
 
-use crate::api::{load_settings, SaveSettings};
+use crate::api::{
+    load_api_tokens, load_settings, ChangePassword, CreateApiToken, RevokeApiToken, SaveSettings,
+};
+use crate::lang::use_lang;
 use crate::ui::components::ErrorNote;
+use crate::ui::format;
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
+use meshwatch::i18n::Ui;
 use meshwatch::settings::Settings;
 
+const BUTTON: &str = "rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white hover:bg-slate-700 focus:outline-none focus:ring-2 focus:ring-sky-400";
+const CARD: &str = "mt-6 rounded-xl border border-slate-200 bg-white p-5 shadow-sm";
+const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-500";
+const TEXT_INPUT: &str = "mt-1 block w-full max-w-sm rounded-md border border-slate-300 px-2 py-1 focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200";
 const INPUT: &str = "mt-1 block w-32 rounded-md border border-slate-300 px-2 py-1 tabular-nums focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200";
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
+    let lang = use_lang();
     let save = ServerAction::<SaveSettings>::new();
     let settings = Resource::new(move || save.version().get(), |_| load_settings());
     let outcome = move || {
         save.value().get().map(|result| match result {
-            Ok(_) => view! { <p role="status" class="mt-4 text-sm text-emerald-800">"Saved. The engine uses the new parameters from now on."</p> }.into_any(),
+            Ok(_) => view! { <p role="status" class="mt-4 text-sm text-emerald-800">{lang.ui(Ui::SettingsSaved)}</p> }.into_any(),
             Err(error) => view! { <div class="mt-4"><ErrorNote error/></div> }.into_any(),
         })
     };
     view! {
-        <Title text="Settings"/>
+        <Title text=lang.ui(Ui::Settings)/>
         <Frame>
-            <h1 class="text-2xl font-semibold tracking-tight">"Settings"</h1>
+            <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Settings)}</h1>
             {outcome}
-            <Transition fallback=|| view! { <p class="mt-6 text-slate-500">"Loading settings…"</p> }>
+            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingSettings)}</p> }>
                 {move || Suspend::new(async move {
                     match settings.await {
                         Ok(s) => view! { <Parameters s save/> }.into_any(),
@@ -33,40 +44,195 @@ pub fn SettingsPage() -> impl IntoView {
                     }
                 })}
             </Transition>
+            <Account/>
+            <ApiTokens/>
         </Frame>
     }
 }
 
 #[component]
 fn Parameters(s: Settings, save: ServerAction<SaveSettings>) -> impl IntoView {
-    let fields: [(&str, &str, String, &str, &str); 7] = [
-        ("report_interval_s", "Report interval (s)", s.report_interval_s.to_string(), "1", "How often each agent self-checks and reports (default 60)."),
-        ("probe_interval_s", "Probe interval (s)", s.probe_interval_s.to_string(), "1", "How often each agent knocks on every other server's entry points, with jitter (default 30)."),
-        ("probe_timeout_s", "Probe timeout (s)", s.probe_timeout_s.to_string(), "1", "How long a TCP connect plus TLS handshake may take (default 5)."),
-        ("stale_after_s", "Stale after (s)", s.stale_after_s.to_string(), "1", "A server whose last report is older is \"No data\", and its evidence stops counting (default 180 = 3 report intervals)."),
-        ("failure_streak", "Failure streak", s.failure_streak.to_string(), "1", "Consecutive failed probes before a pair's failure counts (default 3): one failed knock means nothing."),
-        ("quorum", "Quorum", s.quorum.to_string(), "1", "Reliable witnesses that must fail to reach a server for \"Unreachable from your servers\" (default 2)."),
-        ("unreliable_fraction", "Unreliable fraction", s.unreliable_fraction.to_string(), "any", "A witness failing to reach at least max(2, this × n) servers is unreliable and its votes are ignored (0 < f ≤ 1, default 0.5)."),
+    let lang = use_lang();
+    let fields: [(&str, Ui, String, &str, Ui); 7] = [
+        (
+            "report_interval_s",
+            Ui::ReportInterval,
+            s.report_interval_s.to_string(),
+            "1",
+            Ui::ReportIntervalHelp,
+        ),
+        (
+            "probe_interval_s",
+            Ui::ProbeInterval,
+            s.probe_interval_s.to_string(),
+            "1",
+            Ui::ProbeIntervalHelp,
+        ),
+        (
+            "probe_timeout_s",
+            Ui::ProbeTimeout,
+            s.probe_timeout_s.to_string(),
+            "1",
+            Ui::ProbeTimeoutHelp,
+        ),
+        (
+            "stale_after_s",
+            Ui::StaleAfter,
+            s.stale_after_s.to_string(),
+            "1",
+            Ui::StaleAfterHelp,
+        ),
+        (
+            "failure_streak",
+            Ui::FailureStreak,
+            s.failure_streak.to_string(),
+            "1",
+            Ui::FailureStreakHelp,
+        ),
+        (
+            "quorum",
+            Ui::Quorum,
+            s.quorum.to_string(),
+            "1",
+            Ui::QuorumHelp,
+        ),
+        (
+            "unreliable_fraction",
+            Ui::UnreliableFraction,
+            s.unreliable_fraction.to_string(),
+            "any",
+            Ui::UnreliableFractionHelp,
+        ),
     ];
     view! {
-        <ActionForm action=save attr:class="mt-6 rounded-xl border border-slate-200 bg-white p-5 shadow-sm">
-            <h2 class="text-sm font-semibold uppercase tracking-wide text-slate-500">"Verdict parameters"</h2>
+        <ActionForm action=save attr:class=CARD>
+            <h2 class=HEADING>{lang.ui(Ui::VerdictParameters)}</h2>
             <div class="mt-4 grid gap-5 md:grid-cols-2">
                 {fields.into_iter().map(|(name, label, value, step, help)| {
                     let help_id = format!("{name}-help");
                     view! {
                         <div>
-                            <label for=name class="block text-sm font-medium text-slate-800">{label}</label>
+                            <label for=name class="block text-sm font-medium text-slate-800">{lang.ui(label)}</label>
                             <input id=name name=name type="number" required min=if step == "any" { "0" } else { "1" } step=step value=value
                                 aria-describedby=help_id.clone() class=INPUT/>
-                            <p id=help_id class="mt-1 text-xs text-slate-500">{help}</p>
+                            <p id=help_id class="mt-1 text-xs text-slate-500">{lang.ui(help)}</p>
                         </div>
                     }
                 }).collect_view()}
             </div>
-            <button type="submit" class="mt-6 rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white hover:bg-slate-700 focus:outline-none focus:ring-2 focus:ring-sky-400">
-                "Save parameters"
-            </button>
+            <button type="submit" class=format!("mt-6 {BUTTON}")>{lang.ui(Ui::SaveParameters)}</button>
         </ActionForm>
+    }
+}
+
+/// Changing the operator's own password; their other sessions end.
+#[component]
+fn Account() -> impl IntoView {
+    let lang = use_lang();
+    let change = ServerAction::<ChangePassword>::new();
+    let outcome = move || {
+        change.value().get().map(|result| match result {
+            Ok(()) => view! { <p role="status" class="mt-4 text-sm text-emerald-800">{lang.ui(Ui::PasswordChanged)}</p> }.into_any(),
+            Err(error) => view! { <div class="mt-4"><ErrorNote error/></div> }.into_any(),
+        })
+    };
+    let field = move |name: &'static str, label: Ui, autocomplete: &'static str| {
+        view! {
+            <div>
+                <label for=name class="block text-sm font-medium text-slate-800">{lang.ui(label)}</label>
+                <input id=name name=name type="password" required autocomplete=autocomplete class=TEXT_INPUT/>
+            </div>
+        }
+    };
+    view! {
+        <ActionForm action=change attr:class=CARD>
+            <h2 class=HEADING>{lang.ui(Ui::OperatorAccount)}</h2>
+            <div class="mt-4 grid gap-4 md:grid-cols-3">
+                {field("current", Ui::CurrentPassword, "current-password")}
+                {field("next", Ui::NewPassword, "new-password")}
+                {field("repeat", Ui::RepeatNewPassword, "new-password")}
+            </div>
+            <p class="mt-2 text-xs text-slate-500">
+                {lang.min_password_len(meshwatch::account::MIN_PASSWORD_LEN)}
+            </p>
+            {outcome}
+            <button type="submit" class=format!("mt-4 {BUTTON}")>{lang.ui(Ui::ChangePassword)}</button>
+        </ActionForm>
+    }
+}
+
+/// Tokens for the automation API: listed by name, created with their
+/// secret shown once, revoked at once.
+#[component]
+fn ApiTokens() -> impl IntoView {
+    let lang = use_lang();
+    let create = ServerAction::<CreateApiToken>::new();
+    let revoke = ServerAction::<RevokeApiToken>::new();
+    let tokens = Resource::new(
+        move || (create.version().get(), revoke.version().get()),
+        |_| load_api_tokens(),
+    );
+    let created = move || {
+        create.value().get().map(|result| match result {
+            Ok(new) => view! {
+                <div role="status" class="mt-4 rounded-lg border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900">
+                    <p>{lang.token_created(&new.name)}</p>
+                    <code aria-label=lang.ui(Ui::NewApiToken) class="mt-2 block break-all rounded bg-white px-2 py-1 font-mono text-xs text-slate-900 select-all">{new.token}</code>
+                </div>
+            }.into_any(),
+            Err(error) => view! { <div class="mt-4"><ErrorNote error/></div> }.into_any(),
+        })
+    };
+    let revoked = move || {
+        revoke
+            .value()
+            .get()
+            .and_then(|result| result.err())
+            .map(|error| view! { <div class="mt-4"><ErrorNote error/></div> })
+    };
+    view! {
+        <section class=CARD aria-labelledby="api-tokens">
+            <h2 id="api-tokens" class=HEADING>{lang.ui(Ui::ApiTokens)}</h2>
+            <p class="mt-2 text-sm text-slate-600">
+                {lang.ui(Ui::ApiTokensHelpBefore)} <code class="font-mono text-xs">"Authorization: Bearer <token>"</code>
+                {lang.ui(Ui::ApiTokensHelpAfter)}
+            </p>
+            {revoked}
+            <Transition fallback=move || view! { <p class="mt-4 text-slate-500">{lang.ui(Ui::LoadingTokens)}</p> }>
+                {move || Suspend::new(async move {
+                    match tokens.await {
+                        Ok(list) if list.is_empty() => view! { <p class="mt-4 text-sm text-slate-500">{lang.ui(Ui::NoApiTokens)}</p> }.into_any(),
+                        Ok(list) => view! {
+                            <ul class="mt-4 divide-y divide-slate-100" aria-label=lang.ui(Ui::ApiTokens)>
+                                {list.into_iter().map(|t| view! {
+                                    <li class="flex flex-wrap items-center justify-between gap-2 py-2">
+                                        <span>
+                                            <span class="font-medium">{t.name.clone()}</span>
+                                            <span class="ml-2 text-xs text-slate-500">{lang.created_at(&format::timestamp(t.created_at))}</span>
+                                        </span>
+                                        <ActionForm action=revoke>
+                                            <input type="hidden" name="name" value=t.name.clone()/>
+                                            <button type="submit" aria-label=lang.revoke_token(&t.name)
+                                                class="rounded-md border border-red-300 px-3 py-1 text-sm text-red-800 hover:bg-red-50 focus:outline-none focus:ring-2 focus:ring-red-300">
+                                                {lang.ui(Ui::Revoke)}
+                                            </button>
+                                        </ActionForm>
+                                    </li>
+                                }).collect_view()}
+                            </ul>
+                        }.into_any(),
+                        Err(error) => view! { <div class="mt-4"><ErrorNote error/></div> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <ActionForm action=create attr:class="mt-4 flex flex-wrap items-end gap-3">
+                <div>
+                    <label for="token-name" class="block text-sm font-medium text-slate-800">{lang.ui(Ui::NewTokenName)}</label>
+                    <input id="token-name" name="name" required maxlength="64" placeholder="ansible" class=TEXT_INPUT/>
+                </div>
+                <button type="submit" class=BUTTON>{lang.ui(Ui::CreateToken)}</button>
+            </ActionForm>
+            {created}
+        </section>
     }
 }

@@ -11,6 +11,7 @@ use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
+use meshwatch::i18n::Ui;
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{PreviewEntry, UserCard, UserRoute, UserServer};
 
@@ -19,6 +20,7 @@ const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-
 
 #[component]
 pub fn UserCardPage() -> impl IntoView {
+    let lang = use_lang();
     let params = use_params_map();
     let card = Resource::new(
         move || (params.read().get("id").unwrap_or_default(), live_version()),
@@ -26,15 +28,15 @@ pub fn UserCardPage() -> impl IntoView {
     );
     view! {
         <Frame>
-            <nav aria-label="Breadcrumb" class="text-sm text-slate-500">
-                <a href="/users" class="hover:underline">"Users"</a>
+            <nav aria-label=lang.ui(Ui::Breadcrumb) class="text-sm text-slate-500">
+                <a href="/users" class="hover:underline">{lang.ui(Ui::Users)}</a>
             </nav>
-            <Transition fallback=|| view! { <p class="mt-6 text-slate-500">"Loading user…"</p> }>
+            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingUser)}</p> }>
                 {move || Suspend::new(async move {
                     match card.await {
                         Ok(card) => view! { <Card card/> }.into_any(),
                         Err(error) => view! {
-                            <Title text="User"/>
+                            <Title text=lang.ui(Ui::User)/>
                             <div class="mt-6"><ErrorNote error/></div>
                         }.into_any(),
                     }
@@ -46,6 +48,7 @@ pub fn UserCardPage() -> impl IntoView {
 
 #[component]
 fn Card(card: UserCard) -> impl IntoView {
+    let lang = use_lang();
     let title = card.user.name.clone();
     view! {
         <Title text=title/>
@@ -58,7 +61,7 @@ fn Card(card: UserCard) -> impl IntoView {
         </header>
         <div class="mt-6 grid gap-6 lg:grid-cols-3">
             <section class=format!("{SECTION} lg:col-span-2") aria-labelledby="user-servers">
-                <h2 id="user-servers" class=HEADING>"Servers"</h2>
+                <h2 id="user-servers" class=HEADING>{lang.ui(Ui::Servers)}</h2>
                 {card.routes.into_iter().map(|route| view! { <RouteServers route/> }).collect_view()}
             </section>
             <Subscription url=card.subscription_url qr=card.qr_svg/>
@@ -69,14 +72,15 @@ fn Card(card: UserCard) -> impl IntoView {
 
 #[component]
 fn RouteServers(route: UserRoute) -> impl IntoView {
+    let lang = use_lang();
     let warning = route.best_available.then(|| view! {
         <p role="note" class="mt-2 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-            "Every server of this route is out of rotation: the subscription serves the best available one."
+            {lang.ui(Ui::RouteAllOutOfRotation)}
         </p>
     });
     view! {
         <div class="mt-4">
-            <h3 class="text-sm font-medium text-slate-700">{format!("Route {}", route.route)}</h3>
+            <h3 class="text-sm font-medium text-slate-700">{lang.route_heading(&route.route)}</h3>
             {warning}
             <ul class="mt-2 divide-y divide-slate-100">
                 {route.servers.into_iter().map(|s| view! { <ServerLine s/> }).collect_view()}
@@ -88,14 +92,15 @@ fn RouteServers(route: UserRoute) -> impl IntoView {
 /// One server: dot, name, and the caption when something is wrong.
 #[component]
 fn ServerLine(s: UserServer) -> impl IntoView {
-    let count = (s.status == ServerStatus::Unreachable)
-        .then(|| use_lang().unreachable_count(s.failing, s.of));
+    let lang = use_lang();
+    let count =
+        (s.status == ServerStatus::Unreachable).then(|| lang.unreachable_count(s.failing, s.of));
     let stale = (s.stale && s.status != ServerStatus::NoData).then(|| view! { <StaleBadge/> });
     let serving = match (&s.replaced_by, &s.replaces, s.in_subscription) {
-        (Some(by), _, _) => format!("Replaced by {} ({})", by.name, by.country),
-        (None, Some(of), _) => format!("Stands in for {} ({})", of.name, of.country),
-        (None, None, true) => "In the subscription".to_string(),
-        (None, None, false) => "Not assigned to this user".to_string(),
+        (Some(by), _, _) => lang.replaced_by(&by.name, &by.country),
+        (None, Some(of), _) => lang.stands_in_for(&of.name, &of.country),
+        (None, None, true) => lang.ui(Ui::InTheSubscription).to_string(),
+        (None, None, false) => lang.ui(Ui::NotAssignedToUser).to_string(),
     };
     view! {
         <li class="flex flex-wrap items-start gap-x-4 gap-y-1 py-2 text-sm" data-testid="user-server">
@@ -113,12 +118,13 @@ fn ServerLine(s: UserServer) -> impl IntoView {
 
 #[component]
 fn Subscription(url: Option<String>, qr: Option<String>) -> impl IntoView {
+    let lang = use_lang();
     let Some(url) = url else {
         return view! {
             <section class=SECTION aria-labelledby="subscription">
-                <h2 id="subscription" class=HEADING>"Subscription"</h2>
+                <h2 id="subscription" class=HEADING>{lang.ui(Ui::Subscription)}</h2>
                 <p class="mt-3 text-sm text-slate-600">
-                    "The panel does not know this user's subscription token (it was provisioned before links were kept). Give it again with PUT /api/v1/fleet (sub_token) to show the link here."
+                    {lang.ui(Ui::NoSubscriptionToken)}
                 </p>
             </section>
         }
@@ -138,19 +144,19 @@ fn Subscription(url: Option<String>, qr: Option<String>) -> impl IntoView {
     };
     view! {
         <section class=SECTION aria-labelledby="subscription">
-            <h2 id="subscription" class=HEADING>"Subscription"</h2>
-            <label for="subscription-link" class="mt-3 block text-sm text-slate-600">"Subscription link"</label>
+            <h2 id="subscription" class=HEADING>{lang.ui(Ui::Subscription)}</h2>
+            <label for="subscription-link" class="mt-3 block text-sm text-slate-600">{lang.ui(Ui::SubscriptionLink)}</label>
             <div class="mt-1 flex gap-2">
                 <input id="subscription-link" readonly value=url.clone()
                     class="min-w-0 flex-1 rounded-md border border-slate-300 bg-slate-50 px-2 py-1 font-mono text-xs"/>
                 <button type="button" on:click=copy
                     class="rounded-md border border-slate-300 px-3 py-1 text-sm font-medium hover:bg-slate-100 focus:outline-none focus:ring-2 focus:ring-sky-400">
-                    {move || if copied.get() { "Copied" } else { "Copy" }}
+                    {move || lang.ui(if copied.get() { Ui::Copied } else { Ui::Copy })}
                 </button>
             </div>
             {qr.map(|svg| view! {
                 <figure class="mt-4">
-                    <div class="mx-auto w-44 [&>svg]:h-auto [&>svg]:w-full" role="img" aria-label="QR code of the subscription link" inner_html=svg></div>
+                    <div class="mx-auto w-44 [&>svg]:h-auto [&>svg]:w-full" role="img" aria-label=lang.ui(Ui::SubscriptionQr) inner_html=svg></div>
                 </figure>
             })}
         </section>
@@ -160,11 +166,12 @@ fn Subscription(url: Option<String>, qr: Option<String>) -> impl IntoView {
 
 #[component]
 fn Preview(entries: Vec<PreviewEntry>) -> impl IntoView {
+    let lang = use_lang();
     view! {
         <section class=format!("{SECTION} mt-6") aria-labelledby="preview">
-            <h2 id="preview" class=HEADING>"What the subscription serves now"</h2>
+            <h2 id="preview" class=HEADING>{lang.ui(Ui::WhatSubscriptionServes)}</h2>
             {if entries.is_empty() {
-                view! { <p class="mt-3 text-sm text-slate-500">"Nothing: the user's routes have no servers."</p> }.into_any()
+                view! { <p class="mt-3 text-sm text-slate-500">{lang.ui(Ui::NothingServed)}</p> }.into_any()
             } else {
                 view! {
                     <ol class="mt-3 space-y-1 text-sm" data-testid="subscription-preview">
@@ -172,7 +179,7 @@ fn Preview(entries: Vec<PreviewEntry>) -> impl IntoView {
                             <li class="flex flex-wrap gap-x-3">
                                 <span class="font-medium">{e.server_name}</span>
                                 <span class="text-slate-500">{format!("{} {}:{}", e.entry_point.protocol, e.entry_point.host, e.entry_point.port)}</span>
-                                {e.marked.then(|| view! { <span class="text-amber-700">"Not available from some servers (served last)"</span> })}
+                                {e.marked.then(|| view! { <span class="text-amber-700">{lang.ui(Ui::ServedLast)}</span> })}
                             </li>
                         }).collect_view()}
                     </ol>

@@ -1,0 +1,108 @@
+//! Rules for what an operator may choose: passwords and API token names.
+//! Checked the same way by the command line, the panel and the tests.
+
+/// Shortest password accepted anywhere.
+pub const MIN_PASSWORD_LEN: usize = 10;
+
+/// Longest API token name.
+pub const MAX_TOKEN_NAME_LEN: usize = 64;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AccountError {
+    #[error("The new password needs at least {MIN_PASSWORD_LEN} characters.")]
+    PasswordTooShort,
+    #[error("The two new passwords differ.")]
+    PasswordsDiffer,
+    #[error("The new password is the current one.")]
+    PasswordUnchanged,
+    #[error("A token name is 1 to {MAX_TOKEN_NAME_LEN} letters, digits, '-', '_' or '.'.")]
+    BadTokenName,
+}
+
+/// A new password, typed twice, replacing `current`.
+pub fn check_new_password(current: &str, next: &str, repeat: &str) -> Result<(), AccountError> {
+    if next.chars().count() < MIN_PASSWORD_LEN {
+        return Err(AccountError::PasswordTooShort);
+    }
+    if next != repeat {
+        return Err(AccountError::PasswordsDiffer);
+    }
+    if next == current {
+        return Err(AccountError::PasswordUnchanged);
+    }
+    Ok(())
+}
+
+/// A token's name is how scripts' owners recognise it in the list: short,
+/// and free of spaces or markup. Returns it trimmed.
+pub fn check_token_name(name: &str) -> Result<&str, AccountError> {
+    let name = name.trim();
+    let fits = !name.is_empty() && name.chars().count() <= MAX_TOKEN_NAME_LEN;
+    let plain = name
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if fits && plain {
+        Ok(name)
+    } else {
+        Err(AccountError::BadTokenName)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_passwords_are_long_typed_twice_and_new() {
+        let cases = [
+            (
+                "old password",
+                "short",
+                "short",
+                Err(AccountError::PasswordTooShort),
+            ),
+            (
+                "old password",
+                "new password 1",
+                "new password 2",
+                Err(AccountError::PasswordsDiffer),
+            ),
+            (
+                "old password",
+                "old password",
+                "old password",
+                Err(AccountError::PasswordUnchanged),
+            ),
+            ("old password", "new password", "new password", Ok(())),
+            // Length counts characters, not bytes.
+            ("old password", "ääääääääää", "ääääääääää", Ok(())),
+            (
+                "old password",
+                "äääääääää",
+                "äääääääää",
+                Err(AccountError::PasswordTooShort),
+            ),
+        ];
+        for (current, next, repeat, expected) in cases {
+            assert_eq!(
+                check_new_password(current, next, repeat),
+                expected,
+                "{next:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn token_names_are_short_and_plain() {
+        assert_eq!(check_token_name("  ansible-prod "), Ok("ansible-prod"));
+        assert_eq!(check_token_name("ci_2026.12"), Ok("ci_2026.12"));
+        for bad in ["", "   ", "two words", "<b>", "a/b", &"x".repeat(65)] {
+            assert_eq!(
+                check_token_name(bad),
+                Err(AccountError::BadTokenName),
+                "{bad:?}"
+            );
+        }
+        assert!(check_token_name(&"x".repeat(64)).is_ok());
+    }
+}

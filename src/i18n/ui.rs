@@ -1,0 +1,1112 @@
+//! The panel's own words in the six languages: frame and navigation,
+//! headings, table headers, labels, buttons, help texts, empty states and
+//! notes. Fixed phrases are [`Ui`] keys looked up with [`Lang::ui`];
+//! phrases with values in them are methods on [`Lang`] taking those values.
+//!
+//! Each key lists its six translations in [`Lang::ALL`] order
+//! (en, es, pt, sv, hi, ja). The English is the panel's reference wording:
+//! tests and the API match it, so it changes only on purpose.
+
+use super::{Lang, Text};
+use chrono::{DateTime, Utc};
+
+/// Declares [`Ui`], [`Ui::ALL`] and [`Lang::ui`] from one table, so a key
+/// cannot exist without a text in every language.
+macro_rules! catalogue {
+    ($(
+        $(#[$meta:meta])*
+        $key:ident => [$en:expr, $es:expr, $pt:expr, $sv:expr, $hi:expr, $ja:expr $(,)?],
+    )*) => {
+        /// A fixed phrase of the panel (see [`Lang::ui`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Ui {
+            $($(#[$meta])* $key,)*
+        }
+
+        impl Ui {
+            /// Every key, in declaration order.
+            pub const ALL: &'static [Ui] = &[$(Ui::$key,)*];
+        }
+
+        impl Lang {
+            /// A fixed phrase of the panel in this language.
+            pub fn ui(self, key: Ui) -> &'static str {
+                let texts: [&'static str; 6] = match key {
+                    $(Ui::$key => [$en, $es, $pt, $sv, $hi, $ja],)*
+                };
+                texts[self.index()]
+            }
+        }
+    };
+}
+
+catalogue! {
+    // ── Frame, navigation, words shared by several pages ──────────────
+    /// `aria-label` of the main navigation.
+    MainNav => ["Main", "Principal", "Principal", "Huvudmeny", "मुख्य", "メイン"],
+    Overview => ["Overview", "Resumen", "Visão geral", "Översikt", "सारांश", "概要"],
+    Servers => ["Servers", "Servidores", "Servidores", "Servrar", "सर्वर", "サーバー"],
+    Users => ["Users", "Usuarios", "Usuários", "Användare", "उपयोगकर्ता", "ユーザー"],
+    Routes => ["Routes", "Rutas", "Rotas", "Rutter", "रूट", "ルート"],
+    Mesh => ["Mesh", "Malla", "Malha", "Meshnät", "मेश", "メッシュ"],
+    Notifications => ["Notifications", "Notificaciones", "Notificações", "Aviseringar", "सूचनाएँ", "通知"],
+    Settings => ["Settings", "Configuración", "Configurações", "Inställningar", "सेटिंग्स", "設定"],
+    /// The live-updates indicator, connected.
+    Live => ["Live", "En vivo", "Ao vivo", "I realtid", "लाइव", "ライブ"],
+    /// The live-updates indicator, disconnected.
+    NotLive => ["Not live", "Sin conexión en vivo", "Sem conexão ao vivo", "Inte i realtid", "लाइव नहीं", "ライブ接続なし"],
+    /// Precedes the operator's name (shown in bold after it).
+    SignedInAs => ["Signed in as ", "Sesión iniciada como ", "Sessão iniciada como ", "Inloggad som ", "साइन इन उपयोगकर्ता: ", "サインイン中: "],
+    /// The label of the language switcher.
+    Language => ["Language", "Idioma", "Idioma", "Språk", "भाषा", "言語"],
+    ChangeLanguage => ["Change language", "Cambiar idioma", "Mudar idioma", "Byt språk", "भाषा बदलें", "言語を変更"],
+    SignOut => ["Sign out", "Cerrar sesión", "Sair", "Logga ut", "साइन आउट करें", "サインアウト"],
+    SignIn => ["Sign in", "Iniciar sesión", "Entrar", "Logga in", "साइन इन करें", "サインイン"],
+    /// `aria-label` of the breadcrumb navigation.
+    Breadcrumb => ["Breadcrumb", "Ruta de navegación", "Trilha de navegação", "Brödsmulor", "नेविगेशन पथ", "パンくずリスト"],
+    ProvisionFleetHint => [
+        "Provision your fleet with PUT /api/v1/fleet.",
+        "Da de alta tu flota con PUT /api/v1/fleet.",
+        "Provisione sua frota com PUT /api/v1/fleet.",
+        "Lägg upp din serverpark med PUT /api/v1/fleet.",
+        "PUT /api/v1/fleet से अपने सर्वर-समूह को सेट अप करें।",
+        "PUT /api/v1/fleet でフリートを登録してください。",
+    ],
+    NoServersYet => ["No servers yet", "Aún no hay servidores", "Ainda não há servidores", "Inga servrar än", "अभी कोई सर्वर नहीं", "サーバーはまだありません"],
+    /// The verifier role (a chip next to a server).
+    Verifier => ["Verifier", "Verificador", "Verificador", "Verifierare", "सत्यापक", "検証サーバー"],
+    Server => ["Server", "Servidor", "Servidor", "Server", "सर्वर", "サーバー"],
+    Status => ["Status", "Estado", "Status", "Status", "स्थिति", "ステータス"],
+    Country => ["Country", "País", "País", "Land", "देश", "国"],
+    Route => ["Route", "Ruta", "Rota", "Rutt", "रूट", "ルート"],
+    EntryPoints => ["Entry points", "Puntos de entrada", "Pontos de entrada", "Ingångspunkter", "प्रवेश बिंदु", "接続ポイント"],
+    InRotation => ["In rotation", "En rotación", "Em rotação", "I rotation", "रोटेशन में", "ローテーション中"],
+    OutOfRotation => ["Out of rotation", "Fuera de rotación", "Fora de rotação", "Ur rotation", "रोटेशन से बाहर", "ローテーション外"],
+
+    // ── Sign-in ─────────────────────────────────────────────────────────
+    SignInToPanel => ["Sign in to the panel", "Inicia sesión en el panel", "Entre no painel", "Logga in på panelen", "पैनल में साइन इन करें", "パネルにサインイン"],
+    Username => ["Username", "Nombre de usuario", "Nome de usuário", "Användarnamn", "उपयोगकर्ता नाम", "ユーザー名"],
+    Password => ["Password", "Contraseña", "Senha", "Lösenord", "पासवर्ड", "パスワード"],
+    LoginLocked => [
+        "Too many failed sign-ins. Wait a few minutes and try again.",
+        "Demasiados intentos de inicio de sesión fallidos. Espera unos minutos y vuelve a intentarlo.",
+        "Muitas tentativas de entrada malsucedidas. Aguarde alguns minutos e tente novamente.",
+        "För många misslyckade inloggningar. Vänta några minuter och försök igen.",
+        "बहुत अधिक असफल साइन-इन प्रयास। कुछ मिनट प्रतीक्षा करें और फिर से प्रयास करें।",
+        "サインインの失敗が多すぎます。数分待ってから、もう一度お試しください。",
+    ],
+    LoginCrossSite => [
+        "That sign-in came from another site and was refused.",
+        "Ese inicio de sesión procedía de otro sitio y se ha rechazado.",
+        "Essa tentativa de entrada veio de outro site e foi recusada.",
+        "Inloggningen kom från en annan webbplats och avvisades.",
+        "यह साइन-इन किसी दूसरी साइट से आया था, इसलिए अस्वीकार कर दिया गया।",
+        "このサインインは別のサイトから送信されたため、拒否されました。",
+    ],
+    LoginMissing => [
+        "Enter your username and password.",
+        "Introduce tu nombre de usuario y tu contraseña.",
+        "Informe seu nome de usuário e sua senha.",
+        "Ange ditt användarnamn och lösenord.",
+        "अपना उपयोगकर्ता नाम और पासवर्ड दर्ज करें।",
+        "ユーザー名とパスワードを入力してください。",
+    ],
+    LoginWrong => [
+        "Wrong username or password.",
+        "Nombre de usuario o contraseña incorrectos.",
+        "Nome de usuário ou senha incorretos.",
+        "Fel användarnamn eller lösenord.",
+        "गलत उपयोगकर्ता नाम या पासवर्ड।",
+        "ユーザー名またはパスワードが正しくありません。",
+    ],
+
+    // ── Not found ───────────────────────────────────────────────────────
+    /// The page title of the not-found page.
+    NotFound => ["Not found", "No encontrado", "Não encontrado", "Hittades inte", "नहीं मिला", "見つかりません"],
+    PageNotFound => ["Page not found", "Página no encontrada", "Página não encontrada", "Sidan hittades inte", "पेज नहीं मिला", "ページが見つかりません"],
+    NothingAtThisAddress => [
+        "There is nothing at this address.",
+        "No hay nada en esta dirección.",
+        "Não há nada neste endereço.",
+        "Det finns ingenting på den här adressen.",
+        "इस पते पर कुछ भी नहीं है।",
+        "このアドレスには何もありません。",
+    ],
+    BackToServers => ["Back to the servers", "Volver a los servidores", "Voltar aos servidores", "Tillbaka till servrarna", "सर्वरों पर वापस जाएँ", "サーバー一覧に戻る"],
+
+    // ── Overview ────────────────────────────────────────────────────────
+    LoadingFleet => ["Loading the fleet…", "Cargando la flota…", "Carregando a frota…", "Läser in serverparken…", "सर्वर-समूह लोड हो रहा है…", "フリートを読み込み中…"],
+    EveryServerInRotation => [
+        "Every server is in rotation.",
+        "Todos los servidores están en rotación.",
+        "Todos os servidores estão em rotação.",
+        "Alla servrar är i rotation.",
+        "सभी सर्वर रोटेशन में हैं।",
+        "すべてのサーバーがローテーション中です。",
+    ],
+    RoutesServingBestAvailable => [
+        "Routes serving their best available server (every server is out):",
+        "Rutas que sirven su mejor servidor disponible (todos sus servidores están fuera):",
+        "Rotas servindo seu melhor servidor disponível (todos os servidores estão fora):",
+        "Rutter som levererar sin bästa tillgängliga server (alla servrar är ur rotation):",
+        "अपने सबसे अच्छे उपलब्ध सर्वर से सेवा दे रहे रूट (सभी सर्वर बाहर हैं):",
+        "利用可能な最善のサーバーで提供中のルート（全サーバーがローテーション外）:",
+    ],
+    SeeTheOutbox => ["See the outbox", "Ver la bandeja de salida", "Ver a caixa de saída", "Visa utkorgen", "आउटबॉक्स देखें", "送信キューを見る"],
+    ServersByStatus => ["Servers by status", "Servidores por estado", "Servidores por status", "Servrar per status", "स्थिति के अनुसार सर्वर", "ステータス別のサーバー"],
+    LatestStatusChanges => ["Latest status changes", "Últimos cambios de estado", "Últimas mudanças de status", "Senaste statusändringar", "हाल के स्थिति परिवर्तन", "最近のステータス変更"],
+    NoChangeYet => [
+        "No change recorded yet.",
+        "Aún no se ha registrado ningún cambio.",
+        "Nenhuma mudança registrada ainda.",
+        "Inga ändringar registrerade än.",
+        "अभी तक कोई परिवर्तन दर्ज नहीं हुआ।",
+        "記録された変更はまだありません。",
+    ],
+
+    // ── Routes ──────────────────────────────────────────────────────────
+    LoadingRoutes => ["Loading routes…", "Cargando rutas…", "Carregando rotas…", "Läser in rutter…", "रूट लोड हो रहे हैं…", "ルートを読み込み中…"],
+    NoRoutesYet => ["No routes yet", "Aún no hay rutas", "Ainda não há rotas", "Inga rutter än", "अभी कोई रूट नहीं", "ルートはまだありません"],
+    EveryServerToEveryUser => [
+        "every server to every user",
+        "todos los servidores a cada usuario",
+        "todos os servidores para cada usuário",
+        "alla servrar till varje användare",
+        "हर उपयोगकर्ता को सभी सर्वर",
+        "すべてのユーザーにすべてのサーバー",
+    ],
+
+    // ── Mesh ────────────────────────────────────────────────────────────
+    MeshIntro => [
+        "Rows: the witness. Columns: the server it probes.",
+        "Filas: el testigo. Columnas: el servidor que sondea.",
+        "Linhas: a testemunha. Colunas: o servidor que ela sonda.",
+        "Rader: vittnet. Kolumner: servern som det sonderar.",
+        "पंक्तियाँ: साक्षी। स्तंभ: वह सर्वर जिसकी वह जाँच करता है।",
+        "行: 観測元。列: 観測元がプローブするサーバー。",
+    ],
+    LoadingMesh => ["Loading the mesh…", "Cargando la malla…", "Carregando a malha…", "Läser in meshnätet…", "मेश लोड हो रहा है…", "メッシュを読み込み中…"],
+    /// Mesh cell: the witness and the server are the same.
+    CellItself => ["itself", "él mismo", "ele mesmo", "sig själv", "स्वयं", "自身"],
+    CellNotProbed => ["no fresh result", "sin resultado reciente", "sem resultado recente", "inget färskt resultat", "कोई ताज़ा परिणाम नहीं", "最新の結果なし"],
+    CellReaches => ["reaches it", "lo alcanza", "alcança", "når den", "पहुँच रहा है", "到達可能"],
+    CellFailing => ["failing, not yet sustained", "falla, aún no sostenido", "falhando, ainda não persistente", "misslyckas, ännu inte ihållande", "विफल, अभी स्थायी नहीं", "失敗中（まだ継続的ではない）"],
+    CellSustained => ["can't reach it (sustained)", "no lo alcanza (sostenido)", "não alcança (persistente)", "når den inte (ihållande)", "नहीं पहुँच पा रहा (स्थायी)", "到達不可（継続）"],
+    CellDiscarded => ["discarded: unreliable witness", "descartado: testigo poco fiable", "descartado: testemunha não confiável", "förkastat: opålitligt vittne", "छोड़ा गया: अविश्वसनीय साक्षी", "破棄: 信頼できない観測元"],
+    Legend => ["Legend", "Leyenda", "Legenda", "Teckenförklaring", "संकेत", "凡例"],
+    MeshCaption => [
+        "Reachability matrix: rows are witnesses, columns are the servers they probe",
+        "Matriz de alcanzabilidad: las filas son testigos y las columnas, los servidores que sondean",
+        "Matriz de alcançabilidade: as linhas são testemunhas e as colunas, os servidores que elas sondam",
+        "Nåbarhetsmatris: raderna är vittnen, kolumnerna är servrarna de sonderar",
+        "पहुँच मैट्रिक्स: पंक्तियाँ साक्षी हैं, स्तंभ वे सर्वर हैं जिनकी वे जाँच करते हैं",
+        "到達可能性マトリクス: 行は観測元、列はプローブ先のサーバー",
+    ],
+    /// The corner header of the mesh matrix.
+    WitnessServer => ["Witness \\ server", "Testigo \\ servidor", "Testemunha \\ servidor", "Vittne \\ server", "साक्षी \\ सर्वर", "観測元 \\ サーバー"],
+
+    // ── Notifications ───────────────────────────────────────────────────
+    SendTestEmail => ["Send test email", "Enviar correo de prueba", "Enviar e-mail de teste", "Skicka testmejl", "परीक्षण ईमेल भेजें", "テストメールを送信"],
+    LoadingOutbox => ["Loading the outbox…", "Cargando la bandeja de salida…", "Carregando a caixa de saída…", "Läser in utkorgen…", "आउटबॉक्स लोड हो रहा है…", "送信キューを読み込み中…"],
+    NoNotificationsYet => ["No notifications yet", "Aún no hay notificaciones", "Ainda não há notificações", "Inga aviseringar än", "अभी कोई सूचना नहीं", "通知はまだありません"],
+    NotificationsHint => [
+        "A blocked address (and its clearing) queues one here.",
+        "Una dirección bloqueada (y su desbloqueo) pone una en cola aquí.",
+        "Um endereço bloqueado (e seu desbloqueio) coloca uma na fila aqui.",
+        "En blockerad adress (och när blockeringen hävs) köar en avisering här.",
+        "ब्लॉक हुआ पता (और उसका ब्लॉक हटना) यहाँ एक सूचना कतार में जोड़ता है।",
+        "アドレスのブロック（およびその解除）があると、ここに通知が追加されます。",
+    ],
+    OutboxCaption => ["Notification outbox", "Bandeja de salida de notificaciones", "Caixa de saída de notificações", "Utkorg för aviseringar", "सूचना आउटबॉक्स", "通知の送信キュー"],
+    /// Column header: when the message was queued.
+    QueuedAt => ["Queued", "En cola desde", "Enfileirada em", "Köad", "कतार में जोड़ी गई", "登録日時"],
+    Kind => ["Kind", "Tipo", "Tipo", "Typ", "प्रकार", "種類"],
+    Subject => ["Subject", "Asunto", "Assunto", "Ämne", "विषय", "件名"],
+    /// Column header: the recipients.
+    To => ["To", "Para", "Para", "Till", "प्राप्तकर्ता", "宛先"],
+    State => ["State", "Estado", "Estado", "Tillstånd", "स्थिति", "状態"],
+    /// Notification kind: an address block was lifted.
+    KindCleared => ["Cleared", "Bloqueo levantado", "Bloqueio removido", "Blockering hävd", "ब्लॉक हटा", "ブロック解除"],
+    /// Notification kind: a test message.
+    KindTest => ["Test", "Prueba", "Teste", "Prov", "परीक्षण", "テスト"],
+    NotDeliveredNoTarget => [
+        "Not delivered: no email or webhook configured",
+        "Sin entregar: no hay correo ni webhook configurado",
+        "Não entregue: nenhum e-mail ou webhook configurado",
+        "Inte levererad: ingen e-post eller webhook konfigurerad",
+        "नहीं भेजी गई: कोई ईमेल या वेबहुक कॉन्फ़िगर नहीं है",
+        "未配信: メールも Webhook も設定されていません",
+    ],
+    /// Delivery state: waiting to be sent.
+    StateQueued => ["Queued", "En cola", "Na fila", "I kö", "कतार में", "送信待ち"],
+    StateSent => ["Sent", "Enviada", "Enviada", "Skickad", "भेजी गई", "送信済み"],
+    StateFailed => ["Failed", "Fallida", "Falhou", "Misslyckad", "विफल", "失敗"],
+
+    // ── Servers list ────────────────────────────────────────────────────
+    FilterServers => ["Filter servers", "Filtrar servidores", "Filtrar servidores", "Filtrera servrar", "सर्वर फ़िल्टर करें", "サーバーを絞り込む"],
+    ServerFilterPlaceholder => [
+        "Name, country, route, host or status",
+        "Nombre, país, ruta, host o estado",
+        "Nome, país, rota, host ou status",
+        "Namn, land, rutt, värd eller status",
+        "नाम, देश, रूट, होस्ट या स्थिति",
+        "名前、国、ルート、ホスト、ステータス",
+    ],
+    LoadingServers => ["Loading servers…", "Cargando servidores…", "Carregando servidores…", "Läser in servrar…", "सर्वर लोड हो रहे हैं…", "サーバーを読み込み中…"],
+    /// The empty choice of a filter.
+    Any => ["Any", "Cualquiera", "Qualquer", "Alla", "कोई भी", "すべて"],
+    FilterFacets => [
+        "Filter by status, country and route",
+        "Filtrar por estado, país y ruta",
+        "Filtrar por status, país e rota",
+        "Filtrera på status, land och rutt",
+        "स्थिति, देश और रूट के अनुसार फ़िल्टर करें",
+        "ステータス・国・ルートで絞り込む",
+    ],
+    ApplyFilters => ["Apply filters", "Aplicar filtros", "Aplicar filtros", "Använd filter", "फ़िल्टर लागू करें", "絞り込みを適用"],
+    Role => ["Role", "Función", "Função", "Roll", "भूमिका", "役割"],
+
+    // ── Users list ──────────────────────────────────────────────────────
+    SearchUsers => ["Search users", "Buscar usuarios", "Buscar usuários", "Sök användare", "उपयोगकर्ता खोजें", "ユーザーを検索"],
+    UserSearchPlaceholder => ["Id, name or route", "ID, nombre o ruta", "ID, nome ou rota", "Id, namn eller rutt", "आईडी, नाम या रूट", "ID、名前、ルート"],
+    Search => ["Search", "Buscar", "Buscar", "Sök", "खोजें", "検索"],
+    LoadingUsers => ["Loading users…", "Cargando usuarios…", "Carregando usuários…", "Läser in användare…", "उपयोगकर्ता लोड हो रहे हैं…", "ユーザーを読み込み中…"],
+    /// `aria-label` of the pager.
+    Pages => ["Pages", "Páginas", "Páginas", "Sidor", "पृष्ठ", "ページ"],
+    Previous => ["Previous", "Anterior", "Anterior", "Föregående", "पिछला", "前へ"],
+    Next => ["Next", "Siguiente", "Próxima", "Nästa", "अगला", "次へ"],
+    NoUsersYet => ["No users yet", "Aún no hay usuarios", "Ainda não há usuários", "Inga användare än", "अभी कोई उपयोगकर्ता नहीं", "ユーザーはまだいません"],
+    ProvisionUsersHint => [
+        "Provision users with PUT /api/v1/fleet.",
+        "Da de alta usuarios con PUT /api/v1/fleet.",
+        "Provisione usuários com PUT /api/v1/fleet.",
+        "Lägg upp användare med PUT /api/v1/fleet.",
+        "PUT /api/v1/fleet से उपयोगकर्ता जोड़ें।",
+        "PUT /api/v1/fleet でユーザーを登録してください。",
+    ],
+    NoUserMatches => [
+        "No user matches this search",
+        "Ningún usuario coincide con esta búsqueda",
+        "Nenhum usuário corresponde a esta busca",
+        "Ingen användare matchar sökningen",
+        "इस खोज से कोई उपयोगकर्ता मेल नहीं खाता",
+        "この検索に一致するユーザーはいません",
+    ],
+    UserSearchHint => [
+        "Search by id, name or route.",
+        "Busca por ID, nombre o ruta.",
+        "Busque por ID, nome ou rota.",
+        "Sök på id, namn eller rutt.",
+        "आईडी, नाम या रूट से खोजें।",
+        "ID、名前、ルートで検索できます。",
+    ],
+    User => ["User", "Usuario", "Usuário", "Användare", "उपयोगकर्ता", "ユーザー"],
+    Id => ["Id", "ID", "ID", "Id", "आईडी", "ID"],
+
+    // ── User card ───────────────────────────────────────────────────────
+    LoadingUser => ["Loading user…", "Cargando usuario…", "Carregando usuário…", "Läser in användaren…", "उपयोगकर्ता लोड हो रहा है…", "ユーザーを読み込み中…"],
+    RouteAllOutOfRotation => [
+        "Every server of this route is out of rotation: the subscription serves the best available one.",
+        "Todos los servidores de esta ruta están fuera de rotación: la suscripción sirve el mejor disponible.",
+        "Todos os servidores desta rota estão fora de rotação: a assinatura serve o melhor disponível.",
+        "Alla servrar i den här rutten är ur rotation: prenumerationen levererar den bästa tillgängliga.",
+        "इस रूट के सभी सर्वर रोटेशन से बाहर हैं: सब्सक्रिप्शन सबसे अच्छा उपलब्ध सर्वर देता है।",
+        "このルートのすべてのサーバーがローテーション外です。サブスクリプションは利用可能な最善のサーバーを提供します。",
+    ],
+    InTheSubscription => ["In the subscription", "En la suscripción", "Na assinatura", "I prenumerationen", "सब्सक्रिप्शन में", "サブスクリプションに含まれる"],
+    NotAssignedToUser => [
+        "Not assigned to this user",
+        "No asignado a este usuario",
+        "Não atribuído a este usuário",
+        "Inte tilldelad den här användaren",
+        "इस उपयोगकर्ता को आवंटित नहीं",
+        "このユーザーには割り当てられていません",
+    ],
+    Subscription => ["Subscription", "Suscripción", "Assinatura", "Prenumeration", "सब्सक्रिप्शन", "サブスクリプション"],
+    NoSubscriptionToken => [
+        "The panel does not know this user's subscription token (it was provisioned before links were kept). Give it again with PUT /api/v1/fleet (sub_token) to show the link here.",
+        "El panel no conoce el token de suscripción de este usuario (se dio de alta antes de que se guardaran los enlaces). Vuelve a enviarlo con PUT /api/v1/fleet (sub_token) para mostrar aquí el enlace.",
+        "O painel não conhece o token de assinatura deste usuário (ele foi provisionado antes de os links serem guardados). Envie-o novamente com PUT /api/v1/fleet (sub_token) para exibir o link aqui.",
+        "Panelen känner inte till användarens prenumerationstoken (den lades upp innan länkar sparades). Ange den igen med PUT /api/v1/fleet (sub_token) för att visa länken här.",
+        "पैनल को इस उपयोगकर्ता का सब्सक्रिप्शन टोकन पता नहीं है (इसे लिंक सहेजे जाने से पहले जोड़ा गया था)। लिंक यहाँ दिखाने के लिए इसे PUT /api/v1/fleet (sub_token) से फिर से दें।",
+        "パネルはこのユーザーのサブスクリプショントークンを把握していません（リンクを保存するようになる前に登録されました）。ここにリンクを表示するには、PUT /api/v1/fleet（sub_token）で再度指定してください。",
+    ],
+    SubscriptionLink => ["Subscription link", "Enlace de suscripción", "Link da assinatura", "Prenumerationslänk", "सब्सक्रिप्शन लिंक", "サブスクリプションリンク"],
+    Copied => ["Copied", "Copiado", "Copiado", "Kopierad", "कॉपी हो गया", "コピーしました"],
+    Copy => ["Copy", "Copiar", "Copiar", "Kopiera", "कॉपी करें", "コピー"],
+    SubscriptionQr => [
+        "QR code of the subscription link",
+        "Código QR del enlace de suscripción",
+        "Código QR do link da assinatura",
+        "QR-kod för prenumerationslänken",
+        "सब्सक्रिप्शन लिंक का QR कोड",
+        "サブスクリプションリンクの QR コード",
+    ],
+    WhatSubscriptionServes => [
+        "What the subscription serves now",
+        "Lo que sirve ahora la suscripción",
+        "O que a assinatura serve agora",
+        "Vad prenumerationen levererar nu",
+        "सब्सक्रिप्शन अभी क्या दे रहा है",
+        "サブスクリプションが現在提供している内容",
+    ],
+    NothingServed => [
+        "Nothing: the user's routes have no servers.",
+        "Nada: las rutas del usuario no tienen servidores.",
+        "Nada: as rotas do usuário não têm servidores.",
+        "Ingenting: användarens rutter har inga servrar.",
+        "कुछ नहीं: उपयोगकर्ता के रूटों में कोई सर्वर नहीं है।",
+        "なし: このユーザーのルートにはサーバーがありません。",
+    ],
+    ServedLast => [
+        "Not available from some servers (served last)",
+        "No disponible desde algunos servidores (se sirve al final)",
+        "Inacessível a partir de alguns servidores (servido por último)",
+        "Inte nåbar från vissa servrar (levereras sist)",
+        "कुछ सर्वरों से अनुपलब्ध (सबसे अंत में दिया जाता है)",
+        "一部のサーバーから到達不可（最後に提供）",
+    ],
+
+    // ── Server card ─────────────────────────────────────────────────────
+    LoadingServer => ["Loading server…", "Cargando servidor…", "Carregando servidor…", "Läser in servern…", "सर्वर लोड हो रहा है…", "サーバーを読み込み中…"],
+    OutOfRotationReplaced => [
+        "Out of rotation: its place in subscriptions is taken by healthy servers of its routes",
+        "Fuera de rotación: su lugar en las suscripciones lo ocupan servidores en buen estado de sus rutas",
+        "Fora de rotação: seu lugar nas assinaturas é ocupado por servidores saudáveis das suas rotas",
+        "Ur rotation: dess plats i prenumerationerna tas av friska servrar i dess rutter",
+        "रोटेशन से बाहर: सब्सक्रिप्शन में इसकी जगह इसके रूटों के स्वस्थ सर्वर ले रहे हैं",
+        "ローテーション外: サブスクリプションでは、同じルートの正常なサーバーが代わりに使われます",
+    ],
+    OtherConditions => ["Other conditions", "Otras condiciones", "Outras condições", "Andra tillstånd", "अन्य स्थितियाँ", "その他の状態"],
+    AlsoHolds => ["Also holds:", "También se cumple:", "Também se aplica:", "Gäller också:", "यह भी लागू है:", "以下にも該当:"],
+    NeverReported => [
+        "This server's agent has never reported.",
+        "El agente de este servidor nunca ha enviado informes.",
+        "O agente deste servidor nunca enviou relatórios.",
+        "Den här serverns agent har aldrig rapporterat.",
+        "इस सर्वर के एजेंट ने कभी रिपोर्ट नहीं भेजी।",
+        "このサーバーのエージェントは一度もレポートしていません。",
+    ],
+    /// A self-check that passes.
+    CheckOk => ["OK", "Funciona", "Funcionando", "Fungerar", "ठीक", "正常"],
+    /// A self-check that fails.
+    CheckFailing => ["Failing", "Falla", "Falhando", "Fel", "विफल", "異常"],
+    TrafficListener => ["Traffic listener", "Escucha de tráfico", "Escuta de tráfego", "Trafiklyssnare", "ट्रैफ़िक लिसनर", "トラフィックリスナー"],
+    VpnService => ["VPN service", "Servicio VPN", "Serviço VPN", "VPN-tjänst", "VPN सेवा", "VPN サービス"],
+    LastReport => ["Last report", "Último informe", "Último relatório", "Senaste rapport", "अंतिम रिपोर्ट", "最終レポート"],
+    SelfCheck => ["Self-check", "Autocomprobación", "Autoverificação", "Självkontroll", "स्व-जाँच", "セルフチェック"],
+    Metrics => ["Metrics", "Métricas", "Métricas", "Mätvärden", "मेट्रिक्स", "メトリクス"],
+    NoMetricsYet => [
+        "No metrics reported yet.",
+        "Aún no se han recibido métricas.",
+        "Nenhuma métrica recebida ainda.",
+        "Inga mätvärden rapporterade än.",
+        "अभी तक कोई मेट्रिक्स रिपोर्ट नहीं हुए।",
+        "メトリクスはまだ報告されていません。",
+    ],
+    Cpu => ["CPU", "CPU", "CPU", "CPU", "CPU", "CPU"],
+    Memory => ["Memory", "Memoria", "Memória", "Minne", "मेमोरी", "メモリ"],
+    Disk => ["Disk", "Disco", "Disco", "Disk", "डिस्क", "ディスク"],
+    NetworkIn => ["Network in", "Red (entrada)", "Rede (entrada)", "Nätverk in", "नेटवर्क (आने वाला)", "ネットワーク受信"],
+    NetworkOut => ["Network out", "Red (salida)", "Rede (saída)", "Nätverk ut", "नेटवर्क (जाने वाला)", "ネットワーク送信"],
+    Connections => ["Connections", "Conexiones", "Conexões", "Anslutningar", "कनेक्शन", "接続数"],
+    Load1 => ["Load (1 min)", "Carga (1 min)", "Carga (1 min)", "Last (1 min)", "लोड (1 मिनट)", "負荷（1 分）"],
+    SuspendedVerifier => [
+        "Suspended verifier: it reaches none of the other servers, so its blocking verdicts are suspended.",
+        "Verificador suspendido: no alcanza ninguno de los demás servidores, así que sus veredictos de bloqueo quedan en suspenso.",
+        "Verificador suspenso: não alcança nenhum dos outros servidores, por isso seus veredictos de bloqueio estão suspensos.",
+        "Avstängd verifierare: den når ingen av de andra servrarna, så dess blockeringsbedömningar är tillfälligt upphävda.",
+        "निलंबित सत्यापक: यह किसी भी दूसरे सर्वर तक नहीं पहुँचता, इसलिए इसके ब्लॉकिंग निर्णय निलंबित हैं।",
+        "停止中の検証サーバー: 他のどのサーバーにも到達できないため、ブロック判定は停止されています。",
+    ],
+    NoFreshWitness => [
+        "No fresh reliable witness probes this server.",
+        "Ningún testigo fiable con datos recientes sondea este servidor.",
+        "Nenhuma testemunha confiável com dados recentes sonda este servidor.",
+        "Inget tillförlitligt vittne med färska data sonderar den här servern.",
+        "कोई भी ताज़ा और विश्वसनीय साक्षी इस सर्वर की जाँच नहीं कर रहा।",
+        "このサーバーをプローブしている、最新で信頼できる観測元はありません。",
+    ],
+    MeshView => ["Mesh view", "Vista de malla", "Visão da malha", "Meshvy", "मेश दृश्य", "メッシュビュー"],
+    /// Column header: the servers that reach this one.
+    ReachIt => ["Reach it", "Lo alcanzan", "Alcançam", "Når den", "पहुँच रहे हैं", "到達可"],
+    /// Column header: the servers that fail to reach this one.
+    CantReachIt => ["Can't reach it", "No lo alcanzan", "Não alcançam", "Når den inte", "नहीं पहुँच पा रहे", "到達不可"],
+    /// An entry point nobody fails to reach.
+    Available => ["Available", "Disponible", "Acessível", "Nåbar", "उपलब्ध", "到達可能"],
+    NoSustainedFailure => [
+        "No witness reports a sustained failure towards it.",
+        "Ningún testigo informa de un fallo sostenido hacia él.",
+        "Nenhuma testemunha relata uma falha persistente até ele.",
+        "Inget vittne rapporterar ett ihållande fel mot den.",
+        "कोई भी साक्षी इस तक स्थायी विफलता की रिपोर्ट नहीं करता।",
+        "この接続ポイントへの継続的な失敗を報告している観測元はありません。",
+    ],
+    VerifierOnHelp => [
+        "This server checks the others for blocking: when it can't reach every entry point of a server, that address is marked blocked.",
+        "Este servidor comprueba si los demás están bloqueados: cuando no alcanza ninguno de los puntos de entrada de un servidor, esa dirección se marca como bloqueada.",
+        "Este servidor verifica bloqueios nos demais: quando não alcança nenhum dos pontos de entrada de um servidor, esse endereço é marcado como bloqueado.",
+        "Den här servern kontrollerar de övriga efter blockeringar: när den inte når någon av en servers ingångspunkter markeras adressen som blockerad.",
+        "यह सर्वर बाकी सर्वरों की ब्लॉकिंग जाँचता है: जब यह किसी सर्वर के किसी भी प्रवेश बिंदु तक नहीं पहुँच पाता, तो उस पते को ब्लॉक चिह्नित किया जाता है।",
+        "このサーバーは他のサーバーのブロックを確認します。あるサーバーのどの接続ポイントにも到達できない場合、そのアドレスはブロック済みとしてマークされます。",
+    ],
+    VerifierOffHelp => [
+        "A verifier is a server (ideally in the censored network) whose failing checks mark another server's address as blocked.",
+        "Un verificador es un servidor (idealmente dentro de la red censurada) cuyas comprobaciones fallidas marcan como bloqueada la dirección de otro servidor.",
+        "Um verificador é um servidor (de preferência na rede censurada) cujas verificações com falha marcam o endereço de outro servidor como bloqueado.",
+        "En verifierare är en server (helst i det censurerade nätet) vars misslyckade kontroller markerar en annan servers adress som blockerad.",
+        "सत्यापक ऐसा सर्वर है (आदर्श रूप से सेंसर किए गए नेटवर्क में) जिसकी विफल जाँचें किसी दूसरे सर्वर के पते को ब्लॉक चिह्नित करती हैं।",
+        "検証サーバーとは、（理想的には検閲下のネットワーク内にある）サーバーのことで、そのチェックが失敗すると他のサーバーのアドレスがブロック済みとしてマークされます。",
+    ],
+    History => ["History", "Historial", "Histórico", "Historik", "इतिहास", "履歴"],
+    UptimeHelp => [
+        "Uptime is the share of time in rotation (not unavailable, unreachable or blocked).",
+        "La disponibilidad es la proporción del tiempo en rotación (ni no disponible, ni inaccesible, ni bloqueado).",
+        "A disponibilidade é a fração do tempo em rotação (nem indisponível, nem inacessível, nem bloqueado).",
+        "Drifttid är andelen tid i rotation (inte otillgänglig, onåbar eller blockerad).",
+        "उपलब्धता रोटेशन में बिताए गए समय का हिस्सा है (जब सर्वर अनुपलब्ध, पहुँच से बाहर या ब्लॉक न हो)।",
+        "稼働率は、ローテーション中だった時間の割合です（利用不可・到達不可・ブロックの期間を除く）。",
+    ],
+    /// Uptime window: the last 24 hours.
+    Window24h => ["24 h", "24 h", "24 h", "24 h", "24 घंटे", "24時間"],
+    /// Uptime window: the last 7 days.
+    Window7d => ["7 d", "7 d", "7 d", "7 d", "7 दिन", "7日間"],
+    /// Uptime window: the last 30 days.
+    Window30d => ["30 d", "30 d", "30 d", "30 d", "30 दिन", "30日間"],
+    NoStatusChangeYet => [
+        "No status change recorded yet.",
+        "Aún no se ha registrado ningún cambio de estado.",
+        "Nenhuma mudança de status registrada ainda.",
+        "Inga statusändringar registrerade än.",
+        "अभी तक कोई स्थिति परिवर्तन दर्ज नहीं हुआ।",
+        "記録されたステータス変更はまだありません。",
+    ],
+
+    // ── Chart captions ──────────────────────────────────────────────────
+    /// The left end of a 24 h sparkline.
+    ChartStart => ["24 h ago", "hace 24 h", "há 24 h", "för 24 h sedan", "24 घंटे पहले", "24 時間前"],
+    /// The right end of a sparkline.
+    ChartNow => ["now", "ahora", "agora", "nu", "अभी", "現在"],
+
+    // ── Settings ────────────────────────────────────────────────────────
+    SettingsSaved => [
+        "Saved. The engine uses the new parameters from now on.",
+        "Guardado. El motor usa los nuevos parámetros a partir de ahora.",
+        "Salvo. O mecanismo usa os novos parâmetros a partir de agora.",
+        "Sparat. Motorn använder de nya parametrarna från och med nu.",
+        "सहेजा गया। इंजन अब से नए पैरामीटर इस्तेमाल करेगा।",
+        "保存しました。今後、エンジンは新しいパラメーターを使用します。",
+    ],
+    LoadingSettings => ["Loading settings…", "Cargando la configuración…", "Carregando as configurações…", "Läser in inställningar…", "सेटिंग्स लोड हो रही हैं…", "設定を読み込み中…"],
+    VerdictParameters => ["Verdict parameters", "Parámetros del veredicto", "Parâmetros do veredito", "Bedömningsparametrar", "निर्णय पैरामीटर", "判定パラメーター"],
+    ReportInterval => ["Report interval (s)", "Intervalo de informes (s)", "Intervalo de relatórios (s)", "Rapportintervall (s)", "रिपोर्ट अंतराल (s)", "レポート間隔（秒）"],
+    ReportIntervalHelp => [
+        "How often each agent self-checks and reports (default 60).",
+        "Cada cuánto se autocomprueba e informa cada agente (predeterminado: 60).",
+        "Com que frequência cada agente se autoverifica e envia relatórios (padrão: 60).",
+        "Hur ofta varje agent gör en självkontroll och rapporterar (standard 60).",
+        "हर एजेंट कितनी बार स्व-जाँच करके रिपोर्ट भेजता है (डिफ़ॉल्ट 60)।",
+        "各エージェントがセルフチェックして報告する間隔（既定値 60）。",
+    ],
+    ProbeInterval => ["Probe interval (s)", "Intervalo de sondeo (s)", "Intervalo de sondagem (s)", "Sonderingsintervall (s)", "जाँच अंतराल (s)", "プローブ間隔（秒）"],
+    ProbeIntervalHelp => [
+        "How often each agent knocks on every other server's entry points, with jitter (default 30).",
+        "Cada cuánto llama cada agente a los puntos de entrada de todos los demás servidores, con variación aleatoria (predeterminado: 30).",
+        "Com que frequência cada agente testa os pontos de entrada de todos os outros servidores, com variação aleatória (padrão: 30).",
+        "Hur ofta varje agent knackar på alla andra servrars ingångspunkter, med slumpmässig variation (standard 30).",
+        "हर एजेंट कितनी बार बाकी सभी सर्वरों के प्रवेश बिंदुओं को जाँचता है, थोड़े यादृच्छिक अंतर के साथ (डिफ़ॉल्ट 30)।",
+        "各エージェントが他のすべてのサーバーの接続ポイントを試す間隔。多少のばらつきがあります（既定値 30）。",
+    ],
+    ProbeTimeout => ["Probe timeout (s)", "Tiempo de espera del sondeo (s)", "Tempo limite da sondagem (s)", "Tidsgräns för sondering (s)", "जाँच टाइमआउट (s)", "プローブのタイムアウト（秒）"],
+    ProbeTimeoutHelp => [
+        "How long a TCP connect plus TLS handshake may take (default 5).",
+        "Cuánto pueden tardar la conexión TCP y el handshake TLS (predeterminado: 5).",
+        "Quanto tempo a conexão TCP mais o handshake TLS podem levar (padrão: 5).",
+        "Hur lång tid en TCP-anslutning plus TLS-handskakning får ta (standard 5).",
+        "एक TCP कनेक्शन और TLS हैंडशेक में अधिकतम कितना समय लग सकता है (डिफ़ॉल्ट 5)।",
+        "TCP 接続と TLS ハンドシェイクにかけてよい時間（既定値 5）。",
+    ],
+    StaleAfter => ["Stale after (s)", "Desactualizado tras (s)", "Desatualizado após (s)", "Inaktuell efter (s)", "पुराना माने जाने की अवधि (s)", "古いとみなすまで（秒）"],
+    StaleAfterHelp => [
+        "A server whose last report is older is \"No data\", and its evidence stops counting (default 180 = 3 report intervals).",
+        "Un servidor cuyo último informe sea más antiguo pasa a «Sin datos del servidor» y su evidencia deja de contar (predeterminado: 180 = 3 intervalos de informe).",
+        "Um servidor cujo último relatório seja mais antigo fica como “Sem dados do servidor”, e suas evidências deixam de contar (padrão: 180 = 3 intervalos de relatório).",
+        "En server vars senaste rapport är äldre får ”Ingen data från servern”, och dess underlag slutar räknas (standard 180 = 3 rapportintervall).",
+        "जिस सर्वर की अंतिम रिपोर्ट इससे पुरानी हो, वह \"सर्वर से कोई डेटा नहीं\" माना जाता है और उसके साक्ष्य गिने नहीं जाते (डिफ़ॉल्ट 180 = 3 रिपोर्ट अंतराल)।",
+        "最終レポートがこれより古いサーバーは「サーバーからのデータがありません」となり、その証拠は考慮されなくなります（既定値 180 = レポート間隔 3 回分）。",
+    ],
+    FailureStreak => ["Failure streak", "Racha de fallos", "Sequência de falhas", "Felsvit", "लगातार विफलताएँ", "連続失敗回数"],
+    FailureStreakHelp => [
+        "Consecutive failed probes before a pair's failure counts (default 3): one failed knock means nothing.",
+        "Sondeos fallidos consecutivos necesarios para que cuente el fallo de un par (predeterminado: 3): un solo intento fallido no significa nada.",
+        "Sondagens com falha consecutivas até que a falha de um par conte (padrão: 3): uma única tentativa falha não significa nada.",
+        "Antal misslyckade sonderingar i följd innan ett pars fel räknas (standard 3): en enstaka misslyckad knackning betyder ingenting.",
+        "किसी जोड़ी की विफलता गिने जाने से पहले लगातार विफल जाँचों की संख्या (डिफ़ॉल्ट 3): एक बार की विफलता का कोई अर्थ नहीं।",
+        "ペアの失敗として数えるまでの連続プローブ失敗回数（既定値 3）。1 回の失敗だけでは意味を持ちません。",
+    ],
+    Quorum => ["Quorum", "Quórum", "Quórum", "Kvorum", "कोरम", "定足数"],
+    QuorumHelp => [
+        "Reliable witnesses that must fail to reach a server for \"Unreachable from your servers\" (default 2).",
+        "Testigos fiables que deben fallar al intentar alcanzar un servidor para que pase a «Inaccesible desde tus servidores» (predeterminado: 2).",
+        "Testemunhas confiáveis que precisam falhar ao tentar alcançar um servidor para que ele fique como “Inacessível a partir dos seus servidores” (padrão: 2).",
+        "Antal tillförlitliga vittnen som måste misslyckas med att nå en server för ”Onåbar från dina servrar” (standard 2).",
+        "\"आपके सर्वरों से पहुँच योग्य नहीं\" के लिए कितने विश्वसनीय साक्षियों का किसी सर्वर तक पहुँचने में विफल होना ज़रूरी है (डिफ़ॉल्ट 2)।",
+        "「お使いのサーバーから到達できません」と判定するために、サーバーへの到達に失敗する必要がある信頼できる観測元の数（既定値 2）。",
+    ],
+    UnreliableFraction => ["Unreliable fraction", "Fracción de no fiabilidad", "Fração de não confiabilidade", "Opålitlighetsandel", "अविश्वसनीयता अनुपात", "信頼性低下の割合"],
+    UnreliableFractionHelp => [
+        "A witness failing to reach at least max(2, this × n) servers is unreliable and its votes are ignored (0 < f ≤ 1, default 0.5).",
+        "Un testigo que no alcanza al menos max(2, este valor × n) servidores es poco fiable y sus votos se ignoran (0 < f ≤ 1, predeterminado: 0.5).",
+        "Uma testemunha que não alcança pelo menos max(2, este valor × n) servidores não é confiável e seus votos são ignorados (0 < f ≤ 1, padrão: 0.5).",
+        "Ett vittne som inte når minst max(2, detta värde × n) servrar är opålitligt och dess röster ignoreras (0 < f ≤ 1, standard 0.5).",
+        "जो साक्षी कम से कम max(2, यह मान × n) सर्वरों तक नहीं पहुँच पाता, वह अविश्वसनीय है और उसके वोट अनदेखे किए जाते हैं (0 < f ≤ 1, डिफ़ॉल्ट 0.5)।",
+        "max(2, この値 × n) 台以上のサーバーに到達できない観測元は信頼できないとみなされ、その判定は無視されます（0 < f ≤ 1、既定値 0.5）。",
+    ],
+    SaveParameters => ["Save parameters", "Guardar parámetros", "Salvar parâmetros", "Spara parametrar", "पैरामीटर सहेजें", "パラメーターを保存"],
+    PasswordChanged => [
+        "Password changed. Your other sessions have been signed out.",
+        "Contraseña cambiada. Se han cerrado tus otras sesiones.",
+        "Senha alterada. Suas outras sessões foram encerradas.",
+        "Lösenordet har ändrats. Dina andra sessioner har loggats ut.",
+        "पासवर्ड बदल दिया गया। आपके अन्य सत्र साइन आउट कर दिए गए हैं।",
+        "パスワードを変更しました。他のセッションはサインアウトされました。",
+    ],
+    OperatorAccount => ["Operator account", "Cuenta de operador", "Conta de operador", "Operatörskonto", "ऑपरेटर खाता", "オペレーターアカウント"],
+    CurrentPassword => ["Current password", "Contraseña actual", "Senha atual", "Nuvarande lösenord", "वर्तमान पासवर्ड", "現在のパスワード"],
+    NewPassword => ["New password", "Nueva contraseña", "Nova senha", "Nytt lösenord", "नया पासवर्ड", "新しいパスワード"],
+    RepeatNewPassword => ["Repeat the new password", "Repite la nueva contraseña", "Repita a nova senha", "Upprepa det nya lösenordet", "नया पासवर्ड दोबारा लिखें", "新しいパスワード（確認）"],
+    ChangePassword => ["Change password", "Cambiar contraseña", "Alterar senha", "Byt lösenord", "पासवर्ड बदलें", "パスワードを変更"],
+    /// `aria-label` of a freshly created token's secret.
+    NewApiToken => ["New API token", "Nuevo token de API", "Novo token de API", "Ny API-token", "नया API टोकन", "新しい API トークン"],
+    ApiTokens => ["API tokens", "Tokens de API", "Tokens de API", "API-tokens", "API टोकन", "API トークン"],
+    /// What precedes the `Authorization: Bearer <token>` header in the help.
+    ApiTokensHelpBefore => [
+        "Scripts call the automation API with ",
+        "Los scripts llaman a la API de automatización con ",
+        "Os scripts chamam a API de automação com ",
+        "Skript anropar automations-API:t med ",
+        "स्क्रिप्ट ऑटोमेशन API को ",
+        "スクリプトは ",
+    ],
+    /// What follows the `Authorization: Bearer <token>` header in the help.
+    ApiTokensHelpAfter => [
+        ". Only a hash of each token is kept.",
+        ". Solo se guarda un hash de cada token.",
+        ". Apenas um hash de cada token é armazenado.",
+        ". Endast en hash av varje token sparas.",
+        " के साथ कॉल करती हैं। हर टोकन का केवल हैश रखा जाता है।",
+        " を付けて自動化 API を呼び出します。保存されるのは各トークンのハッシュのみです。",
+    ],
+    LoadingTokens => ["Loading tokens…", "Cargando tokens…", "Carregando tokens…", "Läser in tokens…", "टोकन लोड हो रहे हैं…", "トークンを読み込み中…"],
+    NoApiTokens => [
+        "No API tokens: the automation API refuses every request.",
+        "No hay tokens de API: la API de automatización rechaza todas las solicitudes.",
+        "Nenhum token de API: a API de automação recusa todas as solicitações.",
+        "Inga API-tokens: automations-API:t avvisar alla förfrågningar.",
+        "कोई API टोकन नहीं: ऑटोमेशन API हर अनुरोध अस्वीकार करता है।",
+        "API トークンがありません。自動化 API はすべてのリクエストを拒否します。",
+    ],
+    Revoke => ["Revoke", "Revocar", "Revogar", "Återkalla", "रद्द करें", "失効させる"],
+    NewTokenName => ["New token name", "Nombre del nuevo token", "Nome do novo token", "Namn på ny token", "नए टोकन का नाम", "新しいトークンの名前"],
+    CreateToken => ["Create token", "Crear token", "Criar token", "Skapa token", "टोकन बनाएँ", "トークンを作成"],
+}
+
+impl Lang {
+    /// The position of this language in [`Lang::ALL`] (and in each row of
+    /// the catalogue).
+    fn index(self) -> usize {
+        match self {
+            Lang::En => 0,
+            Lang::Es => 1,
+            Lang::Pt => 2,
+            Lang::Sv => 3,
+            Lang::Hi => 4,
+            Lang::Ja => 5,
+        }
+    }
+
+    // ── Frame and shared ────────────────────────────────────────────────
+
+    /// How long ago `from` was, seen at `now`: "just now", "42 s ago",
+    /// "5 min ago", "3 h ago", "2 d ago".
+    pub fn age(self, from: DateTime<Utc>, now: DateTime<Utc>) -> String {
+        let s = (now - from).num_seconds().max(0);
+        // Buckets: seconds below 2 min, minutes below 2 h, hours below
+        // 2 days, then days (so every plural is really plural).
+        let (n, unit) = match s {
+            0..=4 => (0, 0),
+            5..=119 => (s, 1),
+            120..=7199 => (s / 60, 2),
+            7200..=172_799 => (s / 3600, 3),
+            _ => (s / 86_400, 4),
+        };
+        match (self, unit) {
+            (Lang::En, 0) => "just now".into(),
+            (Lang::En, 1) => format!("{n} s ago"),
+            (Lang::En, 2) => format!("{n} min ago"),
+            (Lang::En, 3) => format!("{n} h ago"),
+            (Lang::En, _) => format!("{n} d ago"),
+            (Lang::Es, 0) => "ahora mismo".into(),
+            (Lang::Es, 1) => format!("hace {n} s"),
+            (Lang::Es, 2) => format!("hace {n} min"),
+            (Lang::Es, 3) => format!("hace {n} h"),
+            (Lang::Es, _) => format!("hace {n} días"),
+            (Lang::Pt, 0) => "agora mesmo".into(),
+            (Lang::Pt, 1) => format!("há {n} s"),
+            (Lang::Pt, 2) => format!("há {n} min"),
+            (Lang::Pt, 3) => format!("há {n} h"),
+            (Lang::Pt, _) => format!("há {n} dias"),
+            (Lang::Sv, 0) => "nyss".into(),
+            (Lang::Sv, 1) => format!("för {n} s sedan"),
+            (Lang::Sv, 2) => format!("för {n} min sedan"),
+            (Lang::Sv, 3) => format!("för {n} h sedan"),
+            (Lang::Sv, _) => format!("för {n} dagar sedan"),
+            (Lang::Hi, 0) => "अभी-अभी".into(),
+            (Lang::Hi, 1) => format!("{n} सेकंड पहले"),
+            (Lang::Hi, 2) => format!("{n} मिनट पहले"),
+            (Lang::Hi, 3) => format!("{n} घंटे पहले"),
+            (Lang::Hi, _) => format!("{n} दिन पहले"),
+            (Lang::Ja, 0) => "たった今".into(),
+            (Lang::Ja, 1) => format!("{n} 秒前"),
+            (Lang::Ja, 2) => format!("{n} 分前"),
+            (Lang::Ja, 3) => format!("{n} 時間前"),
+            (Lang::Ja, _) => format!("{n} 日前"),
+        }
+    }
+
+    /// Part of a whole, both already formatted: "1.5 GiB of 4.0 GiB".
+    pub fn used_of_total(self, used: &str, total: &str) -> String {
+        match self {
+            Lang::En => format!("{used} of {total}"),
+            Lang::Es => format!("{used} de {total}"),
+            Lang::Pt => format!("{used} de {total}"),
+            Lang::Sv => format!("{used} av {total}"),
+            Lang::Hi => format!("{total} में से {used}"),
+            Lang::Ja => format!("{used} / {total}"),
+        }
+    }
+
+    // ── Overview ────────────────────────────────────────────────────────
+
+    /// "3 notification(s) not delivered (…), 1 failed. " — followed by a
+    /// link to the outbox.
+    pub fn undelivered_notifications(self, undelivered: u32, failed: u32) -> String {
+        let (u, f) = (undelivered, failed);
+        match self {
+            Lang::En => format!("{u} notification(s) not delivered (no email or webhook configured), {f} failed. "),
+            Lang::Es => format!("{u} notificación(es) sin entregar (no hay correo ni webhook configurado), {f} fallida(s). "),
+            Lang::Pt => format!("{u} notificação(ões) não entregue(s) (nenhum e-mail ou webhook configurado), {f} com falha. "),
+            Lang::Sv => format!("{u} avisering(ar) inte levererade (ingen e-post eller webhook konfigurerad), {f} misslyckade. "),
+            Lang::Hi => format!("{u} सूचना(एँ) नहीं भेजी गईं (कोई ईमेल या वेबहुक कॉन्फ़िगर नहीं है), {f} विफल। "),
+            Lang::Ja => format!("{u} 件の通知が未配信です（メールも Webhook も設定されていません）。{f} 件が失敗しました。"),
+        }
+    }
+
+    /// "2 server(s) with stale evidence (stale)." — the badge's word last.
+    pub fn stale_servers(self, n: u32) -> String {
+        let stale = self.text(Text::Stale);
+        match self {
+            Lang::En => format!("{n} server(s) with stale evidence ({stale})."),
+            Lang::Es => format!("{n} servidor(es) con evidencia desactualizada ({stale})."),
+            Lang::Pt => format!("{n} servidor(es) com evidências desatualizadas ({stale})."),
+            Lang::Sv => format!("{n} server(rar) med inaktuellt underlag ({stale})."),
+            Lang::Hi => format!("पुराने साक्ष्य वाले {n} सर्वर ({stale})।"),
+            Lang::Ja => format!("証拠が古いサーバー: {n} 台（{stale}）。"),
+        }
+    }
+
+    // ── Routes ──────────────────────────────────────────────────────────
+
+    /// "2 server(s) per user".
+    pub fn servers_per_user(self, k: u32) -> String {
+        match self {
+            Lang::En => format!("{k} server(s) per user"),
+            Lang::Es => format!("{k} servidor(es) por usuario"),
+            Lang::Pt => format!("{k} servidor(es) por usuário"),
+            Lang::Sv => format!("{k} server(rar) per användare"),
+            Lang::Hi => format!("प्रति उपयोगकर्ता {k} सर्वर"),
+            Lang::Ja => format!("ユーザーあたり {k} 台のサーバー"),
+        }
+    }
+
+    /// The warning of a route whose servers are all out of rotation.
+    pub fn route_serves_best_available(self, name: &str, country: &str) -> String {
+        match self {
+            Lang::En => format!("Every server is out of rotation: subscriptions serve the best available one, {name} ({country})."),
+            Lang::Es => format!("Todos los servidores están fuera de rotación: las suscripciones sirven el mejor disponible, {name} ({country})."),
+            Lang::Pt => format!("Todos os servidores estão fora de rotação: as assinaturas servem o melhor disponível, {name} ({country})."),
+            Lang::Sv => format!("Alla servrar är ur rotation: prenumerationerna levererar den bästa tillgängliga, {name} ({country})."),
+            Lang::Hi => format!("सभी सर्वर रोटेशन से बाहर हैं: सब्सक्रिप्शन सबसे अच्छा उपलब्ध सर्वर देते हैं, {name} ({country})।"),
+            Lang::Ja => format!("すべてのサーバーがローテーション外です。サブスクリプションは利用可能な最善のサーバー {name}（{country}）を提供します。"),
+        }
+    }
+
+    /// An out-of-rotation server whose users get `cover` (names, joined).
+    pub fn out_of_rotation_served_by(self, cover: &str) -> String {
+        match self {
+            Lang::En => format!("Out of rotation — its users are served by {cover}"),
+            Lang::Es => format!("Fuera de rotación — a sus usuarios los atiende {cover}"),
+            Lang::Pt => format!("Fora de rotação — seus usuários são atendidos por {cover}"),
+            Lang::Sv => format!("Ur rotation — dess användare betjänas av {cover}"),
+            Lang::Hi => format!("रोटेशन से बाहर — इसके उपयोगकर्ताओं को {cover} से सेवा मिल रही है"),
+            Lang::Ja => format!("ローテーション外 — ユーザーには {cover} が提供されます"),
+        }
+    }
+
+    // ── Mesh ────────────────────────────────────────────────────────────
+
+    /// The legend entry of a failing (not yet sustained) cell.
+    pub fn failing_streak(self, sustained_at: u32) -> String {
+        let n = sustained_at;
+        match self {
+            Lang::En => format!("failing streak (sustained at {n})"),
+            Lang::Es => format!("racha de fallos (sostenida a partir de {n})"),
+            Lang::Pt => format!("sequência de falhas (persistente a partir de {n})"),
+            Lang::Sv => format!("felsvit (ihållande från {n})"),
+            Lang::Hi => format!("लगातार विफलताएँ ({n} पर स्थायी)"),
+            Lang::Ja => format!("連続失敗（{n} 回で継続とみなす）"),
+        }
+    }
+
+    // ── Notifications ───────────────────────────────────────────────────
+
+    /// "Test message queued for 2 target(s)."
+    pub fn test_message_queued(self, targets: usize) -> String {
+        let n = targets;
+        match self {
+            Lang::En => format!("Test message queued for {n} target(s)."),
+            Lang::Es => format!("Mensaje de prueba en cola para {n} destino(s)."),
+            Lang::Pt => format!("Mensagem de teste na fila para {n} destino(s)."),
+            Lang::Sv => format!("Testmeddelande köat till {n} mottagare."),
+            Lang::Hi => format!("{n} प्राप्तकर्ता(ओं) के लिए परीक्षण संदेश कतार में जोड़ा गया।"),
+            Lang::Ja => format!("{n} 件の宛先にテストメッセージを送信待ちとして登録しました。"),
+        }
+    }
+
+    /// A delivery error and how many attempts it took.
+    pub fn after_attempts(self, error: &str, attempts: i64) -> String {
+        let n = attempts;
+        match self {
+            Lang::En => format!("{error} (after {n} attempts)"),
+            Lang::Es => format!("{error} (tras {n} intentos)"),
+            Lang::Pt => format!("{error} (após {n} tentativas)"),
+            Lang::Sv => format!("{error} (efter {n} försök)"),
+            Lang::Hi => format!("{error} ({n} प्रयासों के बाद)"),
+            Lang::Ja => format!("{error}（{n} 回試行後）"),
+        }
+    }
+
+    // ── Servers and users lists ─────────────────────────────────────────
+
+    /// "Showing 3 of 10 servers".
+    pub fn showing_servers(self, shown: usize, total: usize) -> String {
+        match self {
+            Lang::En => format!("Showing {shown} of {total} servers"),
+            Lang::Es => format!("Mostrando {shown} de {total} servidores"),
+            Lang::Pt => format!("Mostrando {shown} de {total} servidores"),
+            Lang::Sv => format!("Visar {shown} av {total} servrar"),
+            Lang::Hi => format!("{total} में से {shown} सर्वर दिखाए जा रहे हैं"),
+            Lang::Ja => format!("{total} 台中 {shown} 台のサーバーを表示"),
+        }
+    }
+
+    /// "Showing 51–100 of 230 users".
+    pub fn showing_users(self, first: usize, last: usize, total: u32) -> String {
+        match self {
+            Lang::En => format!("Showing {first}–{last} of {total} users"),
+            Lang::Es => format!("Mostrando {first}–{last} de {total} usuarios"),
+            Lang::Pt => format!("Mostrando {first}–{last} de {total} usuários"),
+            Lang::Sv => format!("Visar {first}–{last} av {total} användare"),
+            Lang::Hi => format!("{total} में से {first}–{last} उपयोगकर्ता दिखाए जा रहे हैं"),
+            Lang::Ja => format!("全 {total} 人中 {first}–{last} 人目を表示"),
+        }
+    }
+
+    /// "Page 2 of 5".
+    pub fn page_of(self, page: u32, pages: u32) -> String {
+        match self {
+            Lang::En => format!("Page {page} of {pages}"),
+            Lang::Es => format!("Página {page} de {pages}"),
+            Lang::Pt => format!("Página {page} de {pages}"),
+            Lang::Sv => format!("Sida {page} av {pages}"),
+            Lang::Hi => format!("{pages} में से पृष्ठ {page}"),
+            Lang::Ja => format!("{page} / {pages} ページ"),
+        }
+    }
+
+    // ── User card ───────────────────────────────────────────────────────
+
+    /// The heading of one of the user's routes: "Route germany".
+    pub fn route_heading(self, route: &crate::RouteId) -> String {
+        match self {
+            Lang::En => format!("Route {route}"),
+            Lang::Es => format!("Ruta {route}"),
+            Lang::Pt => format!("Rota {route}"),
+            Lang::Sv => format!("Rutt {route}"),
+            Lang::Hi => format!("रूट {route}"),
+            Lang::Ja => format!("ルート {route}"),
+        }
+    }
+
+    /// An out-of-rotation server and the one standing in for it.
+    pub fn replaced_by(self, name: &str, country: &str) -> String {
+        match self {
+            Lang::En => format!("Replaced by {name} ({country})"),
+            Lang::Es => format!("Sustituido por {name} ({country})"),
+            Lang::Pt => format!("Substituído por {name} ({country})"),
+            Lang::Sv => format!("Ersatt av {name} ({country})"),
+            Lang::Hi => format!("इसकी जगह {name} ({country})"),
+            Lang::Ja => format!("{name}（{country}）が代替中"),
+        }
+    }
+
+    /// A server standing in for an out-of-rotation one.
+    pub fn stands_in_for(self, name: &str, country: &str) -> String {
+        match self {
+            Lang::En => format!("Stands in for {name} ({country})"),
+            Lang::Es => format!("Sustituye a {name} ({country})"),
+            Lang::Pt => format!("Substitui {name} ({country})"),
+            Lang::Sv => format!("Ersätter {name} ({country})"),
+            Lang::Hi => format!("{name} ({country}) की जगह ले रहा है"),
+            Lang::Ja => format!("{name}（{country}）の代替"),
+        }
+    }
+
+    // ── Server card ─────────────────────────────────────────────────────
+
+    /// When the agent last reported (`last` from [`Lang::age`]) and when
+    /// reports stop counting.
+    pub fn last_report_note(self, last: &str, stale_after_s: u32) -> String {
+        let s = stale_after_s;
+        match self {
+            Lang::En => format!("Last report {last}; reports older than {s} s do not count."),
+            Lang::Es => format!(
+                "Último informe: {last}; los informes con más de {s} s de antigüedad no cuentan."
+            ),
+            Lang::Pt => {
+                format!("Último relatório: {last}; relatórios com mais de {s} s não contam.")
+            }
+            Lang::Sv => format!("Senaste rapport: {last}; rapporter äldre än {s} s räknas inte."),
+            Lang::Hi => format!("अंतिम रिपोर्ट: {last}; {s} सेकंड से पुरानी रिपोर्टें नहीं गिनी जातीं।"),
+            Lang::Ja => format!("最終レポート: {last}。{s} 秒より古いレポートは考慮されません。"),
+        }
+    }
+
+    /// How long the server has been up (`duration` already formatted).
+    pub fn up_for(self, duration: &str) -> String {
+        let d = duration;
+        match self {
+            Lang::En => format!("Up for {d}"),
+            Lang::Es => format!("En funcionamiento desde hace {d}"),
+            Lang::Pt => format!("Em funcionamento há {d}"),
+            Lang::Sv => format!("Igång i {d}"),
+            Lang::Hi => format!("{d} से चालू"),
+            Lang::Ja => format!("稼働時間: {d}"),
+        }
+    }
+
+    /// The note on a witness that fails too many servers to be trusted.
+    pub fn unreliable_witness(self, failing: u32, of: u32) -> String {
+        let (k, n) = (failing, of);
+        match self {
+            Lang::En => format!("Unreliable witness: can't reach {k} of {n} servers — its votes are ignored."),
+            Lang::Es => format!("Testigo poco fiable: no alcanza {k} de {n} servidores — sus votos se ignoran."),
+            Lang::Pt => format!("Testemunha não confiável: não alcança {k} de {n} servidores — seus votos são ignorados."),
+            Lang::Sv => format!("Opålitligt vittne: når inte {k} av {n} servrar — dess röster ignoreras."),
+            Lang::Hi => format!("अविश्वसनीय साक्षी: {n} में से {k} सर्वरों तक नहीं पहुँच पाता — इसके वोट अनदेखे किए जाते हैं।"),
+            Lang::Ja => format!("信頼できない観測元: {n} 台中 {k} 台のサーバーに到達できません — この観測元の判定は無視されます。"),
+        }
+    }
+
+    /// The note on a blocked address; `verifiers` names them, joined.
+    pub fn blocked_by_verifier(self, verifiers: &str) -> String {
+        let by = verifiers;
+        match self {
+            Lang::En => format!("Address blocked as seen by the verifier {by}: consider changing this server's IP address."),
+            Lang::Es => format!("Dirección bloqueada según el verificador {by}: considera cambiar la dirección IP de este servidor."),
+            Lang::Pt => format!("Endereço bloqueado segundo o verificador {by}: considere trocar o endereço IP deste servidor."),
+            Lang::Sv => format!("Adressen är blockerad enligt verifieraren {by}: överväg att byta den här serverns IP-adress."),
+            Lang::Hi => format!("सत्यापक {by} के अनुसार पता ब्लॉक है: इस सर्वर का IP पता बदलने पर विचार करें।"),
+            Lang::Ja => format!("検証サーバー {by} から見てアドレスがブロックされています。このサーバーの IP アドレスの変更を検討してください。"),
+        }
+    }
+
+    /// The mesh summary when every probing server reaches it.
+    pub fn all_reach_it(self, of: u32) -> String {
+        let n = of;
+        match self {
+            Lang::En => format!("All {n} of your servers that probe it reach it."),
+            Lang::Es => format!("Los {n} servidores tuyos que lo sondean lo alcanzan."),
+            Lang::Pt => format!("Todos os {n} servidores seus que o sondam o alcançam."),
+            Lang::Sv => format!("Alla {n} av dina servrar som sonderar den når den."),
+            Lang::Hi => format!("इसकी जाँच करने वाले आपके सभी {n} सर्वर इस तक पहुँच रहे हैं।"),
+            Lang::Ja => format!("プローブしている {n} 台のサーバーすべてから到達できます。"),
+        }
+    }
+
+    /// The cause of an entry point's pair failure (`since` a timestamp,
+    /// `ago` from [`Lang::age`]).
+    pub fn check_fails_since(self, from: &str, to: &str, since: &str, ago: &str) -> String {
+        match self {
+            Lang::En => format!("Check from {from} to {to} fails since {since} ({ago})"),
+            Lang::Es => format!("La comprobación de {from} a {to} falla desde {since} ({ago})"),
+            Lang::Pt => format!("A verificação de {from} para {to} falha desde {since} ({ago})"),
+            Lang::Sv => {
+                format!("Kontrollen från {from} till {to} misslyckas sedan {since} ({ago})")
+            }
+            Lang::Hi => format!("{from} से {to} तक की जाँच {since} ({ago}) से विफल है"),
+            Lang::Ja => {
+                format!("{from} から {to} へのチェックが {since}（{ago}）から失敗しています")
+            }
+        }
+    }
+
+    /// "Uptime 24 h" — `window` is one of the `Window…` keys' texts.
+    pub fn uptime_over(self, window: &str) -> String {
+        let w = window;
+        match self {
+            Lang::En => format!("Uptime {w}"),
+            Lang::Es => format!("Disponibilidad {w}"),
+            Lang::Pt => format!("Disponibilidade {w}"),
+            Lang::Sv => format!("Drifttid {w}"),
+            Lang::Hi => format!("उपलब्धता ({w})"),
+            Lang::Ja => format!("稼働率（{w}）"),
+        }
+    }
+
+    // ── Charts ──────────────────────────────────────────────────────────
+
+    /// The text alternative of a sparkline with reports.
+    pub fn chart_summary(self, label: &str, peak: &str) -> String {
+        match self {
+            Lang::En => format!("{label} over the last 24 hours, peak {peak}"),
+            Lang::Es => format!("{label} en las últimas 24 horas, pico {peak}"),
+            Lang::Pt => format!("{label} nas últimas 24 horas, pico {peak}"),
+            Lang::Sv => format!("{label} under de senaste 24 timmarna, topp {peak}"),
+            Lang::Hi => format!("पिछले 24 घंटों में {label}, शिखर {peak}"),
+            Lang::Ja => format!("過去 24 時間の{label}、ピーク {peak}"),
+        }
+    }
+
+    /// The text alternative of a sparkline without reports.
+    pub fn chart_no_reports(self, label: &str) -> String {
+        match self {
+            Lang::En => format!("{label}: no reports in the last 24 hours"),
+            Lang::Es => format!("{label}: sin informes en las últimas 24 horas"),
+            Lang::Pt => format!("{label}: sem relatórios nas últimas 24 horas"),
+            Lang::Sv => format!("{label}: inga rapporter under de senaste 24 timmarna"),
+            Lang::Hi => format!("{label}: पिछले 24 घंटों में कोई रिपोर्ट नहीं"),
+            Lang::Ja => format!("{label}: 過去 24 時間のレポートなし"),
+        }
+    }
+
+    /// A sparkline's peak caption: "peak 42.0 %".
+    pub fn chart_peak(self, peak: &str) -> String {
+        match self {
+            Lang::En => format!("peak {peak}"),
+            Lang::Es => format!("pico {peak}"),
+            Lang::Pt => format!("pico {peak}"),
+            Lang::Sv => format!("topp {peak}"),
+            Lang::Hi => format!("शिखर {peak}"),
+            Lang::Ja => format!("ピーク {peak}"),
+        }
+    }
+
+    // ── Settings ────────────────────────────────────────────────────────
+
+    /// The password rule under the password fields.
+    pub fn min_password_len(self, n: usize) -> String {
+        match self {
+            Lang::En => format!("At least {n} characters."),
+            Lang::Es => format!("Al menos {n} caracteres."),
+            Lang::Pt => format!("Pelo menos {n} caracteres."),
+            Lang::Sv => format!("Minst {n} tecken."),
+            Lang::Hi => format!("कम से कम {n} अक्षर।"),
+            Lang::Ja => format!("{n} 文字以上。"),
+        }
+    }
+
+    /// Shown once, when a token is created.
+    pub fn token_created(self, name: &str) -> String {
+        match self {
+            Lang::En => format!("Token \"{name}\" created. Copy it now: it is not shown again."),
+            Lang::Es => format!("Token «{name}» creado. Cópialo ahora: no se volverá a mostrar."),
+            Lang::Pt => {
+                format!("Token “{name}” criado. Copie-o agora: ele não será exibido novamente.")
+            }
+            Lang::Sv => format!("Token ”{name}” har skapats. Kopiera den nu: den visas inte igen."),
+            Lang::Hi => {
+                format!("टोकन \"{name}\" बनाया गया। इसे अभी कॉपी करें: यह दोबारा नहीं दिखाया जाएगा।")
+            }
+            Lang::Ja => format!(
+                "トークン「{name}」を作成しました。今すぐコピーしてください。再表示されません。"
+            ),
+        }
+    }
+
+    /// When a token was created (`at` already formatted).
+    pub fn created_at(self, at: &str) -> String {
+        match self {
+            Lang::En => format!("created {at}"),
+            Lang::Es => format!("creado el {at}"),
+            Lang::Pt => format!("criado em {at}"),
+            Lang::Sv => format!("skapad {at}"),
+            Lang::Hi => format!("{at} को बनाया गया"),
+            Lang::Ja => format!("{at} に作成"),
+        }
+    }
+
+    /// The accessible name of a token's revoke button.
+    pub fn revoke_token(self, name: &str) -> String {
+        match self {
+            Lang::En => format!("Revoke {name}"),
+            Lang::Es => format!("Revocar {name}"),
+            Lang::Pt => format!("Revogar {name}"),
+            Lang::Sv => format!("Återkalla {name}"),
+            Lang::Hi => format!("{name} रद्द करें"),
+            Lang::Ja => format!("{name} を失効させる"),
+        }
+    }
+}
+
+/// The parameterised phrases, each with sample values, for the tests.
+#[cfg(test)]
+pub(super) fn samples(lang: Lang) -> Vec<String> {
+    let at = DateTime::parse_from_rfc3339("2026-03-04T05:06:07Z")
+        .map(|t| t.with_timezone(&Utc))
+        .unwrap_or_default();
+    let route = crate::RouteId::parse("germany").ok();
+    let mut out = vec![
+        lang.age(at - chrono::Duration::seconds(300), at),
+        lang.used_of_total("1.0 GiB", "4.0 GiB"),
+        lang.undelivered_notifications(3, 1),
+        lang.stale_servers(2),
+        lang.servers_per_user(2),
+        lang.route_serves_best_available("Frankfurt 1", "DE"),
+        lang.out_of_rotation_served_by("Amsterdam 1"),
+        lang.failing_streak(3),
+        lang.test_message_queued(2),
+        lang.after_attempts("timeout", 4),
+        lang.showing_servers(3, 10),
+        lang.showing_users(1, 50, 230),
+        lang.page_of(2, 5),
+        lang.replaced_by("Amsterdam 1", "NL"),
+        lang.stands_in_for("Frankfurt 1", "DE"),
+        lang.last_report_note("5 min", 180),
+        lang.up_for("1 d 2 h"),
+        lang.unreliable_witness(3, 7),
+        lang.blocked_by_verifier("Moscow 1 (RU)"),
+        lang.all_reach_it(4),
+        lang.check_fails_since("A", "B", "2026-03-04 05:06:07 UTC", "5 min"),
+        lang.uptime_over("24 h"),
+        lang.chart_summary("CPU", "42.0 %"),
+        lang.chart_no_reports("CPU"),
+        lang.chart_peak("42.0 %"),
+        lang.min_password_len(10),
+        lang.token_created("ansible"),
+        lang.created_at("2026-03-04 05:06:07 UTC"),
+        lang.revoke_token("ansible"),
+    ];
+    out.extend(route.map(|r| lang.route_heading(&r)));
+    out
+}
