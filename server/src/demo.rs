@@ -7,6 +7,7 @@ pub mod live;
 
 use crate::secrets;
 use crate::store::Store;
+use meshwatch::agent_api::Metrics;
 use meshwatch::fleet::{EntryPointDoc, FleetDocument, RouteDoc, ServerDoc, UserDoc};
 use meshwatch::settings::Settings;
 use std::collections::HashMap;
@@ -139,14 +140,74 @@ pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<See
     let password = password.unwrap_or_else(secrets::new_password);
     let hash = secrets::hash_password_off_thread(password.clone()).await?;
     store.upsert_operator(DEMO_OPERATOR, &hash).await?;
+    let now_ms = chrono::Utc::now().timestamp_millis();
+    for (i, (id, ..)) in SERVERS.iter().enumerate() {
+        store.backfill_metrics(id, &past_day(i, now_ms)).await?;
+    }
     Ok(Seeded {
         password,
         agent_tokens,
     })
 }
 
+/// A made-up past day of metrics for demo server `index`, every 5 minutes
+/// up to a minute before `now_ms`, so its charts have a day to show from
+/// the first start (the real agents' samples follow). A daily curve with
+/// its evening peak, a per-server level and a little deterministic jitter.
+pub fn past_day(index: usize, now_ms: i64) -> Vec<(i64, Metrics)> {
+    const STEP_MS: i64 = 5 * 60 * 1000;
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    let level = 0.6 + 0.1 * (index % 5) as f64;
+    (1..=288)
+        .rev()
+        .map(|k| {
+            let at = now_ms - 60_000 - k * STEP_MS;
+            let hour = (at.rem_euclid(86_400_000) as f64) / 3_600_000.0;
+            // 0 at 08:00, 1 at 20:00 UTC: VPN traffic peaks in the evening.
+            let daily = 0.5 - 0.5 * ((hour - 8.0) / 24.0 * std::f64::consts::TAU).cos();
+            let jitter = ((at / STEP_MS + index as i64 * 7919).rem_euclid(97) as f64) / 97.0;
+            let load = level * (0.15 + 0.7 * daily) + 0.1 * jitter;
+            let metrics = Metrics {
+                cpu_pct: Some(100.0 * load.min(1.0)),
+                mem_used_bytes: Some(((1.2 + 1.6 * load) * GIB) as u64),
+                mem_total_bytes: Some((4.0 * GIB) as u64),
+                disk_used_bytes: Some(
+                    ((18.0 + index as f64 + (288 - k) as f64 * 0.002) * GIB) as u64,
+                ),
+                disk_total_bytes: Some((80.0 * GIB) as u64),
+                net_rx_rate_bps: Some(4.0e6 * load),
+                net_tx_rate_bps: Some(3.5e6 * load),
+                connections: Some((400.0 * load) as u64),
+                load1: Some(2.0 * load),
+                ..Metrics::default()
+            };
+            (at, metrics)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_demo_past_day_is_a_day_of_sane_samples() {
+        let now = 1_800_000_000_000;
+        let day = super::past_day(3, now);
+        assert_eq!(day.len(), 288);
+        assert!(day.windows(2).all(|w| w[0].0 < w[1].0), "oldest first");
+        assert!(day[0].0 >= now - 86_400_000 - 60_000 && day[287].0 < now);
+        for (_, m) in &day {
+            let cpu = m.cpu_pct.expect("cpu");
+            assert!((0.0..=100.0).contains(&cpu));
+            assert!(m.mem_used_bytes < m.mem_total_bytes);
+            assert!(m.disk_used_bytes < m.disk_total_bytes);
+        }
+        let cpus: Vec<f64> = day.iter().filter_map(|(_, m)| m.cpu_pct).collect();
+        let (lo, hi) = cpus
+            .iter()
+            .fold((100.0f64, 0.0f64), |(l, h), c| (l.min(*c), h.max(*c)));
+        assert!(hi - lo > 20.0, "the day has a visible curve: {lo}..{hi}");
+    }
+
     #[test]
     fn the_demo_fleet_is_valid() {
         let fleet = super::fleet().validate().expect("valid demo fleet");

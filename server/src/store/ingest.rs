@@ -208,6 +208,44 @@ impl Store {
         })
     }
 
+    /// Adds metrics samples (receipt time in ms, metrics) for a server that
+    /// has none up to the newest of them; false (nothing written) when it
+    /// has, so a restart never doubles a backfilled past.
+    pub async fn backfill_metrics(
+        &self,
+        server_id: &str,
+        samples: &[(i64, Metrics)],
+    ) -> Result<bool, StoreError> {
+        let Some(newest) = samples.iter().map(|(at, _)| *at).max() else {
+            return Ok(false);
+        };
+        let mut tx = self.write().await?;
+        let has_past = sqlx::query(
+            "SELECT 1 FROM metrics_history WHERE server_id = ? AND received_at_ms <= ? LIMIT 1",
+        )
+        .bind(server_id)
+        .bind(newest)
+        .fetch_optional(&mut *tx)
+        .await?
+        .is_some();
+        if has_past {
+            return Ok(false);
+        }
+        for (at, metrics) in samples {
+            let json = serde_json::to_string(metrics).map_err(|e| corrupt("metrics", e))?;
+            sqlx::query(
+                "INSERT INTO metrics_history (server_id, received_at_ms, metrics) VALUES (?, ?, ?)",
+            )
+            .bind(server_id)
+            .bind(at)
+            .bind(json)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
     /// The latest reports received from `server_id`, newest first (ids are
     /// kept for the retention window).
     pub async fn recent_reports(

@@ -228,3 +228,32 @@ async fn chart_buckets_average_their_window_and_leave_gaps() {
         .expect("charts");
     assert!(other.is_empty(), "another server's samples never leak in");
 }
+
+#[tokio::test]
+async fn the_demo_past_day_fills_the_charts_once() {
+    let app = spawn_app().await;
+    fleet(&app).await;
+    let store = app.store().await;
+    let now = chrono::Utc::now();
+    let day = meshwatch_server::demo::past_day(0, now.timestamp_millis());
+    assert!(store
+        .backfill_metrics("de-1", &day)
+        .await
+        .expect("backfill"));
+    assert!(
+        !store
+            .backfill_metrics("de-1", &day)
+            .await
+            .expect("backfill"),
+        "a restart never doubles the past"
+    );
+    let charts = store
+        .metric_charts("de-1", now, 96, 900)
+        .await
+        .expect("charts");
+    let cpu = charts
+        .series(meshwatch::chart::ChartMetric::CpuPct)
+        .expect("cpu series");
+    let filled = cpu.values.iter().filter(|v| v.is_some()).count();
+    assert!(filled >= 94, "a whole day of quarter hours: {filled}");
+}
