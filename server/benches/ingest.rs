@@ -6,44 +6,13 @@
 //! Run: `cargo bench -p server --bench ingest`
 //! (`MESHWATCH_BENCH_SERVERS`, `MESHWATCH_BENCH_REPORTS`, `MESHWATCH_BENCH_CLIENTS` override).
 
-use meshwatch_server::config::Config;
-use meshwatch_server::startup::Application;
+mod support;
+
 use serde_json::{json, Value};
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-const ADMIN: &str = "bench-admin-token-0000000";
-
-fn env_or(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn agent_token(i: usize) -> String {
-    format!("bench-agent-token-{i:06}")
-}
-
-fn fleet(n: usize) -> Value {
-    let servers: Vec<Value> = (0..n)
-        .map(|i| {
-            let country = ["DE", "NL", "FI", "US", "JP"][i % 5];
-            let route = country.to_lowercase();
-            json!({"id": format!("s{i}"), "name": format!("Server {i}"), "country": country,
-                   "routes": [route], "agent_token": agent_token(i),
-                   "entry_points": [{"id": format!("s{i}-ep"), "protocol": "vless",
-                                     "host": format!("127.0.{}.{}", 40 + i / 250, 1 + i % 250), "port": 443}]})
-        })
-        .collect();
-    let routes: Vec<Value> = ["de", "nl", "fi", "us", "jp"]
-        .iter()
-        .map(|r| json!({"id": r, "name": r.to_uppercase(), "servers_per_user": 2}))
-        .collect();
-    json!({"routes": routes, "servers": servers})
-}
+use support::{agent_token, env_or, fleet, BenchPanel};
 
 /// Round `round` of witness `w`: one result per peer, 2 % of them failing.
 fn report(n: usize, w: usize, round: usize) -> Vec<u8> {
@@ -78,32 +47,8 @@ async fn main() {
     let n = env_or("MESHWATCH_BENCH_SERVERS", 1000);
     let total = env_or("MESHWATCH_BENCH_REPORTS", 2000);
     let clients = env_or("MESHWATCH_BENCH_CLIENTS", 16);
-    let dir = tempfile::tempdir().expect("temp dir");
-    let vars: HashMap<&str, String> = HashMap::from([
-        ("MESHWATCH_LISTEN", "127.0.0.1:0".to_owned()),
-        (
-            "MESHWATCH_DATABASE_URL",
-            format!("sqlite://{}/bench.db", dir.path().display()),
-        ),
-        ("MESHWATCH_ADMIN_TOKEN", ADMIN.to_owned()),
-    ]);
-    let app = Application::build(Config::from_lookup(|k| vars.get(k).cloned()).expect("config"))
-        .await
-        .expect("panel builds");
-    let base = format!("http://{}", app.local_addr().expect("bound"));
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(app.run_until(async {
-        let _ = stopped.await;
-    }));
-    let http = reqwest::Client::new();
-    let put = http
-        .put(format!("{base}/api/v1/fleet"))
-        .bearer_auth(ADMIN)
-        .json(&fleet(n))
-        .send()
-        .await
-        .expect("fleet sent");
-    assert_eq!(put.status(), 200, "fleet accepted");
+    let panel = BenchPanel::start(&fleet(n, 0)).await;
+    let (http, base) = (panel.http.clone(), panel.base.clone());
 
     println!(
         "ingest: {n} servers, {} probe results per report, {total} reports, {clients} clients",
@@ -152,6 +97,5 @@ async fn main() {
         percentile(&latencies, 0.99).as_secs_f64() * 1e3,
         latencies.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
     );
-    let _ = stop.send(());
-    let _ = server.await;
+    panel.stop().await;
 }

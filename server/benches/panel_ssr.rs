@@ -8,93 +8,26 @@
 //! Run: `cargo bench -p server --bench panel_ssr`
 //! (`MESHWATCH_BENCH_REQUESTS` per page, default 3000; `MESHWATCH_BENCH_CLIENTS`, default 50.)
 
-use meshwatch_server::config::Config;
+mod support;
+
 use meshwatch_server::secrets;
-use meshwatch_server::startup::Application;
 use meshwatch_server::store::Store;
 use serde_json::{json, Value};
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-// The panel binary's allocator, so the figures are the binary's.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-const ADMIN: &str = "bench-admin-token-0000000";
-const COUNTRIES: [&str; 5] = ["DE", "NL", "FI", "US", "JP"];
-
-fn env_or(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn fleet(servers: usize, users: usize) -> Value {
-    let servers: Vec<Value> = (0..servers)
-        .map(|i| {
-            let country = COUNTRIES[i % 5];
-            json!({"id": format!("s{i}"), "name": format!("Server {i}"), "country": country,
-                   "routes": [country.to_lowercase()], "agent_token": format!("bench-agent-token-{i:06}"),
-                   "entry_points": [{"id": format!("s{i}-ep"), "protocol": "vless",
-                                     "host": format!("127.0.{}.{}", 40 + i / 250, 1 + i % 250), "port": 443,
-                                     "sni": "www.example.com"}]})
-        })
-        .collect();
-    let users: Vec<Value> = (0..users)
-        .map(|i| {
-            json!({"id": format!("u{i}"), "name": format!("User {i}"),
-                   "routes": [COUNTRIES[i % 5].to_lowercase(), COUNTRIES[(i + 2) % 5].to_lowercase()]})
-        })
-        .collect();
-    let routes: Vec<Value> = COUNTRIES
-        .iter()
-        .map(|c| json!({"id": c.to_lowercase(), "name": c, "servers_per_user": 2}))
-        .collect();
-    json!({"routes": routes, "servers": servers, "users": users})
-}
+use support::{agent_token, env_or, fleet, BenchPanel};
 
 struct Panel {
-    base: String,
+    panel: BenchPanel,
     cookie: String,
-    http: reqwest::Client,
-    stop: tokio::sync::oneshot::Sender<()>,
-    _dir: tempfile::TempDir,
 }
 
 /// A real panel with `servers` servers and `users` users; every server has
 /// reported once, with a probe result for every other server when `mesh`.
 async fn panel(servers: usize, users: usize, mesh: bool) -> Panel {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let database_url = format!("sqlite://{}/bench.db", dir.path().display());
-    let vars: HashMap<&str, String> = HashMap::from([
-        ("MESHWATCH_LISTEN", "127.0.0.1:0".to_owned()),
-        ("MESHWATCH_DATABASE_URL", database_url.clone()),
-        ("MESHWATCH_ADMIN_TOKEN", ADMIN.to_owned()),
-    ]);
-    let app = Application::build(Config::from_lookup(|k| vars.get(k).cloned()).expect("config"))
-        .await
-        .expect("panel builds");
-    let base = format!("http://{}", app.local_addr().expect("bound"));
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(app.run_until(async {
-        let _ = stopped.await;
-    }));
-    let http = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .pool_max_idle_per_host(64)
-        .build()
-        .expect("client");
-    let put = http
-        .put(format!("{base}/api/v1/fleet"))
-        .bearer_auth(ADMIN)
-        .json(&fleet(servers, users))
-        .send()
-        .await
-        .expect("fleet sent");
-    assert_eq!(put.status(), 200, "fleet accepted");
+    let panel = BenchPanel::start(&fleet(servers, users)).await;
+    let (http, base) = (&panel.http, &panel.base);
     for i in 0..servers {
         let probes: Vec<Value> = if mesh {
             (0..servers)
@@ -115,14 +48,14 @@ async fn panel(servers: usize, users: usize, mesh: bool) -> Panel {
             "probes": probes});
         let r = http
             .post(format!("{base}/api/agent/v1/report"))
-            .bearer_auth(format!("bench-agent-token-{i:06}"))
+            .bearer_auth(agent_token(i))
             .json(&report)
             .send()
             .await
             .expect("report sent");
         assert_eq!(r.status(), 202);
     }
-    let store = Store::open(&database_url).await.expect("store");
+    let store = Store::open(&panel.database_url).await.expect("store");
     let hash = secrets::hash_password("bench password 123").expect("hash");
     store
         .upsert_operator("bench", &hash)
@@ -143,13 +76,7 @@ async fn panel(servers: usize, users: usize, mesh: bool) -> Panel {
         .and_then(|c| c.split(';').next())
         .expect("session cookie")
         .to_owned();
-    Panel {
-        base,
-        cookie,
-        http,
-        stop,
-        _dir: dir,
-    }
+    Panel { panel, cookie }
 }
 
 /// `total` GETs of `path(i)` by `clients` concurrent clients; sorted latencies.
@@ -164,8 +91,8 @@ async fn load(
     let mut tasks = Vec::new();
     for _ in 0..clients {
         let (http, base, cookie, next) = (
-            panel.http.clone(),
-            panel.base.clone(),
+            panel.panel.http.clone(),
+            panel.panel.base.clone(),
             panel.cookie.clone(),
             next.clone(),
         );
@@ -235,12 +162,12 @@ async fn main() {
     })
     .await;
     report("server card (SSR)", &t, wall);
-    let _ = big.stop.send(());
+    big.panel.stop().await;
 
     let mesh = panel(300, 10, true).await;
     println!("panel_ssr: mesh page of 300 servers (90 000 cells), one client");
     load(&mesh, 1, 3, |_| "/mesh".to_owned()).await;
     let (t, wall) = load(&mesh, 1, 20, |_| "/mesh".to_owned()).await;
     report("mesh page (SSR)", &t, wall);
-    let _ = mesh.stop.send(());
+    mesh.panel.stop().await;
 }
