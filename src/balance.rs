@@ -84,7 +84,8 @@ pub fn assign(
 fn assign_route(mesh: &Mesh, verdicts: &[Verdict], user: &UserId, r: usize) -> RouteServing {
     let route = &mesh.routes()[r];
     let mut ranked: Vec<usize> = mesh.servers_of_route(r).to_vec();
-    ranked.sort_by_key(|&s| (Reverse(rendezvous_score(user, &mesh.server(s).id)), s));
+    // Each score is a hash: computed once per server, not per comparison.
+    ranked.sort_by_cached_key(|&s| (Reverse(rendezvous_score(user, &mesh.server(s).id)), s));
     let slots = route
         .servers_per_user
         .map_or(ranked.len(), |k| k as usize)

@@ -79,7 +79,8 @@ async fn panel(servers: usize, users: usize, mesh: bool) -> Panel {
     Panel { panel, cookie }
 }
 
-/// `total` GETs of `path(i)` by `clients` concurrent clients; sorted latencies.
+/// `total` GETs of `path(i)` by `clients` concurrent clients, signed in
+/// unless the path is the sign-in page; sorted latencies.
 async fn load(
     panel: &Panel,
     clients: usize,
@@ -104,12 +105,12 @@ async fn load(
                     return times;
                 }
                 let t = Instant::now();
-                let response = http
-                    .get(format!("{base}{}", path(i)))
-                    .header("cookie", &cookie)
-                    .send()
-                    .await
-                    .expect("sent");
+                let path = path(i);
+                let mut request = http.get(format!("{base}{path}"));
+                if path != "/login" {
+                    request = request.header("cookie", &cookie);
+                }
+                let response = request.send().await.expect("sent");
                 assert_eq!(response.status(), 200);
                 let body = response.bytes().await.expect("body");
                 assert!(body.len() > 1000);
@@ -162,6 +163,9 @@ async fn main() {
     })
     .await;
     report("server card (SSR)", &t, wall);
+    // No data and no session to look up: what rendering any page costs.
+    let (t, wall) = load(&big, clients, requests, |_| "/login".to_owned()).await;
+    report("sign-in page (SSR floor)", &t, wall);
     big.panel.stop().await;
 
     let mesh = panel(300, 10, true).await;

@@ -40,8 +40,14 @@ fn verdict_in(state: &State, id: &ServerId) -> Option<(Arc<Mesh>, usize, Verdict
     ))
 }
 
+/// Every entry point's connection details, read for one mesh.
+type Endpoints = Arc<HashMap<String, crate::store::Endpoint>>;
+
 pub struct Engine {
     state: Mutex<State>,
+    /// Entry points as of a mesh: every change to them reloads the fleet,
+    /// which makes a new mesh, so a pointer comparison says when to reread.
+    endpoints: Mutex<Option<(Arc<Mesh>, Endpoints)>>,
     /// Serialises "store durably, then apply in memory" so that memory and
     /// a replay after a crash apply reports in the same order.
     ingest: tokio::sync::Mutex<()>,
@@ -151,6 +157,7 @@ impl Engine {
                 published,
             }),
             ingest: tokio::sync::Mutex::new(()),
+            endpoints: Mutex::new(None),
             changes: broadcast::channel(1024).0,
             metrics,
         })
@@ -170,6 +177,31 @@ impl Engine {
 
     pub fn mesh(&self) -> Arc<Mesh> {
         self.lock().mesh.clone()
+    }
+
+    /// Every entry point's connection details (subscriptions, the user
+    /// card's preview, notifications), read once per fleet change.
+    pub async fn endpoints(&self, store: &Store) -> Result<Endpoints, StoreError> {
+        // The mesh is taken before the read: a fleet reloaded meanwhile
+        // leaves a pointer that no longer matches, so nothing stale sticks.
+        let mesh = self.mesh();
+        let cached = |slot: &Option<(Arc<Mesh>, Endpoints)>| {
+            slot.as_ref()
+                .filter(|(of, _)| Arc::ptr_eq(of, &mesh))
+                .map(|(_, endpoints)| endpoints.clone())
+        };
+        if let Some(endpoints) = cached(&self.lock_endpoints()) {
+            return Ok(endpoints);
+        }
+        let fresh = Arc::new(store.endpoints().await?);
+        *self.lock_endpoints() = Some((mesh, fresh.clone()));
+        Ok(fresh)
+    }
+
+    fn lock_endpoints(&self) -> MutexGuard<'_, Option<(Arc<Mesh>, Endpoints)>> {
+        self.endpoints
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The mesh matrix as of the last evaluation, with the mesh it indexes.

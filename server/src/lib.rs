@@ -2,6 +2,7 @@
 //! tests drive exactly what the binary serves.
 
 pub mod api;
+pub mod chart_cache;
 pub mod config;
 pub mod delivery;
 pub mod demo;
@@ -12,7 +13,9 @@ pub mod login;
 pub mod notify;
 pub mod ops;
 pub mod panel;
+pub mod qr;
 pub mod secrets;
+pub mod sessions;
 pub mod startup;
 pub mod state;
 pub mod store;

@@ -159,10 +159,12 @@ pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Respon
         return see_other("/");
     }
     if let Some(token) = auth::session_token(&headers) {
-        if let Err(err) = state.store.delete_session(&TokenHash::of(token)).await {
+        let token = TokenHash::of(token);
+        if let Err(err) = state.store.delete_session(&token).await {
             tracing::error!(error = %err, "cannot delete a session");
             return StatusCode::SERVICE_UNAVAILABLE.into_response();
         }
+        state.sessions.forget(&token);
     }
     with_cookie(
         see_other("/login"),
@@ -193,8 +195,8 @@ pub async fn guard_pages(
     }
     let operator = match auth::session_token(request.headers()) {
         Some(token) => match state
-            .store
-            .operator_for_session(&TokenHash::of(token), Utc::now())
+            .sessions
+            .operator(&state.store, &TokenHash::of(token))
             .await
         {
             Ok(operator) => operator,

@@ -21,6 +21,8 @@ use std::sync::Arc;
 pub struct PanelStore {
     pub store: Store,
     pub engine: Arc<Engine>,
+    pub sessions: Arc<crate::sessions::SessionCache>,
+    pub charts: crate::chart_cache::ChartCache,
     /// Where notifications go (email addresses, webhook URLs; `""` = none).
     pub targets: Arc<Vec<String>>,
 }
@@ -40,36 +42,14 @@ fn server_ref(mesh: &Mesh, id: &ServerId) -> Option<ServerRef> {
     })
 }
 
-/// The server card charts 24 h in quarter hours.
-const CHART_BUCKET_S: u32 = 900;
-const CHART_BUCKETS: usize = 96;
-
-/// The end of the current quarter hour: buckets stay on the clock's
-/// quarters rather than sliding with every request.
-fn chart_end(now: chrono::DateTime<Utc>) -> chrono::DateTime<Utc> {
-    let bucket_ms = i64::from(CHART_BUCKET_S) * 1000;
-    let end_ms = (now.timestamp_millis() / bucket_ms + 1) * bucket_ms;
-    chrono::DateTime::from_timestamp_millis(end_ms).unwrap_or(now)
-}
-
-/// The QR code of a subscription URL, as SVG markup (one path, sized by
-/// the page). Medium error correction survives a phone camera's glare.
-fn qr_svg(url: &str) -> Option<String> {
-    let code = fast_qr::qr::QRBuilder::new(url)
-        .ecl(fast_qr::ECL::M)
-        .build()
-        .ok()?;
-    Some(fast_qr::convert::svg::SvgBuilder::default().to_str(&code))
-}
-
 #[async_trait::async_trait]
 impl PanelBackend for PanelStore {
     async fn operator_for_session(
         &self,
         token: &str,
     ) -> Result<Option<OperatorView>, BackendError> {
-        self.store
-            .operator_for_session(&TokenHash::of(token), Utc::now())
+        self.sessions
+            .operator(&self.store, &TokenHash::of(token))
             .await
             .map_err(backend_error)
     }
@@ -139,8 +119,8 @@ impl PanelBackend for PanelStore {
         });
         let history = changes.iter().rev().take(50).copied().collect();
         let charts = self
-            .store
-            .metric_charts(id.as_str(), chart_end(now), CHART_BUCKETS, CHART_BUCKET_S)
+            .charts
+            .charts(&self.store, id, now)
             .await
             .map_err(backend_error)?;
         Ok(Some(ServerCard {
@@ -206,13 +186,9 @@ impl PanelBackend for PanelStore {
                 .collect();
             (serving, marked, routes)
         });
-        let wanted: Vec<&str> = serving
-            .iter()
-            .flat_map(|r| r.entry_points.iter().map(|e| e.as_str()))
-            .collect();
         let details = self
-            .store
-            .endpoints_of(&wanted)
+            .engine
+            .endpoints(&self.store)
             .await
             .map_err(backend_error)?;
         let preview = serving
@@ -233,7 +209,7 @@ impl PanelBackend for PanelStore {
             .collect();
         let subscription_url = sub_token.map(|t| format!("{panel_url}/sub/{t}"));
         Ok(Some(UserCard {
-            qr_svg: subscription_url.as_deref().and_then(qr_svg),
+            qr_svg: subscription_url.as_deref().and_then(crate::qr::svg),
             subscription_url,
             user,
             routes,
@@ -456,6 +432,7 @@ impl PanelBackend for PanelStore {
             .change_password(operator.id, &hash, &TokenHash::of(session_token))
             .await
             .map_err(backend_error)?;
+        self.sessions.forget_all();
         Ok(true)
     }
 

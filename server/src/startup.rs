@@ -104,6 +104,7 @@ impl Application {
             store: store.clone(),
             leptos,
             limiter: Arc::new(LoginLimiter::default()),
+            sessions: Arc::default(),
             engine: engine.clone(),
             metrics,
             demo: demo.as_ref().map(demo::live::LiveDemo::control),
@@ -224,7 +225,7 @@ async fn record_changes(
         .iter()
         .any(|c| c.became_blocked() || c.block_cleared());
     let notifications = if wants_mail {
-        let endpoints = store.endpoints().await?;
+        let endpoints = engine.endpoints(store).await?;
         engine.with_verdicts(|mesh, verdicts| {
             crate::notify::for_changes(changes, mesh, verdicts, &endpoints, targets)
         })
@@ -238,6 +239,8 @@ fn router(state: AppState) -> Router {
     let backend: Backend = Arc::new(PanelStore {
         store: state.store.clone(),
         engine: state.engine.clone(),
+        sessions: state.sessions.clone(),
+        charts: Default::default(),
         targets: state.targets.clone(),
     });
     let routes = generate_route_list(App);

@@ -90,11 +90,7 @@ pub async fn serve(
     let routes = state
         .engine
         .with_verdicts(|mesh, verdicts| assign(mesh, verdicts, &user.id, &user.routes));
-    let wanted: Vec<&str> = routes
-        .iter()
-        .flat_map(|r| r.entry_points.iter().map(|e| e.as_str()))
-        .collect();
-    let details = state.store.endpoints_of(&wanted).await?;
+    let details = state.engine.endpoints(&state.store).await?;
     let endpoints: Vec<Endpoint> = routes
         .iter()
         .flat_map(|r| r.entry_points.iter())

@@ -91,13 +91,14 @@ impl Store {
         Ok(())
     }
 
-    pub async fn operator_for_session(
+    /// The operator of a live session and when the session expires.
+    pub async fn session(
         &self,
         token: &TokenHash,
         now: DateTime<Utc>,
-    ) -> Result<Option<OperatorView>, StoreError> {
+    ) -> Result<Option<(OperatorView, DateTime<Utc>)>, StoreError> {
         let row = sqlx::query(
-            "SELECT o.username FROM sessions s JOIN operators o ON o.id = s.operator_id
+            "SELECT o.username, s.expires_at FROM sessions s JOIN operators o ON o.id = s.operator_id
              WHERE s.token_hash = ? AND s.expires_at > ?",
         )
         .bind(token.as_str())
@@ -105,9 +106,12 @@ impl Store {
         .fetch_optional(&self.reader)
         .await?;
         Ok(match row {
-            Some(row) => Some(OperatorView {
-                username: row.try_get("username")?,
-            }),
+            Some(row) => Some((
+                OperatorView {
+                    username: row.try_get("username")?,
+                },
+                row.try_get("expires_at")?,
+            )),
             None => None,
         })
     }

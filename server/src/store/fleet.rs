@@ -287,62 +287,52 @@ impl Store {
         Ok(self.servers_matching(Some(id.as_str())).await?.pop())
     }
 
-    /// All servers, or only the one with id `only`.
+    /// All servers, or only the one with id `only`: one statement, the
+    /// routes and entry points aggregated as JSON (a card is one round
+    /// trip to SQLite, not three).
     async fn servers_matching(&self, only: Option<&str>) -> Result<Vec<ServerSummary>, StoreError> {
-        // `?1 IS NULL OR id = ?1` would defeat the indexes: one card would
-        // scan the whole fleet. Two statements keep both cases indexed.
-        let filter = |all: &'static str, one: &'static str| if only.is_some() { one } else { all };
-        let rows = sqlx::query(filter(
-            "SELECT id, name, country, verifier FROM servers WHERE ?1 IS NULL ORDER BY id",
-            "SELECT id, name, country, verifier FROM servers WHERE id = ?1",
-        ))
-        .bind(only)
-        .fetch_all(&self.reader)
-        .await?;
-        let mut routes: HashMap<String, Vec<String>> = HashMap::new();
-        for row in sqlx::query(filter(
-            "SELECT server_id, route_id FROM server_routes WHERE ?1 IS NULL ORDER BY server_id, position",
-            "SELECT server_id, route_id FROM server_routes WHERE server_id = ?1 ORDER BY position",
-        ))
-        .bind(only)
-        .fetch_all(&self.reader)
-        .await?
-        {
-            routes
-                .entry(row.try_get("server_id")?)
-                .or_default()
-                .push(row.try_get("route_id")?);
-        }
-        let mut entry_points: HashMap<String, Vec<EntryPointSummary>> = HashMap::new();
-        for row in sqlx::query(filter(
-            "SELECT id, server_id, protocol, host, port, sni FROM entry_points WHERE ?1 IS NULL ORDER BY server_id, position",
-            "SELECT id, server_id, protocol, host, port, sni FROM entry_points WHERE server_id = ?1 ORDER BY position",
-        ))
-        .bind(only)
-        .fetch_all(&self.reader)
-        .await?
-        {
-            let protocol: String = row.try_get("protocol")?;
-            let port: i64 = row.try_get("port")?;
-            let id: String = row.try_get("id")?;
-            entry_points
-                .entry(row.try_get("server_id")?)
-                .or_default()
-                .push(EntryPointSummary {
-                    id: EntryPointId::parse(&id).map_err(|e| corrupt("entry point id", e))?,
-                    protocol: Protocol::from_wire(&protocol)
-                        .ok_or_else(|| corrupt("protocol", &protocol))?,
-                    host: row.try_get("host")?,
-                    port: u16::try_from(port).map_err(|e| corrupt("port", e))?,
-                    sni: row.try_get("sni")?,
-                });
-        }
-        rows.into_iter()
+        // `?1 IS NULL OR id = ?1` would defeat the primary key: one card
+        // would scan the whole fleet. Two statements keep both indexed.
+        let sql = if only.is_some() {
+            "SELECT s.id, s.name, s.country, s.verifier, \
+               (SELECT json_group_array(route_id ORDER BY position) FROM server_routes WHERE server_id = s.id) AS routes, \
+               (SELECT json_group_array(json_array(id, protocol, host, port, sni) ORDER BY position) FROM entry_points WHERE server_id = s.id) AS entry_points \
+             FROM servers s WHERE s.id = ?1"
+        } else {
+            "SELECT s.id, s.name, s.country, s.verifier, \
+               (SELECT json_group_array(route_id ORDER BY position) FROM server_routes WHERE server_id = s.id) AS routes, \
+               (SELECT json_group_array(json_array(id, protocol, host, port, sni) ORDER BY position) FROM entry_points WHERE server_id = s.id) AS entry_points \
+             FROM servers s WHERE ?1 IS NULL ORDER BY s.id"
+        };
+        sqlx::query(sql)
+            .bind(only)
+            .fetch_all(&self.reader)
+            .await?
+            .into_iter()
             .map(|row| {
                 let id: String = row.try_get("id")?;
+                let routes: String = row.try_get("routes")?;
+                let entry_points: String = row.try_get("entry_points")?;
+                let entry_points: Vec<(String, String, String, i64, Option<String>)> =
+                    serde_json::from_str(&entry_points).map_err(|e| corrupt("entry points", e))?;
                 Ok(ServerSummary {
-                    routes: route_ids(routes.remove(&id).unwrap_or_default())?,
-                    entry_points: entry_points.remove(&id).unwrap_or_default(),
+                    routes: route_ids(
+                        serde_json::from_str(&routes).map_err(|e| corrupt("routes", e))?,
+                    )?,
+                    entry_points: entry_points
+                        .into_iter()
+                        .map(|(id, protocol, host, port, sni)| {
+                            Ok(EntryPointSummary {
+                                id: EntryPointId::parse(&id)
+                                    .map_err(|e| corrupt("entry point id", e))?,
+                                protocol: Protocol::from_wire(&protocol)
+                                    .ok_or_else(|| corrupt("protocol", &protocol))?,
+                                host,
+                                port: u16::try_from(port).map_err(|e| corrupt("port", e))?,
+                                sni,
+                            })
+                        })
+                        .collect::<Result<_, StoreError>>()?,
                     id: ServerId::parse(&id).map_err(|e| corrupt("server id", e))?,
                     name: row.try_get("name")?,
                     country: row.try_get("country")?,
@@ -358,24 +348,25 @@ impl Store {
         &self,
         id: &UserId,
     ) -> Result<Option<(UserSummary, Option<String>)>, StoreError> {
-        let Some(row) = sqlx::query("SELECT id, name, sub_token FROM users WHERE id = ?")
-            .bind(id.as_str())
-            .fetch_optional(&self.reader)
-            .await?
-        else {
-            return Ok(None);
-        };
-        let routes: Vec<String> = sqlx::query_scalar(
-            "SELECT route_id FROM user_routes WHERE user_id = ? ORDER BY position",
+        let row = sqlx::query(
+            "SELECT name, sub_token, \
+               (SELECT json_group_array(route_id ORDER BY position) FROM user_routes WHERE user_id = u.id) AS routes \
+             FROM users u WHERE id = ?",
         )
         .bind(id.as_str())
-        .fetch_all(&self.reader)
+        .fetch_optional(&self.reader)
         .await?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let routes: String = row.try_get("routes")?;
         Ok(Some((
             UserSummary {
                 id: id.clone(),
                 name: row.try_get("name")?,
-                routes: route_ids(routes)?,
+                routes: route_ids(
+                    serde_json::from_str(&routes).map_err(|e| corrupt("routes", e))?,
+                )?,
             },
             row.try_get("sub_token")?,
         )))
@@ -452,32 +443,6 @@ impl Store {
         .iter()
         .map(endpoint_row)
         .collect()
-    }
-
-    /// Only the named entry points (a subscription's, a preview's): one
-    /// user's page must not read the whole fleet.
-    pub async fn endpoints_of(
-        &self,
-        ids: &[&str],
-    ) -> Result<HashMap<String, Endpoint>, StoreError> {
-        if ids.is_empty() {
-            return Ok(HashMap::new());
-        }
-        let placeholders = vec!["?"; ids.len()].join(", ");
-        let sql = format!(
-            "SELECT e.id, s.name, e.protocol, e.host, e.port, e.sni, e.params
-             FROM entry_points e JOIN servers s ON s.id = e.server_id WHERE e.id IN ({placeholders})"
-        );
-        let mut query = sqlx::query(&sql);
-        for id in ids {
-            query = query.bind(*id);
-        }
-        query
-            .fetch_all(&self.reader)
-            .await?
-            .iter()
-            .map(endpoint_row)
-            .collect()
     }
 
     /// Runs a two-column `owner, item` query and groups items by owner.

@@ -174,3 +174,45 @@ async fn server_functions_check_the_session_and_the_origin() {
         .expect("sent");
     assert_eq!(forged.status(), 403);
 }
+
+#[tokio::test]
+async fn remembered_sessions_still_expire_and_sign_out_at_once() {
+    use meshwatch_server::secrets::TokenHash;
+    use meshwatch_server::sessions::SessionCache;
+    let app = crate::helpers::spawn_app().await;
+    app.create_operator("ops", "a long password").await;
+    let store = app.store().await;
+    let id = store
+        .operator_credentials("ops")
+        .await
+        .expect("read")
+        .expect("operator")
+        .id;
+    let cache = SessionCache::default();
+    let (short, long) = (TokenHash::of("short-lived"), TokenHash::of("long-lived"));
+    let now = chrono::Utc::now();
+    store
+        .create_session(id, &short, now + chrono::Duration::milliseconds(800))
+        .await
+        .expect("session");
+    store
+        .create_session(id, &long, now + chrono::Duration::hours(1))
+        .await
+        .expect("session");
+    for token in [&short, &long] {
+        let who = cache.operator(&store, token).await.expect("read");
+        assert_eq!(who.map(|o| o.username).as_deref(), Some("ops"));
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(900)).await;
+    assert!(
+        cache
+            .operator(&store, &short)
+            .await
+            .expect("read")
+            .is_none(),
+        "an expired session is refused even while remembered"
+    );
+    store.delete_session(&long).await.expect("deleted");
+    cache.forget(&long);
+    assert!(cache.operator(&store, &long).await.expect("read").is_none());
+}

@@ -178,3 +178,28 @@ async fn unknown_tokens_and_formats_are_refused() {
     assert_eq!(bad_format.status(), 400);
     assert_eq!(error_code(bad_format).await, "unknown_format");
 }
+
+#[tokio::test]
+async fn a_moved_entry_point_is_served_at_its_new_address_at_once() {
+    let app = spawn_app().await;
+    let tokens = with_subscription(&app).await;
+    all_report(&app, &tokens, 100).await;
+    let before = plain_links(&app).await;
+    assert!(before[0].contains("@127.0.30.1:443"), "{before:?}");
+
+    // Every German server moves (the user gets one of them).
+    let moved: Vec<Value> = ["de-1", "de-2"]
+        .iter()
+        .map(|id| {
+            json!({"id": id, "name": format!("{} moved", id.to_uppercase()), "country": "DE", "routes": ["de"],
+                   "entry_points": [{"id": format!("{id}-ep"), "protocol": "vless", "host": "127.0.30.9", "port": 8443}]})
+        })
+        .collect();
+    assert_eq!(
+        app.put_fleet(&json!({"servers": moved})).await.status(),
+        200
+    );
+    let after = plain_links(&app).await;
+    assert!(after[0].contains("@127.0.30.9:8443"), "{after:?}");
+    assert!(after[0].contains("moved"), "the new name too: {after:?}");
+}

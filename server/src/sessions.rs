@@ -1,0 +1,87 @@
+//! Live operator sessions, remembered for a few seconds: a page view and
+//! the server functions it renders, and a live page's refetches, would
+//! otherwise each ask SQLite who the cookie belongs to.
+//!
+//! Ending a session in this process (sign-out, a password change) forgets
+//! it at once. A session ended by another process (`create-operator`
+//! resetting a password) is trusted for at most [`RECHECK_AFTER`] more.
+
+use crate::secrets::TokenHash;
+use crate::store::{Store, StoreError};
+use chrono::{DateTime, Utc};
+use meshwatch::views::OperatorView;
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+pub const RECHECK_AFTER: Duration = Duration::from_secs(5);
+
+/// More live sessions than this and the cache starts over (a bound, not an
+/// LRU: operators are few, so reaching it means something odd).
+const MAX_ENTRIES: usize = 10_000;
+
+struct Known {
+    operator: OperatorView,
+    expires_at: DateTime<Utc>,
+    checked: Instant,
+}
+
+#[derive(Default)]
+pub struct SessionCache {
+    known: Mutex<HashMap<String, Known>>,
+}
+
+impl SessionCache {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Known>> {
+        // Every update is a whole insert or remove: a poisoned map is usable.
+        self.known
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The operator of a live session, from memory when it was checked
+    /// within [`RECHECK_AFTER`] and has not expired, else from the store.
+    pub async fn operator(
+        &self,
+        store: &Store,
+        token: &TokenHash,
+    ) -> Result<Option<OperatorView>, StoreError> {
+        let now = Utc::now();
+        if let Some(known) = self.lock().get(token.as_str()) {
+            if known.checked.elapsed() < RECHECK_AFTER && known.expires_at > now {
+                return Ok(Some(known.operator.clone()));
+            }
+        }
+        let found = store.session(token, now).await?;
+        let mut known = self.lock();
+        match &found {
+            Some((operator, expires_at)) => {
+                if known.len() >= MAX_ENTRIES {
+                    known.clear();
+                }
+                known.insert(
+                    token.as_str().to_owned(),
+                    Known {
+                        operator: operator.clone(),
+                        expires_at: *expires_at,
+                        checked: Instant::now(),
+                    },
+                );
+            }
+            None => {
+                known.remove(token.as_str());
+            }
+        }
+        Ok(found.map(|(operator, _)| operator))
+    }
+
+    /// The session ended here (signed out).
+    pub fn forget(&self, token: &TokenHash) {
+        self.lock().remove(token.as_str());
+    }
+
+    /// Sessions ended in bulk (a password change ends an operator's others).
+    pub fn forget_all(&self) {
+        self.lock().clear();
+    }
+}
