@@ -3,6 +3,7 @@
 //! by a once-a-second tick (so staleness takes effect without reports),
 //! checkpointed to the store as changes.
 
+use crate::per_fleet::PerFleet;
 use crate::store::{PairRow, Store, StoreError, StoredReport};
 use crate::telemetry::Metrics;
 use meshwatch::agent_api::{AgentReport, ProbeReport, ReportAck};
@@ -13,7 +14,7 @@ use meshwatch::settings::Settings;
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::Verdict;
 use meshwatch::verdict::VerdictChange;
-use meshwatch::{EntryPointId, ServerId};
+use meshwatch::{EntryPointId, ServerId, UserId};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::broadcast;
@@ -43,11 +44,13 @@ fn verdict_in(state: &State, id: &ServerId) -> Option<(Arc<Mesh>, usize, Verdict
 /// Every entry point's connection details, read for one mesh.
 type Endpoints = Arc<HashMap<String, crate::store::Endpoint>>;
 
+/// A user with their routes, and their subscription token when known.
+pub type KeptUser = Arc<(meshwatch::views::UserSummary, Option<String>)>;
+
 pub struct Engine {
     state: Mutex<State>,
-    /// Entry points as of a mesh: every change to them reloads the fleet,
-    /// which makes a new mesh, so a pointer comparison says when to reread.
-    endpoints: Mutex<Option<(Arc<Mesh>, Endpoints)>>,
+    endpoints: PerFleet<(), Endpoints>,
+    users: PerFleet<UserId, KeptUser>,
     /// Serialises "store durably, then apply in memory" so that memory and
     /// a replay after a crash apply reports in the same order.
     ingest: tokio::sync::Mutex<()>,
@@ -157,7 +160,8 @@ impl Engine {
                 published,
             }),
             ingest: tokio::sync::Mutex::new(()),
-            endpoints: Mutex::new(None),
+            endpoints: PerFleet::default(),
+            users: PerFleet::default(),
             changes: broadcast::channel(1024).0,
             metrics,
         })
@@ -182,26 +186,28 @@ impl Engine {
     /// Every entry point's connection details (subscriptions, the user
     /// card's preview, notifications), read once per fleet change.
     pub async fn endpoints(&self, store: &Store) -> Result<Endpoints, StoreError> {
-        // The mesh is taken before the read: a fleet reloaded meanwhile
-        // leaves a pointer that no longer matches, so nothing stale sticks.
         let mesh = self.mesh();
-        let cached = |slot: &Option<(Arc<Mesh>, Endpoints)>| {
-            slot.as_ref()
-                .filter(|(of, _)| Arc::ptr_eq(of, &mesh))
-                .map(|(_, endpoints)| endpoints.clone())
-        };
-        if let Some(endpoints) = cached(&self.lock_endpoints()) {
+        if let Some(endpoints) = self.endpoints.get(&mesh, &()) {
             return Ok(endpoints);
         }
         let fresh = Arc::new(store.endpoints().await?);
-        *self.lock_endpoints() = Some((mesh, fresh.clone()));
+        self.endpoints.put(mesh, (), fresh.clone());
         Ok(fresh)
     }
 
-    fn lock_endpoints(&self) -> MutexGuard<'_, Option<(Arc<Mesh>, Endpoints)>> {
-        self.endpoints
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    /// A user with their routes and subscription token, read once per
+    /// fleet change; `None` for an unknown user.
+    pub async fn user(&self, store: &Store, id: &UserId) -> Result<Option<KeptUser>, StoreError> {
+        let mesh = self.mesh();
+        if let Some(user) = self.users.get(&mesh, id) {
+            return Ok(Some(user));
+        }
+        let Some(user) = store.user(id).await? else {
+            return Ok(None);
+        };
+        let user = Arc::new(user);
+        self.users.put(mesh, id.clone(), user.clone());
+        Ok(Some(user))
     }
 
     /// The mesh matrix as of the last evaluation, with the mesh it indexes.

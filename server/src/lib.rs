@@ -13,6 +13,7 @@ pub mod login;
 pub mod notify;
 pub mod ops;
 pub mod panel;
+pub mod per_fleet;
 pub mod qr;
 pub mod secrets;
 pub mod sessions;

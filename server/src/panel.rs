@@ -143,9 +143,15 @@ impl PanelBackend for PanelStore {
         id: &UserId,
         panel_url: &str,
     ) -> Result<Option<UserCard>, BackendError> {
-        let Some((user, sub_token)) = self.store.user(id).await.map_err(backend_error)? else {
+        let Some(kept) = self
+            .engine
+            .user(&self.store, id)
+            .await
+            .map_err(backend_error)?
+        else {
             return Ok(None);
         };
+        let (user, sub_token) = &*kept;
         let (serving, marked, routes) = self.engine.with_verdicts(|mesh, verdicts| {
             let serving = assign(mesh, verdicts, &user.id, &user.routes);
             let marked: HashSet<String> = serving
@@ -207,11 +213,11 @@ impl PanelBackend for PanelStore {
                 },
             })
             .collect();
-        let subscription_url = sub_token.map(|t| format!("{panel_url}/sub/{t}"));
+        let subscription_url = sub_token.as_ref().map(|t| format!("{panel_url}/sub/{t}"));
         Ok(Some(UserCard {
             qr_svg: subscription_url.as_deref().and_then(crate::qr::svg),
             subscription_url,
-            user,
+            user: user.clone(),
             routes,
             preview,
         }))

@@ -191,3 +191,20 @@ async fn the_servers_list_filters_by_status_country_and_route() {
     let (_, html) = app.page(&cookie, "/?route=nl&country=FI").await;
     assert_eq!(shown(&html), 1);
 }
+
+#[tokio::test]
+async fn a_renamed_user_reads_the_new_name_and_link_at_once() {
+    let app = spawn_app().await;
+    crate::agent::fleet(&app).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let (_, html) = app.page(&cookie, "/users/alice").await;
+    assert!(html.contains("Alice"));
+
+    let renamed = json!({"users": [{"id": "alice", "name": "Alicia", "routes": ["nl"],
+                                                "sub_token": "alicia-subscription-token-01"}]});
+    assert_eq!(app.put_fleet(&renamed).await.status(), 200);
+    let (_, html) = app.page(&cookie, "/users/alice").await;
+    assert!(html.contains("Alicia"), "the new name, not a kept one");
+    assert!(html.contains("/sub/alicia-subscription-token-01"));
+    assert!(html.contains("Route nl") && !html.contains("Route de"));
+}
