@@ -293,16 +293,21 @@ impl Store {
     async fn servers_matching(&self, only: Option<&str>) -> Result<Vec<ServerSummary>, StoreError> {
         // `?1 IS NULL OR id = ?1` would defeat the primary key: one card
         // would scan the whole fleet. Two statements keep both indexed.
+        macro_rules! select_servers {
+            ($filter:literal) => {
+                concat!(
+                    "SELECT s.id, s.name, s.country, s.verifier, \
+                       (SELECT json_group_array(route_id ORDER BY position) FROM server_routes WHERE server_id = s.id) AS routes, \
+                       (SELECT json_group_array(json_array(id, protocol, host, port, sni) ORDER BY position) FROM entry_points WHERE server_id = s.id) AS entry_points \
+                     FROM servers s ",
+                    $filter
+                )
+            };
+        }
         let sql = if only.is_some() {
-            "SELECT s.id, s.name, s.country, s.verifier, \
-               (SELECT json_group_array(route_id ORDER BY position) FROM server_routes WHERE server_id = s.id) AS routes, \
-               (SELECT json_group_array(json_array(id, protocol, host, port, sni) ORDER BY position) FROM entry_points WHERE server_id = s.id) AS entry_points \
-             FROM servers s WHERE s.id = ?1"
+            select_servers!("WHERE s.id = ?1")
         } else {
-            "SELECT s.id, s.name, s.country, s.verifier, \
-               (SELECT json_group_array(route_id ORDER BY position) FROM server_routes WHERE server_id = s.id) AS routes, \
-               (SELECT json_group_array(json_array(id, protocol, host, port, sni) ORDER BY position) FROM entry_points WHERE server_id = s.id) AS entry_points \
-             FROM servers s WHERE ?1 IS NULL ORDER BY s.id"
+            select_servers!("WHERE ?1 IS NULL ORDER BY s.id")
         };
         sqlx::query(sql)
             .bind(only)

@@ -233,14 +233,7 @@ impl Store {
         }
         for (at, metrics) in samples {
             let json = serde_json::to_string(metrics).map_err(|e| corrupt("metrics", e))?;
-            sqlx::query(
-                "INSERT INTO metrics_history (server_id, received_at_ms, metrics) VALUES (?, ?, ?)",
-            )
-            .bind(server_id)
-            .bind(at)
-            .bind(json)
-            .execute(&mut *tx)
-            .await?;
+            insert_metrics_sample(&mut tx, server_id, *at, &json).await?;
         }
         tx.commit().await?;
         Ok(true)
@@ -336,14 +329,7 @@ impl Store {
         .bind(&metrics)
         .execute(&mut *tx)
         .await?;
-        sqlx::query(
-            "INSERT INTO metrics_history (server_id, received_at_ms, metrics) VALUES (?, ?, ?)",
-        )
-        .bind(server_id)
-        .bind(received_ms)
-        .bind(&metrics)
-        .execute(&mut *tx)
-        .await?;
+        insert_metrics_sample(&mut tx, server_id, received_ms, &metrics).await?;
         tx.commit().await?;
         Ok(StoredReport::New { seq })
     }
@@ -487,4 +473,22 @@ impl Store {
         tx.commit().await?;
         Ok(done)
     }
+}
+
+/// One metrics sample of a server's history (the charts' source).
+async fn insert_metrics_sample(
+    tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+    server_id: &str,
+    received_ms: i64,
+    metrics_json: &str,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO metrics_history (server_id, received_at_ms, metrics) VALUES (?, ?, ?)",
+    )
+    .bind(server_id)
+    .bind(received_ms)
+    .bind(metrics_json)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }
