@@ -30,22 +30,6 @@ pub struct ServerSummary {
     pub entry_points: Vec<EntryPointSummary>,
 }
 
-impl ServerSummary {
-    /// Whether a free-text filter (case-insensitive) matches this server's
-    /// id, name, country, routes or entry point hosts.
-    pub fn matches(&self, filter: &str) -> bool {
-        let needle = filter.trim().to_lowercase();
-        if needle.is_empty() {
-            return true;
-        }
-        let hay = [self.id.as_str(), self.name.as_str(), self.country.as_str()]
-            .into_iter()
-            .chain(self.routes.iter().map(RouteId::as_str))
-            .chain(self.entry_points.iter().map(|e| e.host.as_str()));
-        hay.into_iter().any(|h| h.to_lowercase().contains(&needle))
-    }
-}
-
 /// A server with its current verdict, as the servers list shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerListItem {
@@ -56,10 +40,78 @@ pub struct ServerListItem {
 }
 
 impl ServerListItem {
-    /// The server filter, also matching the status wording ("blocked", …).
-    pub fn matches(&self, filter: &str) -> bool {
-        let needle = filter.trim().to_lowercase();
-        self.server.matches(filter) || self.status.caption_en().to_lowercase().contains(&needle)
+    /// What the servers filter looks at. The page writes these into each
+    /// row, so the browser filters the rendered list with the same rule.
+    pub fn filter_keys(&self) -> FilterKeys {
+        let text = [
+            self.server.id.as_str(),
+            self.server.name.as_str(),
+            self.server.country.as_str(),
+        ]
+        .into_iter()
+        .chain(self.server.routes.iter().map(RouteId::as_str))
+        .chain(self.server.entry_points.iter().map(|e| e.host.as_str()))
+        .chain([self.status.caption_en()])
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(KEY_SEPARATOR);
+        FilterKeys {
+            text,
+            status: self.status.as_str().to_owned(),
+            country: self.server.country.clone(),
+            routes: self
+                .server
+                .routes
+                .iter()
+                .map(RouteId::as_str)
+                .collect::<Vec<_>>()
+                .join(KEY_SEPARATOR),
+        }
+    }
+
+    /// Whether a free-text filter matches (see [`ServerFilter`]).
+    pub fn matches(&self, text: &str) -> bool {
+        ServerFilter {
+            text: text.to_owned(),
+            ..ServerFilter::default()
+        }
+        .admits(&self.filter_keys())
+    }
+}
+
+/// Joins the values of a [`FilterKeys`] list (a search box yields no newline).
+const KEY_SEPARATOR: &str = "\n";
+
+/// A listed server as the filter sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilterKeys {
+    /// Id, name, country, routes, entry point hosts and the status wording,
+    /// lower case, one per line.
+    pub text: String,
+    /// The status's wire name (`blocked`, …).
+    pub status: String,
+    pub country: String,
+    /// Route ids, one per line.
+    pub routes: String,
+}
+
+/// The servers list's filter: free text (case-insensitive, any field) and
+/// status, country and route facets; empty means any.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerFilter {
+    pub text: String,
+    pub status: String,
+    pub country: String,
+    pub route: String,
+}
+
+impl ServerFilter {
+    pub fn admits(&self, keys: &FilterKeys) -> bool {
+        let needle = self.text.trim().to_lowercase();
+        (needle.is_empty() || keys.text.split(KEY_SEPARATOR).any(|h| h.contains(&needle)))
+            && (self.status.is_empty() || keys.status == self.status)
+            && (self.country.is_empty() || keys.country == self.country)
+            && (self.route.is_empty() || keys.routes.split(KEY_SEPARATOR).any(|r| r == self.route))
     }
 }
 
@@ -355,7 +407,11 @@ mod tests {
 
     #[test]
     fn the_filter_matches_any_visible_field_ignoring_case() {
-        let s = server();
+        let s = ServerListItem {
+            server: server(),
+            status: ServerStatus::Healthy,
+            stale: false,
+        };
         for hit in ["", "  ", "frank", "DE-1", "de", "GERM", "203.0.113"] {
             assert!(s.matches(hit), "{hit:?} should match");
         }
@@ -374,6 +430,30 @@ mod tests {
         assert!(item.matches("blocked"));
         assert!(item.matches("frank"));
         assert!(!item.matches("no data"));
+    }
+
+    #[test]
+    fn the_facets_admit_only_their_status_country_and_route() {
+        let item = ServerListItem {
+            server: server(),
+            status: ServerStatus::Blocked,
+            stale: false,
+        };
+        let keys = item.filter_keys();
+        let admits = |status: &str, country: &str, route: &str| {
+            ServerFilter {
+                text: String::new(),
+                status: status.into(),
+                country: country.into(),
+                route: route.into(),
+            }
+            .admits(&keys)
+        };
+        assert!(admits("", "", ""));
+        assert!(admits("blocked", "DE", "germany"));
+        assert!(!admits("healthy", "", ""));
+        assert!(!admits("", "NL", ""));
+        assert!(!admits("", "", "germ"), "a route facet is the whole id");
     }
 
     #[test]

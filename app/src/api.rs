@@ -1,6 +1,9 @@
 //! Server functions: thin, authenticated adapters from the pages to the backend.
 
 use crate::error::AppError;
+use crate::flash::Flash;
+#[cfg(feature = "ssr")]
+use crate::flash::{Form, Outcome};
 use leptos::prelude::*;
 use meshwatch::views::{
     ApiTokenView, MeshMatrix, NewApiToken, OperatorView, OutboxItem, Overview, RouteOverview,
@@ -9,6 +12,51 @@ use meshwatch::views::{
 
 #[cfg(feature = "ssr")]
 use crate::backend::{authorize, fail, internal};
+
+/// After a browser's plain form post, sends it back to `page`, which shows
+/// the outcome once (see `crate::flash`); a script's call gets the result
+/// as it is.
+#[cfg(feature = "ssr")]
+fn settle<T>(
+    form: Form,
+    page: &str,
+    result: Result<T, AppError>,
+    done: impl FnOnce(&T) -> Outcome,
+) -> Result<T, AppError> {
+    let Some(parts) = use_context::<http::request::Parts>() else {
+        return result;
+    };
+    let session = crate::auth::session_token(&parts.headers);
+    let flashes = use_context::<crate::flash::Flashes>();
+    if let (true, Some(session), Some(flashes)) =
+        (crate::auth::is_form_post(&parts.headers), session, flashes)
+    {
+        let outcome = match &result {
+            Ok(value) => done(value),
+            Err(error) => Outcome::Failed(error.clone()),
+        };
+        flashes.put(session, Flash { form, outcome });
+        // Overrides the error's status: the browser follows a redirect.
+        leptos_axum::redirect(page);
+    }
+    result
+}
+
+/// The outcome of the operator's last form post, once. The live refresh's
+/// background fetch of a page leaves it for the page itself.
+#[server(prefix = "/rpc", endpoint = "flash")]
+pub async fn take_flash() -> Result<Option<Flash>, AppError> {
+    authorize().await?;
+    let Some(parts) = use_context::<http::request::Parts>() else {
+        return Ok(None);
+    };
+    if parts.headers.contains_key(crate::live::REFRESH_HEADER) {
+        return Ok(None);
+    }
+    let session = crate::auth::session_token(&parts.headers);
+    let flashes = use_context::<crate::flash::Flashes>();
+    Ok(session.zip(flashes).and_then(|(s, f)| f.take(s)))
+}
 
 /// Who is signed in (for the header).
 #[server(prefix = "/rpc", endpoint = "operator")]
@@ -48,16 +96,24 @@ pub async fn load_server_card(id: String) -> Result<ServerCard, AppError> {
 #[server(prefix = "/rpc", endpoint = "set_verifier")]
 pub async fn set_verifier(id: String, enabled: bool) -> Result<(), AppError> {
     let (backend, operator) = authorize().await?;
-    let id = meshwatch::ServerId::parse(&id).map_err(|_| fail(AppError::NotFound))?;
-    let found = backend
-        .set_verifier(&id, enabled)
-        .await
-        .map_err(|e| fail(internal(e)))?;
-    if !found {
-        return Err(fail(AppError::NotFound));
+    // Only a valid id goes into the Location header.
+    let card = meshwatch::ServerId::parse(&id)
+        .map(|id| format!("/servers/{id}"))
+        .unwrap_or_else(|_| "/".to_owned());
+    let result = async {
+        let id = meshwatch::ServerId::parse(&id).map_err(|_| fail(AppError::NotFound))?;
+        let found = backend
+            .set_verifier(&id, enabled)
+            .await
+            .map_err(|e| fail(internal(e)))?;
+        if !found {
+            return Err(fail(AppError::NotFound));
+        }
+        tracing::info!(server = %id, enabled, operator = %operator.username, "verifier toggled in the panel");
+        Ok(())
     }
-    tracing::info!(server = %id, enabled, operator = %operator.username, "verifier toggled in the panel");
-    Ok(())
+    .await;
+    settle(Form::Verifier, &card, result, |_| Outcome::Done)
 }
 
 /// One user's card: servers with their status and replacements, the
@@ -94,10 +150,13 @@ pub async fn load_outbox() -> Result<Vec<OutboxItem>, AppError> {
 #[server(prefix = "/rpc", endpoint = "send_test_notification")]
 pub async fn send_test_notification() -> Result<usize, AppError> {
     let (backend, operator) = authorize().await?;
-    backend
+    let result = backend
         .queue_test_notification(&operator.username)
         .await
-        .map_err(|e| fail(internal(e)))
+        .map_err(|e| fail(internal(e)));
+    settle(Form::TestNotification, "/notifications", result, |n| {
+        Outcome::Queued(*n)
+    })
 }
 
 /// Every route: its servers, who is in rotation, the best-available warning.
@@ -134,23 +193,27 @@ pub async fn save_settings(
     unreliable_fraction: f64,
 ) -> Result<meshwatch::settings::Settings, AppError> {
     let (backend, operator) = authorize().await?;
-    let next = meshwatch::settings::Settings {
-        report_interval_s,
-        probe_interval_s,
-        probe_timeout_s,
-        stale_after_s,
-        failure_streak,
-        quorum,
-        unreliable_fraction,
-    };
-    next.validate()
-        .map_err(|e| fail(AppError::Invalid(e.to_string())))?;
-    backend
-        .save_settings(next)
-        .await
-        .map_err(|e| fail(internal(e)))?;
-    tracing::info!(operator = %operator.username, "verdict settings changed in the panel");
-    Ok(next)
+    let result = async {
+        let next = meshwatch::settings::Settings {
+            report_interval_s,
+            probe_interval_s,
+            probe_timeout_s,
+            stale_after_s,
+            failure_streak,
+            quorum,
+            unreliable_fraction,
+        };
+        next.validate()
+            .map_err(|e| fail(AppError::Invalid(e.to_string())))?;
+        backend
+            .save_settings(next)
+            .await
+            .map_err(|e| fail(internal(e)))?;
+        tracing::info!(operator = %operator.username, "verdict settings changed in the panel");
+        Ok(next)
+    }
+    .await;
+    settle(Form::Parameters, "/settings", result, |_| Outcome::Done)
 }
 
 #[cfg(feature = "ssr")]
@@ -166,21 +229,25 @@ pub async fn change_password(
     repeat: String,
 ) -> Result<(), AppError> {
     let (backend, operator) = authorize().await?;
-    meshwatch::account::check_new_password(&current, &next, &repeat).map_err(invalid)?;
-    let headers: http::HeaderMap = leptos_axum::extract()
-        .await
-        .map_err(|_| fail(AppError::Internal))?;
-    let session =
-        crate::auth::session_token(&headers).ok_or_else(|| fail(AppError::Unauthorized))?;
-    let changed = backend
-        .change_password(&operator.username, session, &current, &next)
-        .await
-        .map_err(|e| fail(internal(e)))?;
-    if !changed {
-        return Err(invalid("The current password is wrong."));
+    let result = async {
+        meshwatch::account::check_new_password(&current, &next, &repeat).map_err(invalid)?;
+        let headers: http::HeaderMap = leptos_axum::extract()
+            .await
+            .map_err(|_| fail(AppError::Internal))?;
+        let session =
+            crate::auth::session_token(&headers).ok_or_else(|| fail(AppError::Unauthorized))?;
+        let changed = backend
+            .change_password(&operator.username, session, &current, &next)
+            .await
+            .map_err(|e| fail(internal(e)))?;
+        if !changed {
+            return Err(invalid("The current password is wrong."));
+        }
+        tracing::info!(operator = %operator.username, "operator password changed in the panel");
+        Ok(())
     }
-    tracing::info!(operator = %operator.username, "operator password changed in the panel");
-    Ok(())
+    .await;
+    settle(Form::Password, "/settings", result, |_| Outcome::Done)
 }
 
 /// The operator API tokens.
@@ -194,6 +261,7 @@ pub async fn load_api_tokens() -> Result<Vec<ApiTokenView>, AppError> {
 #[server(prefix = "/rpc", endpoint = "create_api_token")]
 pub async fn create_api_token(name: String) -> Result<NewApiToken, AppError> {
     let (backend, operator) = authorize().await?;
+    let result = async {
     let name = meshwatch::account::check_token_name(&name).map_err(invalid)?;
     let token = backend
         .create_api_token(name)
@@ -209,19 +277,28 @@ pub async fn create_api_token(name: String) -> Result<NewApiToken, AppError> {
         name: name.to_owned(),
         token,
     })
+    }
+    .await;
+    settle(Form::CreateToken, "/settings", result, |new| {
+        Outcome::TokenCreated(new.clone())
+    })
 }
 
 /// Revokes an API token; scripts using it get 401 from the next request.
 #[server(prefix = "/rpc", endpoint = "revoke_api_token")]
 pub async fn revoke_api_token(name: String) -> Result<(), AppError> {
     let (backend, operator) = authorize().await?;
-    if !backend
-        .revoke_api_token(&name)
-        .await
-        .map_err(|e| fail(internal(e)))?
-    {
-        return Err(fail(AppError::NotFound));
+    let result = async {
+        if !backend
+            .revoke_api_token(&name)
+            .await
+            .map_err(|e| fail(internal(e)))?
+        {
+            return Err(fail(AppError::NotFound));
+        }
+        tracing::info!(token = %name, operator = %operator.username, "API token revoked in the panel");
+        Ok(())
     }
-    tracing::info!(token = %name, operator = %operator.username, "API token revoked in the panel");
-    Ok(())
+    .await;
+    settle(Form::RevokeToken, "/settings", result, |_| Outcome::Done)
 }

@@ -19,7 +19,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
-                <HydrationScripts options/>
+                <HydrationScripts options islands=true/>
                 <MetaTags/>
             </head>
             <body class="bg-slate-50 text-slate-900 antialiased">
@@ -32,18 +32,13 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
-    crate::live::provide_live();
     provide_context(crate::lang::detect());
-    // Effects run only in the browser: the attribute tells tests (and the
-    // curious) that the page is live, not just server-rendered.
-    let hydrated = RwSignal::new(false);
-    Effect::new(move |_| hydrated.set(true));
 
     view! {
         <Stylesheet id="leptos" href="/pkg/meshwatch.css"/>
         <Title formatter=|page: String| if page.is_empty() { "meshwatch".to_owned() } else { format!("{page} · meshwatch") }/>
         <Router>
-            <div class="min-h-screen" data-hydrated=move || if hydrated.get() { "true" } else { "false" }>
+            <div class="min-h-screen">
                 // Async SSR: pages arrive complete, so they read the same
                 // without JavaScript (out-of-order streaming needs JS).
                 <Routes fallback=NotFoundPage>

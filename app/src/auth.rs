@@ -66,6 +66,15 @@ pub fn is_cross_site(headers: &HeaderMap) -> bool {
     }
 }
 
+/// Whether a request is a browser's plain form post (it accepts HTML),
+/// not a script's call, which wants the answer itself.
+pub fn is_form_post(headers: &HeaderMap) -> bool {
+    headers
+        .get(http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("text/html"))
+}
+
 /// The `Set-Cookie` value that starts a session. `Secure` is added when the
 /// panel is served over https (directly or behind a TLS-terminating proxy).
 pub fn session_cookie(token: &str, secure: bool) -> String {

@@ -9,6 +9,7 @@ pub mod auth;
 #[cfg(feature = "ssr")]
 pub mod backend;
 pub mod error;
+pub mod flash;
 pub mod lang;
 pub mod live;
 pub mod ui;
@@ -16,10 +17,13 @@ pub mod ui;
 pub use app::{shell, App};
 pub use error::AppError;
 
-/// Browser entry point: takes over the server-rendered HTML.
+/// Browser entry point. The pages are rendered on the server only; what
+/// runs in the browser are the islands (`#[island]`: the live indicator
+/// that refreshes verdicts in place, the servers filter, the copy button),
+/// each hydrated where it sits, so the WASM carries no page code.
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(App);
+    leptos::mount::hydrate_islands();
 }

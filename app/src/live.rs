@@ -1,81 +1,207 @@
-//! Live verdicts: once hydrated, the page listens to `/events` (server-sent
-//! events from the engine) and bumps a version signal on every verdict
-//! change; the pages' resources depend on it, so dots, captions and badges
-//! are refetched and redrawn in place without a reload. The browser
-//! reconnects a dropped stream by itself; every (re)open bumps the version
-//! too, so whatever changed while disconnected is fetched.
+//! Live verdicts without shipping the pages to the browser. Pages are
+//! rendered on the server only; the [`LiveIndicator`] island in the header
+//! listens to `/events` (server-sent events from the engine) and, on every
+//! verdict change — and on every (re)connect, to catch what changed while
+//! the stream was down — fetches the same page again and swaps each
+//! [`LiveRegion`] whose HTML changed. Dots, captions and badges are thus
+//! redrawn in place by the very code that drew them first; open entry
+//! points and focus are kept, and forms live outside the regions.
 
 use leptos::prelude::*;
 
-#[derive(Clone, Copy)]
-pub struct Live {
-    version: RwSignal<u64>,
-    connected: RwSignal<bool>,
-    started: StoredValue<bool>,
+/// Sent with the live refresh's page request, so that fetching the page in
+/// the background does not consume a form's one-time outcome.
+pub const REFRESH_HEADER: &str = "x-meshwatch-refresh";
+
+/// Dispatched on `document` after a refresh swapped regions (the servers
+/// filter applies itself again to the fresh rows).
+pub const REFRESHED_EVENT: &str = "meshwatch:refreshed";
+
+/// A part of a page the live refresh replaces; `key` is unique on the page.
+#[component]
+pub fn LiveRegion(key: &'static str, children: Children) -> impl IntoView {
+    view! { <div data-live-region=key>{children()}</div> }
 }
 
-/// Called once by the app root.
-pub fn provide_live() {
-    provide_context(Live {
-        version: RwSignal::new(0),
-        connected: RwSignal::new(false),
-        started: StoredValue::new(false),
-    });
-}
-
-/// Called by the signed-in frame: opens the stream once per page load
-/// (the sign-in page has no session to stream with).
-pub fn listen() {
-    let Some(live) = use_context::<Live>() else {
-        return;
-    };
+/// The header's "Live" / "Not live" indicator, and the stream behind it.
+/// `data-hydrated` tells tests (and the curious) that the page's islands run.
+#[island]
+pub fn LiveIndicator(
+    /// "Live" in the page's language.
+    on: String,
+    /// "Not live" in the page's language.
+    off: String,
+) -> impl IntoView {
+    let connected = RwSignal::new(false);
+    let hydrated = RwSignal::new(false);
     // Effects run only in the browser.
     Effect::new(move |_| {
-        if !live.started.get_value() {
-            live.started.set_value(true);
-            connect(live);
-        }
+        hydrated.set(true);
+        browser::listen(connected);
     });
-}
-
-/// The change counter, tracked: a resource that reads it refetches on
-/// every verdict change.
-pub fn live_version() -> u64 {
-    use_context::<Live>().map_or(0, |live| live.version.get())
-}
-
-/// Whether the event stream is open (for the header's indicator).
-pub fn live_connected() -> bool {
-    use_context::<Live>().is_some_and(|live| live.connected.get())
+    view! {
+        <span class="inline-flex items-center gap-1.5 text-xs" data-testid="live"
+            data-live=move || if connected.get() { "on" } else { "off" }
+            data-hydrated=move || if hydrated.get() { "true" } else { "false" }>
+            <span aria-hidden="true" class=move || if connected.get() {
+                "inline-block size-2 rounded-full bg-emerald-500"
+            } else {
+                "inline-block size-2 rounded-full bg-slate-300"
+            }></span>
+            {move || if connected.get() { on.clone() } else { off.clone() }}
+        </span>
+    }
 }
 
 #[cfg(feature = "hydrate")]
-fn connect(live: Live) {
+mod browser {
+    use super::{REFRESHED_EVENT, REFRESH_HEADER};
+    use leptos::prelude::*;
+    use std::cell::Cell;
+    use std::rc::Rc;
     use wasm_bindgen::closure::Closure;
-    use wasm_bindgen::JsCast;
-    let Ok(source) = web_sys::EventSource::new("/events") else {
-        return;
-    };
-    let bump = Closure::<dyn Fn(web_sys::Event)>::new(move |_| live.version.update(|v| *v += 1));
-    let opened = Closure::<dyn Fn(web_sys::Event)>::new(move |_| {
-        live.connected.set(true);
-        live.version.update(|v| *v += 1);
-    });
-    let dropped = Closure::<dyn Fn(web_sys::Event)>::new(move |_| live.connected.set(false));
-    for (name, callback) in [
-        ("verdict", &bump),
-        ("resync", &bump),
-        ("open", &opened),
-        ("error", &dropped),
-    ] {
-        let _ = source.add_event_listener_with_callback(name, callback.as_ref().unchecked_ref());
+    use wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen_futures::JsFuture;
+    use web_sys::{Document, Element, HtmlElement};
+
+    /// Opens the stream (the browser reconnects a dropped one by itself).
+    pub fn listen(connected: RwSignal<bool>) {
+        let Ok(source) = web_sys::EventSource::new("/events") else {
+            return;
+        };
+        let refresh = Rc::new(Refresh::default());
+        let changed = {
+            let refresh = refresh.clone();
+            Closure::<dyn Fn(web_sys::Event)>::new(move |_| refresh.request())
+        };
+        let opened = Closure::<dyn Fn(web_sys::Event)>::new(move |_| {
+            connected.set(true);
+            refresh.request();
+        });
+        let dropped = Closure::<dyn Fn(web_sys::Event)>::new(move |_| connected.set(false));
+        for (name, callback) in [
+            ("verdict", &changed),
+            ("resync", &changed),
+            ("open", &opened),
+            ("error", &dropped),
+        ] {
+            let _ =
+                source.add_event_listener_with_callback(name, callback.as_ref().unchecked_ref());
+        }
+        // The stream lives as long as the page.
+        changed.forget();
+        opened.forget();
+        dropped.forget();
+        std::mem::forget(source);
     }
-    // The stream lives as long as the page.
-    bump.forget();
-    opened.forget();
-    dropped.forget();
-    std::mem::forget(source);
+
+    /// One refresh at a time; changes arriving meanwhile make one more.
+    #[derive(Default)]
+    struct Refresh {
+        running: Cell<bool>,
+        again: Cell<bool>,
+    }
+
+    impl Refresh {
+        fn request(self: &Rc<Self>) {
+            if self.running.replace(true) {
+                self.again.set(true);
+                return;
+            }
+            let this = self.clone();
+            leptos::task::spawn_local(async move {
+                loop {
+                    this.again.set(false);
+                    if let Err(error) = refresh_page().await {
+                        leptos::logging::warn!("live refresh failed: {error:?}");
+                    }
+                    if !this.again.get() {
+                        break;
+                    }
+                }
+                this.running.set(false);
+            });
+        }
+    }
+
+    async fn refresh_page() -> Result<(), JsValue> {
+        let window = web_sys::window().ok_or("no window")?;
+        let page = window.document().ok_or("no document")?;
+        let headers = web_sys::Headers::new()?;
+        headers.set(REFRESH_HEADER, "1")?;
+        headers.set("accept", "text/html")?;
+        let init = web_sys::RequestInit::new();
+        init.set_headers(&headers);
+        let href = window.location().href()?;
+        let response: web_sys::Response =
+            JsFuture::from(window.fetch_with_str_and_init(&href, &init))
+                .await?
+                .dyn_into()?;
+        // Signed out meanwhile (sent to the sign-in page): keep what is
+        // shown; the next navigation asks to sign in.
+        if !response.ok() || response.redirected() {
+            return Ok(());
+        }
+        let html = JsFuture::from(response.text()?)
+            .await?
+            .as_string()
+            .unwrap_or_default();
+        let fresh = web_sys::DomParser::new()?
+            .parse_from_string(&html, web_sys::SupportedType::TextHtml)?;
+        swap_regions(&page, &fresh)?;
+        page.dispatch_event(&web_sys::Event::new(REFRESHED_EVENT)?)?;
+        Ok(())
+    }
+
+    fn swap_regions(page: &Document, fresh: &Document) -> Result<(), JsValue> {
+        let regions = page.query_selector_all("[data-live-region]")?;
+        for i in 0..regions.length() {
+            let Some(old) = regions.item(i).and_then(|n| n.dyn_into::<Element>().ok()) else {
+                continue;
+            };
+            let Some(key) = old.get_attribute("data-live-region") else {
+                continue;
+            };
+            let Some(new) = fresh.query_selector(&format!("[data-live-region=\"{key}\"]"))? else {
+                continue;
+            };
+            let html = new.inner_html();
+            if html == old.inner_html() {
+                continue;
+            }
+            let open = ids_of(&old, "details[open][id]")?;
+            let focused = page
+                .active_element()
+                .filter(|e| old.contains(Some(e)))
+                .map(|e| e.id())
+                .filter(|id| !id.is_empty());
+            old.set_inner_html(&html);
+            for id in open {
+                if let Some(details) = page.get_element_by_id(&id) {
+                    details.set_attribute("open", "")?;
+                }
+            }
+            if let Some(element) = focused
+                .and_then(|id| page.get_element_by_id(&id))
+                .and_then(|e| e.dyn_into::<HtmlElement>().ok())
+            {
+                let _ = element.focus();
+            }
+        }
+        Ok(())
+    }
+
+    fn ids_of(root: &Element, selector: &str) -> Result<Vec<String>, JsValue> {
+        let found = root.query_selector_all(selector)?;
+        Ok((0..found.length())
+            .filter_map(|i| found.item(i))
+            .filter_map(|n| n.dyn_into::<Element>().ok())
+            .map(|e| e.id())
+            .collect())
+    }
 }
 
 #[cfg(not(feature = "hydrate"))]
-fn connect(_: Live) {}
+mod browser {
+    pub fn listen(_: leptos::prelude::RwSignal<bool>) {}
+}

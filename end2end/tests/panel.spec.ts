@@ -189,7 +189,7 @@ test('send test email queues a message and the outbox says why it was not delive
   if (js) await hydrated(page);
   const before = await page.getByTestId('outbox').getByRole('row').count().catch(() => 0);
   await page.getByRole('button', { name: 'Send test email' }).click();
-  if (js) await expect(page.getByRole('status')).toHaveText('Test message queued for 1 target(s).');
+  await expect(page.getByRole('status')).toHaveText('Test message queued for 1 target(s).');
   const tests = page.getByTestId('outbox').getByRole('row').filter({ hasText: 'meshwatch: test message' });
   await expect(tests.first()).toContainText('Not delivered: no email or webhook configured');
   expect(await page.getByTestId('outbox').getByRole('row').count()).toBeGreaterThan(before);
@@ -236,13 +236,13 @@ test('the servers list filters by country', async ({ page, request }, info) => {
 });
 
 test('an API token is created in settings, shown once, works, and is revoked', async ({ page, request }, info) => {
-  test.skip(info.project.use.javaScriptEnabled === false, 'the secret is shown in the page the action answers');
   const errors = collectErrors(page);
+  const js = info.project.use.javaScriptEnabled !== false;
   const name = `e2e-${randomUUID().slice(0, 8)}`;
   await signIn(page);
   await page.getByRole('link', { name: 'Settings' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible();
-  await hydrated(page);
+  if (js) await hydrated(page);
   await page.getByLabel('New token name').fill(name);
   await page.getByRole('button', { name: 'Create token' }).click();
   const secret = page.getByLabel('New API token');
@@ -254,7 +254,6 @@ test('an API token is created in settings, shown once, works, and is revoked', a
   await page.reload();
   await expect(page.getByRole('list', { name: 'API tokens' })).toContainText(name);
   await expect(page.getByLabel('New API token')).toHaveCount(0);
-  await hydrated(page);
   await page.getByRole('button', { name: `Revoke ${name}` }).click();
   await expect(page.getByRole('list', { name: 'API tokens' })).not.toContainText(name);
   expect((await api(token)).status()).toBe(401);

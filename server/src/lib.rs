@@ -1,5 +1,7 @@
 //! meshwatch-server: the panel's HTTP server, as a library so integration
 //! tests drive exactly what the binary serves.
+// The panel's view types (in islands mode) are deep.
+#![recursion_limit = "256"]
 
 pub mod api;
 pub mod chart_cache;

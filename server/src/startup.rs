@@ -243,6 +243,8 @@ fn router(state: AppState) -> Router {
         charts: Default::default(),
         targets: state.targets.clone(),
     });
+    // Form outcomes wait here for their page (see `app::flash`).
+    let flashes = app::flash::Flashes::default();
     let routes = generate_route_list(App);
     let leptos = state.leptos.clone();
     Router::new()
@@ -263,7 +265,10 @@ fn router(state: AppState) -> Router {
         .leptos_routes_with_context(
             &state,
             routes,
-            move || provide_context(backend.clone()),
+            move || {
+                provide_context(backend.clone());
+                provide_context(flashes.clone());
+            },
             move || shell(leptos.clone()),
         )
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))

@@ -598,7 +598,6 @@ catalogue! {
         " के साथ कॉल करती हैं। हर टोकन का केवल हैश रखा जाता है।",
         " を付けて自動化 API を呼び出します。保存されるのは各トークンのハッシュのみです。",
     ],
-    LoadingTokens => ["Loading tokens…", "Cargando tokens…", "Carregando tokens…", "Läser in tokens…", "टोकन लोड हो रहे हैं…", "トークンを読み込み中…"],
     NoApiTokens => [
         "No API tokens: the automation API refuses every request.",
         "No hay tokens de API: la API de automatización rechaza todas las solicitudes.",

@@ -86,3 +86,33 @@ pub fn StaleBadge() -> impl IntoView {
         </span>
     }
 }
+
+/// Copies `text` to the clipboard (an island: the one part of the user
+/// card that needs the browser). Without JavaScript the text stays
+/// selectable next to it.
+#[island]
+pub fn CopyButton(
+    /// What to copy.
+    text: String,
+    /// The button's label.
+    copy: String,
+    /// Its label once copied.
+    copied: String,
+) -> impl IntoView {
+    let done = RwSignal::new(false);
+    let on_click = move |_| {
+        #[cfg(feature = "hydrate")]
+        {
+            let _ = window().navigator().clipboard().write_text(&text);
+            done.set(true);
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = &text;
+    };
+    view! {
+        <button type="button" on:click=on_click
+            class="rounded-md border border-slate-300 px-3 py-1 text-sm font-medium hover:bg-slate-100 focus:outline-none focus:ring-2 focus:ring-sky-400">
+            {move || if done.get() { copied.clone() } else { copy.clone() }}
+        </button>
+    }
+}

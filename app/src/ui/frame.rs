@@ -2,7 +2,7 @@
 
 use crate::api::current_operator;
 use crate::lang::use_lang;
-use crate::live::live_connected;
+use crate::live::LiveIndicator;
 use leptos::prelude::*;
 use leptos_router::components::A;
 use meshwatch::i18n::{Lang, Ui};
@@ -16,7 +16,6 @@ pub fn Frame(
 ) -> impl IntoView {
     let lang = use_lang();
     let operator = Resource::new(|| (), |_| current_operator());
-    crate::live::listen();
     view! {
         <header class="border-b border-slate-200 bg-white">
             <div class="mx-auto flex max-w-6xl flex-wrap items-center gap-4 px-6 py-3">
@@ -34,15 +33,7 @@ pub fn Frame(
                     <A href="/settings" attr:class=NAV_LINK>{lang.ui(Ui::Settings)}</A>
                 </nav>
                 <div class="ml-auto flex items-center gap-3 text-sm text-slate-600">
-                    <span class="inline-flex items-center gap-1.5 text-xs" data-testid="live"
-                        data-live=move || if live_connected() { "on" } else { "off" }>
-                        <span aria-hidden="true" class=move || if live_connected() {
-                            "inline-block size-2 rounded-full bg-emerald-500"
-                        } else {
-                            "inline-block size-2 rounded-full bg-slate-300"
-                        }></span>
-                        {move || lang.ui(if live_connected() { Ui::Live } else { Ui::NotLive })}
-                    </span>
+                    <LiveIndicator on=lang.ui(Ui::Live).to_owned() off=lang.ui(Ui::NotLive).to_owned()/>
                     <Suspense fallback=|| ()>
                         {move || Suspend::new(async move {
                             operator.await.ok().map(|o| view! {

@@ -121,8 +121,21 @@ impl TestApp {
         (status, response.text().await.expect("html"))
     }
 
-    /// Calls a server function as the panel's own page does (same origin,
-    /// JSON answer), with a form body.
+    /// Posts a panel form as a browser does (same origin, accepts HTML).
+    pub async fn form_post(&self, cookie: &str, endpoint: &str, form: &[(&str, &str)]) -> Response {
+        self.client
+            .post(self.url(&format!("/rpc/{endpoint}")))
+            .header("cookie", cookie)
+            .header("origin", &self.address)
+            .header("accept", "text/html,application/xhtml+xml")
+            .form(form)
+            .send()
+            .await
+            .expect("sent")
+    }
+
+    /// Calls a server function as a script does (same origin, JSON
+    /// answer), with a form body.
     pub async fn rpc(&self, cookie: &str, endpoint: &str, form: &[(&str, &str)]) -> Response {
         self.client
             .post(self.url(&format!("/rpc/{endpoint}")))

@@ -4,6 +4,7 @@ mod account;
 mod agent;
 mod binary;
 mod fleet;
+mod forms;
 mod health;
 mod helpers;
 mod languages;

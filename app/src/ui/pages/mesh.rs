@@ -4,7 +4,7 @@
 
 use crate::api::load_mesh;
 use crate::lang::use_lang;
-use crate::live::live_version;
+use crate::live::LiveRegion;
 use crate::ui::components::{EmptyState, ErrorNote};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
@@ -16,23 +16,25 @@ use meshwatch::views::MeshMatrix;
 #[component]
 pub fn MeshPage() -> impl IntoView {
     let lang = use_lang();
-    let matrix = Resource::new(live_version, |_| load_mesh());
+    let matrix = Resource::new(|| (), |_| load_mesh());
     view! {
         <Title text=lang.ui(Ui::Mesh)/>
         <Frame>
             <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Mesh)}</h1>
             <p class="mt-1 text-sm text-slate-500">{lang.ui(Ui::MeshIntro)}</p>
-            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingMesh)}</p> }>
-                {move || Suspend::new(async move {
-                    match matrix.await {
-                        Ok(m) if m.servers.is_empty() => view! {
-                            <div class="mt-6"><EmptyState title=lang.ui(Ui::NoServersYet) hint=lang.ui(Ui::ProvisionFleetHint)/></div>
-                        }.into_any(),
-                        Ok(m) => view! { <Legend streak=m.failure_streak/><Matrix m/> }.into_any(),
-                        Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
-                    }
-                })}
-            </Transition>
+            <LiveRegion key="mesh">
+                <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingMesh)}</p> }>
+                    {move || Suspend::new(async move {
+                        match matrix.await {
+                            Ok(m) if m.servers.is_empty() => view! {
+                                <div class="mt-6"><EmptyState title=lang.ui(Ui::NoServersYet) hint=lang.ui(Ui::ProvisionFleetHint)/></div>
+                            }.into_any(),
+                            Ok(m) => view! { <Legend streak=m.failure_streak/><Matrix m/> }.into_any(),
+                            Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
+                        }
+                    })}
+                </Transition>
+            </LiveRegion>
         </Frame>
     }
 }

@@ -2,13 +2,15 @@
 //! with its target and delivery state (including why it was not sent), and
 //! "Send test email" to prove the delivery path.
 
-use crate::api::{load_outbox, SendTestNotification};
+use crate::api::{load_outbox, take_flash, SendTestNotification};
+use crate::flash::{outcome_of, Form, Outcome};
 use crate::lang::use_lang;
-use crate::live::live_version;
+use crate::live::LiveRegion;
 use crate::ui::components::{EmptyState, ErrorNote};
 use crate::ui::format;
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
 use meshwatch::i18n::{Text, Ui};
 use meshwatch::views::{DeliveryState, NotificationKind, OutboxItem};
@@ -16,18 +18,18 @@ use meshwatch::views::{DeliveryState, NotificationKind, OutboxItem};
 #[component]
 pub fn NotificationsPage() -> impl IntoView {
     let lang = use_lang();
-    let test = ServerAction::<SendTestNotification>::new();
-    let outbox = Resource::new(
-        move || (test.version().get(), live_version()),
-        |_| load_outbox(),
-    );
+    let outbox = Resource::new(|| (), |_| load_outbox());
+    let flash = Resource::new(|| (), |_| take_flash());
     let result = move || {
-        test.value().get().map(|r| match r {
-            Ok(n) => view! {
+        Suspend::new(async move {
+            match outcome_of(&flash.await.ok().flatten(), Form::TestNotification) {
+            Some(Outcome::Queued(n)) => view! {
                 <p role="status" class="mt-3 text-sm text-emerald-800">{lang.test_message_queued(n)}</p>
             }
             .into_any(),
-            Err(error) => view! { <div class="mt-3"><ErrorNote error/></div> }.into_any(),
+            Some(Outcome::Failed(error)) => view! { <div class="mt-3"><ErrorNote error/></div> }.into_any(),
+            _ => ().into_any(),
+        }
         })
     };
     view! {
@@ -35,24 +37,26 @@ pub fn NotificationsPage() -> impl IntoView {
         <Frame>
             <div class="flex flex-wrap items-end justify-between gap-4">
                 <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Notifications)}</h1>
-                <ActionForm action=test>
+                <form method="post" action=SendTestNotification::url()>
                     <button type="submit" class="rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white hover:bg-slate-700 focus:outline-none focus:ring-2 focus:ring-sky-400">
                         {lang.ui(Ui::SendTestEmail)}
                     </button>
-                </ActionForm>
+                </form>
             </div>
-            {result}
-            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingOutbox)}</p> }>
-                {move || Suspend::new(async move {
-                    match outbox.await {
-                        Ok(items) if items.is_empty() => view! {
-                            <div class="mt-6"><EmptyState title=lang.ui(Ui::NoNotificationsYet) hint=lang.ui(Ui::NotificationsHint)/></div>
-                        }.into_any(),
-                        Ok(items) => view! { <Outbox items/> }.into_any(),
-                        Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
-                    }
-                })}
-            </Transition>
+            <Suspense fallback=|| ()>{result}</Suspense>
+            <LiveRegion key="outbox">
+                <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingOutbox)}</p> }>
+                    {move || Suspend::new(async move {
+                        match outbox.await {
+                            Ok(items) if items.is_empty() => view! {
+                                <div class="mt-6"><EmptyState title=lang.ui(Ui::NoNotificationsYet) hint=lang.ui(Ui::NotificationsHint)/></div>
+                            }.into_any(),
+                            Ok(items) => view! { <Outbox items/> }.into_any(),
+                            Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
+                        }
+                    })}
+                </Transition>
+            </LiveRegion>
         </Frame>
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::api::load_overview;
 use crate::lang::use_lang;
-use crate::live::live_version;
+use crate::live::LiveRegion;
 use crate::ui::components::{ErrorNote, StatusDot};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
@@ -18,19 +18,21 @@ const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-
 #[component]
 pub fn OverviewPage() -> impl IntoView {
     let lang = use_lang();
-    let overview = Resource::new(live_version, |_| load_overview());
+    let overview = Resource::new(|| (), |_| load_overview());
     view! {
         <Title text=lang.ui(Ui::Overview)/>
         <Frame>
             <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Overview)}</h1>
-            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingFleet)}</p> }>
-                {move || Suspend::new(async move {
-                    match overview.await {
-                        Ok(o) => view! { <Glance o/> }.into_any(),
-                        Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
-                    }
-                })}
-            </Transition>
+            <LiveRegion key="overview">
+                <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingFleet)}</p> }>
+                    {move || Suspend::new(async move {
+                        match overview.await {
+                            Ok(o) => view! { <Glance o/> }.into_any(),
+                            Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
+                        }
+                    })}
+                </Transition>
+            </LiveRegion>
         </Frame>
     }
 }

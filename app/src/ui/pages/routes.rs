@@ -5,7 +5,7 @@
 
 use crate::api::load_routes;
 use crate::lang::use_lang;
-use crate::live::live_version;
+use crate::live::LiveRegion;
 use crate::ui::components::{Chip, EmptyState, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
@@ -17,26 +17,28 @@ use meshwatch::views::RouteOverview;
 #[component]
 pub fn RoutesPage() -> impl IntoView {
     let lang = use_lang();
-    let routes = Resource::new(live_version, |_| load_routes());
+    let routes = Resource::new(|| (), |_| load_routes());
     view! {
         <Title text=lang.ui(Ui::Routes)/>
         <Frame>
             <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Routes)}</h1>
-            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingRoutes)}</p> }>
-                {move || Suspend::new(async move {
-                    match routes.await {
-                        Ok(list) if list.is_empty() => view! {
-                            <div class="mt-6"><EmptyState title=lang.ui(Ui::NoRoutesYet) hint=lang.ui(Ui::ProvisionFleetHint)/></div>
-                        }.into_any(),
-                        Ok(list) => view! {
-                            <div class="mt-6 grid gap-6 lg:grid-cols-2">
-                                {list.into_iter().map(|route| view! { <RouteCard route/> }).collect_view()}
-                            </div>
-                        }.into_any(),
-                        Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
-                    }
-                })}
-            </Transition>
+            <LiveRegion key="routes">
+                <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingRoutes)}</p> }>
+                    {move || Suspend::new(async move {
+                        match routes.await {
+                            Ok(list) if list.is_empty() => view! {
+                                <div class="mt-6"><EmptyState title=lang.ui(Ui::NoRoutesYet) hint=lang.ui(Ui::ProvisionFleetHint)/></div>
+                            }.into_any(),
+                            Ok(list) => view! {
+                                <div class="mt-6 grid gap-6 lg:grid-cols-2">
+                                    {list.into_iter().map(|route| view! { <RouteCard route/> }).collect_view()}
+                                </div>
+                            }.into_any(),
+                            Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
+                        }
+                    })}
+                </Transition>
+            </LiveRegion>
         </Frame>
     }
 }

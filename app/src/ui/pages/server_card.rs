@@ -3,14 +3,16 @@
 //! pair-failure causes, and the verifier toggle (a plain form post, so it
 //! works without JavaScript).
 
-use crate::api::{load_server_card, SetVerifier};
+use crate::api::{load_server_card, take_flash, SetVerifier};
+use crate::flash::{outcome_of, Form, Outcome};
 use crate::lang::use_lang;
-use crate::live::live_version;
+use crate::live::LiveRegion;
 use crate::ui::chart::Sparkline;
 use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::format;
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 use meshwatch::chart::ChartMetric;
@@ -26,39 +28,47 @@ const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-
 pub fn ServerCardPage() -> impl IntoView {
     let lang = use_lang();
     let params = use_params_map();
-    let toggle = ServerAction::<SetVerifier>::new();
     let card = Resource::new(
-        move || {
-            (
-                params.read().get("id").unwrap_or_default(),
-                toggle.version().get(),
-                live_version(),
-            )
-        },
-        |(id, _, _)| load_server_card(id),
+        move || params.read().get("id").unwrap_or_default(),
+        load_server_card,
     );
+    // Only a failed toggle has something to say; a done one shows itself.
+    let flash = Resource::new(|| (), |_| take_flash());
+    let refused = move || {
+        Suspend::new(async move {
+            match outcome_of(&flash.await.ok().flatten(), Form::Verifier) {
+                Some(Outcome::Failed(error)) => {
+                    view! { <div class="mt-6"><ErrorNote error/></div> }.into_any()
+                }
+                _ => ().into_any(),
+            }
+        })
+    };
     view! {
         <Frame>
             <nav aria-label=lang.ui(Ui::Breadcrumb) class="text-sm text-slate-500">
                 <a href="/" class="hover:underline">{lang.ui(Ui::Servers)}</a>
             </nav>
-            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingServer)}</p> }>
-                {move || Suspend::new(async move {
-                    match card.await {
-                        Ok(card) => view! { <Card card toggle/> }.into_any(),
-                        Err(error) => view! {
-                            <Title text=lang.ui(Ui::Server)/>
-                            <div class="mt-6"><ErrorNote error/></div>
-                        }.into_any(),
-                    }
-                })}
-            </Transition>
+            <Suspense fallback=|| ()>{refused}</Suspense>
+            <LiveRegion key="server-card">
+                <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingServer)}</p> }>
+                    {move || Suspend::new(async move {
+                        match card.await {
+                            Ok(card) => view! { <Card card/> }.into_any(),
+                            Err(error) => view! {
+                                <Title text=lang.ui(Ui::Server)/>
+                                <div class="mt-6"><ErrorNote error/></div>
+                            }.into_any(),
+                        }
+                    })}
+                </Transition>
+            </LiveRegion>
         </Frame>
     }
 }
 
 #[component]
-fn Card(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl IntoView {
+fn Card(card: ServerCard) -> impl IntoView {
     let lang = use_lang();
     let v = &card.verdict;
     let status = v.status;
@@ -111,7 +121,7 @@ fn Card(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl IntoView {
         <MeshView card=card.clone()/>
         <EntryPoints card=card.clone()/>
         <History card=card.clone()/>
-        <VerifierToggle card toggle/>
+        <VerifierToggle card/>
     }
 }
 
@@ -389,7 +399,7 @@ fn EntryPoints(card: ServerCard) -> impl IntoView {
             let tone = if available { "text-emerald-700" } else { "text-amber-700 font-semibold" };
             view! {
                 <li>
-                    <details class="group rounded-lg border border-slate-200 px-4 py-2">
+                    <details id=format!("entry-point-{}", ep.id) class="group rounded-lg border border-slate-200 px-4 py-2">
                         <summary class="flex cursor-pointer flex-wrap items-center gap-3 text-sm">
                             <span class="font-mono">{ep.id.to_string()}</span>
                             <span class="text-slate-500">{format!("{} {}:{}", ep.protocol, ep.host, ep.port)}</span>
@@ -415,10 +425,10 @@ fn EntryPoints(card: ServerCard) -> impl IntoView {
     }
 }
 
-/// Marks or unmarks the verifier with a form post (no JavaScript needed);
-/// hydrated, it submits in place and the card reloads.
+/// Marks or unmarks the verifier with a form post; the browser comes back
+/// to the card, which shows the new state.
 #[component]
-fn VerifierToggle(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl IntoView {
+fn VerifierToggle(card: ServerCard) -> impl IntoView {
     let lang = use_lang();
     let enabled = card.server.verifier;
     let label = lang.text(if enabled {
@@ -426,28 +436,19 @@ fn VerifierToggle(card: ServerCard, toggle: ServerAction<SetVerifier>) -> impl I
     } else {
         Text::UseAsVerifier
     });
-    let error = move || {
-        toggle
-            .value()
-            .get()
-            .and_then(Result::err)
-            .map(|error| view! { <div class="mt-3"><ErrorNote error/></div> })
-    };
     view! {
         <section class=format!("{SECTION} mt-6") aria-labelledby="verifier">
             <h2 id="verifier" class=HEADING>{lang.ui(Ui::Verifier)}</h2>
             <p class="mt-2 text-sm text-slate-600">
                 {lang.ui(if enabled { Ui::VerifierOnHelp } else { Ui::VerifierOffHelp })}
             </p>
-            <ActionForm action=toggle attr:class="mt-3">
+            <form method="post" action=SetVerifier::url() class="mt-3">
                 <input type="hidden" name="id" value=card.server.id.to_string()/>
                 <input type="hidden" name="enabled" value=(!enabled).to_string()/>
-                <button type="submit" class="rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white hover:bg-slate-700 focus:outline-none focus:ring-2 focus:ring-sky-400 disabled:opacity-50"
-                    disabled=move || toggle.pending().get()>
+                <button type="submit" class="rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white hover:bg-slate-700 focus:outline-none focus:ring-2 focus:ring-sky-400">
                     {label}
                 </button>
-            </ActionForm>
-            {error}
+            </form>
         </section>
     }
 }

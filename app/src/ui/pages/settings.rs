@@ -3,16 +3,21 @@
 //! password; the API tokens scripts use.
 
 use crate::api::{
-    load_api_tokens, load_settings, ChangePassword, CreateApiToken, RevokeApiToken, SaveSettings,
+    load_api_tokens, load_settings, take_flash, ChangePassword, CreateApiToken, RevokeApiToken,
+    SaveSettings,
 };
+use crate::error::AppError;
+use crate::flash::{outcome_of, Form, Outcome};
 use crate::lang::use_lang;
 use crate::ui::components::ErrorNote;
 use crate::ui::format;
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
 use meshwatch::i18n::Ui;
 use meshwatch::settings::Settings;
+use meshwatch::views::ApiTokenView;
 
 const BUTTON: &str = "rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white hover:bg-slate-700 focus:outline-none focus:ring-2 focus:ring-sky-400";
 const CARD: &str = "mt-6 rounded-xl border border-slate-200 bg-white p-5 shadow-sm";
@@ -23,35 +28,50 @@ const INPUT: &str = "mt-1 block w-32 rounded-md border border-slate-300 px-2 py-
 #[component]
 pub fn SettingsPage() -> impl IntoView {
     let lang = use_lang();
-    let save = ServerAction::<SaveSettings>::new();
-    let settings = Resource::new(move || save.version().get(), |_| load_settings());
-    let outcome = move || {
-        save.value().get().map(|result| match result {
-            Ok(_) => view! { <p role="status" class="mt-4 text-sm text-emerald-800">{lang.ui(Ui::SettingsSaved)}</p> }.into_any(),
-            Err(error) => view! { <div class="mt-4"><ErrorNote error/></div> }.into_any(),
-        })
-    };
+    let settings = Resource::new(|| (), |_| load_settings());
+    let tokens = Resource::new(|| (), |_| load_api_tokens());
+    let flash = Resource::new(|| (), |_| take_flash());
     view! {
         <Title text=lang.ui(Ui::Settings)/>
         <Frame>
             <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Settings)}</h1>
-            {outcome}
-            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingSettings)}</p> }>
+            <Suspense fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingSettings)}</p> }>
                 {move || Suspend::new(async move {
-                    match settings.await {
-                        Ok(s) => view! { <Parameters s save/> }.into_any(),
+                    let flash = flash.await.ok().flatten();
+                    let parameters = match settings.await {
+                        Ok(s) => view! { <Parameters s outcome=outcome_of(&flash, Form::Parameters)/> }.into_any(),
                         Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
+                    };
+                    let tokens = tokens.await;
+                    view! {
+                        {parameters}
+                        <Account outcome=outcome_of(&flash, Form::Password)/>
+                        <ApiTokens tokens created=outcome_of(&flash, Form::CreateToken) revoked=outcome_of(&flash, Form::RevokeToken)/>
                     }
                 })}
-            </Transition>
-            <Account/>
-            <ApiTokens/>
+            </Suspense>
         </Frame>
     }
 }
 
+/// What a form's last post did: `done` said on success, the error otherwise.
 #[component]
-fn Parameters(s: Settings, save: ServerAction<SaveSettings>) -> impl IntoView {
+fn Said(outcome: Option<Outcome>, done: Ui) -> impl IntoView {
+    let lang = use_lang();
+    match outcome {
+        Some(Outcome::Failed(error)) => {
+            view! { <div class="mt-4"><ErrorNote error/></div> }.into_any()
+        }
+        Some(_) => {
+            view! { <p role="status" class="mt-4 text-sm text-emerald-800">{lang.ui(done)}</p> }
+                .into_any()
+        }
+        None => ().into_any(),
+    }
+}
+
+#[component]
+fn Parameters(s: Settings, outcome: Option<Outcome>) -> impl IntoView {
     let lang = use_lang();
     let fields: [(&str, Ui, String, &str, Ui); 7] = [
         (
@@ -105,7 +125,7 @@ fn Parameters(s: Settings, save: ServerAction<SaveSettings>) -> impl IntoView {
         ),
     ];
     view! {
-        <ActionForm action=save attr:class=CARD>
+        <form method="post" action=SaveSettings::url() class=CARD>
             <h2 class=HEADING>{lang.ui(Ui::VerdictParameters)}</h2>
             <div class="mt-4 grid gap-5 md:grid-cols-2">
                 {fields.into_iter().map(|(name, label, value, step, help)| {
@@ -120,22 +140,16 @@ fn Parameters(s: Settings, save: ServerAction<SaveSettings>) -> impl IntoView {
                     }
                 }).collect_view()}
             </div>
+            <Said outcome done=Ui::SettingsSaved/>
             <button type="submit" class=format!("mt-6 {BUTTON}")>{lang.ui(Ui::SaveParameters)}</button>
-        </ActionForm>
+        </form>
     }
 }
 
 /// Changing the operator's own password; their other sessions end.
 #[component]
-fn Account() -> impl IntoView {
+fn Account(outcome: Option<Outcome>) -> impl IntoView {
     let lang = use_lang();
-    let change = ServerAction::<ChangePassword>::new();
-    let outcome = move || {
-        change.value().get().map(|result| match result {
-            Ok(()) => view! { <p role="status" class="mt-4 text-sm text-emerald-800">{lang.ui(Ui::PasswordChanged)}</p> }.into_any(),
-            Err(error) => view! { <div class="mt-4"><ErrorNote error/></div> }.into_any(),
-        })
-    };
     let field = move |name: &'static str, label: Ui, autocomplete: &'static str| {
         view! {
             <div>
@@ -145,7 +159,7 @@ fn Account() -> impl IntoView {
         }
     };
     view! {
-        <ActionForm action=change attr:class=CARD>
+        <form method="post" action=ChangePassword::url() class=CARD>
             <h2 class=HEADING>{lang.ui(Ui::OperatorAccount)}</h2>
             <div class="mt-4 grid gap-4 md:grid-cols-3">
                 {field("current", Ui::CurrentPassword, "current-password")}
@@ -155,40 +169,59 @@ fn Account() -> impl IntoView {
             <p class="mt-2 text-xs text-slate-500">
                 {lang.min_password_len(meshwatch::account::MIN_PASSWORD_LEN)}
             </p>
-            {outcome}
+            <Said outcome done=Ui::PasswordChanged/>
             <button type="submit" class=format!("mt-4 {BUTTON}")>{lang.ui(Ui::ChangePassword)}</button>
-        </ActionForm>
+        </form>
     }
 }
 
 /// Tokens for the automation API: listed by name, created with their
 /// secret shown once, revoked at once.
 #[component]
-fn ApiTokens() -> impl IntoView {
+fn ApiTokens(
+    tokens: Result<Vec<ApiTokenView>, AppError>,
+    /// The last creation's outcome (with the secret, this once).
+    created: Option<Outcome>,
+    /// The last revocation's outcome.
+    revoked: Option<Outcome>,
+) -> impl IntoView {
     let lang = use_lang();
-    let create = ServerAction::<CreateApiToken>::new();
-    let revoke = ServerAction::<RevokeApiToken>::new();
-    let tokens = Resource::new(
-        move || (create.version().get(), revoke.version().get()),
-        |_| load_api_tokens(),
-    );
-    let created = move || {
-        create.value().get().map(|result| match result {
-            Ok(new) => view! {
-                <div role="status" class="mt-4 rounded-lg border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900">
-                    <p>{lang.token_created(&new.name)}</p>
-                    <code aria-label=lang.ui(Ui::NewApiToken) class="mt-2 block break-all rounded bg-white px-2 py-1 font-mono text-xs text-slate-900 select-all">{new.token}</code>
-                </div>
-            }.into_any(),
-            Err(error) => view! { <div class="mt-4"><ErrorNote error/></div> }.into_any(),
-        })
+    let created = match created {
+        Some(Outcome::TokenCreated(new)) => view! {
+            <div role="status" class="mt-4 rounded-lg border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900">
+                <p>{lang.token_created(&new.name)}</p>
+                <code aria-label=lang.ui(Ui::NewApiToken) class="mt-2 block break-all rounded bg-white px-2 py-1 font-mono text-xs text-slate-900 select-all">{new.token}</code>
+            </div>
+        }.into_any(),
+        Some(Outcome::Failed(error)) => view! { <div class="mt-4"><ErrorNote error/></div> }.into_any(),
+        _ => ().into_any(),
     };
-    let revoked = move || {
-        revoke
-            .value()
-            .get()
-            .and_then(|result| result.err())
-            .map(|error| view! { <div class="mt-4"><ErrorNote error/></div> })
+    let revoked = match revoked {
+        Some(Outcome::Failed(error)) => Some(view! { <div class="mt-4"><ErrorNote error/></div> }),
+        _ => None,
+    };
+    let list = match tokens {
+        Ok(list) if list.is_empty() => view! { <p class="mt-4 text-sm text-slate-500">{lang.ui(Ui::NoApiTokens)}</p> }.into_any(),
+        Ok(list) => view! {
+            <ul class="mt-4 divide-y divide-slate-100" aria-label=lang.ui(Ui::ApiTokens)>
+                {list.into_iter().map(|t| view! {
+                    <li class="flex flex-wrap items-center justify-between gap-2 py-2">
+                        <span>
+                            <span class="font-medium">{t.name.clone()}</span>
+                            <span class="ml-2 text-xs text-slate-500">{lang.created_at(&format::timestamp(t.created_at))}</span>
+                        </span>
+                        <form method="post" action=RevokeApiToken::url()>
+                            <input type="hidden" name="name" value=t.name.clone()/>
+                            <button type="submit" aria-label=lang.revoke_token(&t.name)
+                                class="rounded-md border border-red-300 px-3 py-1 text-sm text-red-800 hover:bg-red-50 focus:outline-none focus:ring-2 focus:ring-red-300">
+                                {lang.ui(Ui::Revoke)}
+                            </button>
+                        </form>
+                    </li>
+                }).collect_view()}
+            </ul>
+        }.into_any(),
+        Err(error) => view! { <div class="mt-4"><ErrorNote error/></div> }.into_any(),
     };
     view! {
         <section class=CARD aria-labelledby="api-tokens">
@@ -198,40 +231,14 @@ fn ApiTokens() -> impl IntoView {
                 {lang.ui(Ui::ApiTokensHelpAfter)}
             </p>
             {revoked}
-            <Transition fallback=move || view! { <p class="mt-4 text-slate-500">{lang.ui(Ui::LoadingTokens)}</p> }>
-                {move || Suspend::new(async move {
-                    match tokens.await {
-                        Ok(list) if list.is_empty() => view! { <p class="mt-4 text-sm text-slate-500">{lang.ui(Ui::NoApiTokens)}</p> }.into_any(),
-                        Ok(list) => view! {
-                            <ul class="mt-4 divide-y divide-slate-100" aria-label=lang.ui(Ui::ApiTokens)>
-                                {list.into_iter().map(|t| view! {
-                                    <li class="flex flex-wrap items-center justify-between gap-2 py-2">
-                                        <span>
-                                            <span class="font-medium">{t.name.clone()}</span>
-                                            <span class="ml-2 text-xs text-slate-500">{lang.created_at(&format::timestamp(t.created_at))}</span>
-                                        </span>
-                                        <ActionForm action=revoke>
-                                            <input type="hidden" name="name" value=t.name.clone()/>
-                                            <button type="submit" aria-label=lang.revoke_token(&t.name)
-                                                class="rounded-md border border-red-300 px-3 py-1 text-sm text-red-800 hover:bg-red-50 focus:outline-none focus:ring-2 focus:ring-red-300">
-                                                {lang.ui(Ui::Revoke)}
-                                            </button>
-                                        </ActionForm>
-                                    </li>
-                                }).collect_view()}
-                            </ul>
-                        }.into_any(),
-                        Err(error) => view! { <div class="mt-4"><ErrorNote error/></div> }.into_any(),
-                    }
-                })}
-            </Transition>
-            <ActionForm action=create attr:class="mt-4 flex flex-wrap items-end gap-3">
+            {list}
+            <form method="post" action=CreateApiToken::url() class="mt-4 flex flex-wrap items-end gap-3">
                 <div>
                     <label for="token-name" class="block text-sm font-medium text-slate-800">{lang.ui(Ui::NewTokenName)}</label>
                     <input id="token-name" name="name" required maxlength="64" placeholder="ansible" class=TEXT_INPUT/>
                 </div>
                 <button type="submit" class=BUTTON>{lang.ui(Ui::CreateToken)}</button>
-            </ActionForm>
+            </form>
             {created}
         </section>
     }

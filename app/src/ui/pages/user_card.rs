@@ -5,8 +5,8 @@
 
 use crate::api::load_user_card;
 use crate::lang::use_lang;
-use crate::live::live_version;
-use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
+use crate::live::LiveRegion;
+use crate::ui::components::{Chip, CopyButton, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -23,8 +23,8 @@ pub fn UserCardPage() -> impl IntoView {
     let lang = use_lang();
     let params = use_params_map();
     let card = Resource::new(
-        move || (params.read().get("id").unwrap_or_default(), live_version()),
-        |(id, _)| load_user_card(id),
+        move || params.read().get("id").unwrap_or_default(),
+        load_user_card,
     );
     view! {
         <Frame>
@@ -62,11 +62,15 @@ fn Card(card: UserCard) -> impl IntoView {
         <div class="mt-6 grid gap-6 lg:grid-cols-3">
             <section class=format!("{SECTION} lg:col-span-2") aria-labelledby="user-servers">
                 <h2 id="user-servers" class=HEADING>{lang.ui(Ui::Servers)}</h2>
-                {card.routes.into_iter().map(|route| view! { <RouteServers route/> }).collect_view()}
+                <LiveRegion key="user-servers">
+                    {card.routes.into_iter().map(|route| view! { <RouteServers route/> }).collect_view()}
+                </LiveRegion>
             </section>
             <Subscription url=card.subscription_url qr=card.qr_svg/>
         </div>
-        <Preview entries=card.preview/>
+        <LiveRegion key="preview">
+            <Preview entries=card.preview/>
+        </LiveRegion>
     }
 }
 
@@ -130,18 +134,6 @@ fn Subscription(url: Option<String>, qr: Option<String>) -> impl IntoView {
         }
         .into_any();
     };
-    let copied = RwSignal::new(false);
-    let link = url.clone();
-    let copy = move |_| {
-        #[cfg(feature = "hydrate")]
-        {
-            let clipboard = window().navigator().clipboard();
-            let _ = clipboard.write_text(&link);
-            copied.set(true);
-        }
-        #[cfg(not(feature = "hydrate"))]
-        let _ = &link;
-    };
     view! {
         <section class=SECTION aria-labelledby="subscription">
             <h2 id="subscription" class=HEADING>{lang.ui(Ui::Subscription)}</h2>
@@ -149,10 +141,7 @@ fn Subscription(url: Option<String>, qr: Option<String>) -> impl IntoView {
             <div class="mt-1 flex gap-2">
                 <input id="subscription-link" readonly value=url.clone()
                     class="min-w-0 flex-1 rounded-md border border-slate-300 bg-slate-50 px-2 py-1 font-mono text-xs"/>
-                <button type="button" on:click=copy
-                    class="rounded-md border border-slate-300 px-3 py-1 text-sm font-medium hover:bg-slate-100 focus:outline-none focus:ring-2 focus:ring-sky-400">
-                    {move || lang.ui(if copied.get() { Ui::Copied } else { Ui::Copy })}
-                </button>
+                <CopyButton text=url.clone() copy=lang.ui(Ui::Copy).to_owned() copied=lang.ui(Ui::Copied).to_owned()/>
             </div>
             {qr.map(|svg| view! {
                 <figure class="mt-4">
