@@ -40,7 +40,7 @@ pub struct RouteServing {
 
 /// A stable 64-bit hash (FNV-1a, then a SplitMix64 finaliser to spread the
 /// bits): the same user and server always rank the same, on every build.
-fn rendezvous_score(user: &UserId, server: &ServerId) -> u64 {
+pub(crate) fn rendezvous_score(user: &UserId, server: &ServerId) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in user
         .as_str()
@@ -83,20 +83,42 @@ pub fn assign(
 
 fn assign_route(mesh: &Mesh, verdicts: &[Verdict], user: &UserId, r: usize) -> RouteServing {
     let route = &mesh.routes()[r];
-    let mut ranked: Vec<usize> = mesh.servers_of_route(r).to_vec();
     // Each score is a hash: computed once per server, not per comparison.
-    ranked.sort_by_cached_key(|&s| (Reverse(rendezvous_score(user, &mesh.server(s).id)), s));
+    let mut ranked: Vec<(Reverse<u64>, usize)> = mesh
+        .servers_of_route(r)
+        .iter()
+        .map(|&s| (Reverse(rendezvous_score(user, &mesh.server(s).id)), s))
+        .collect();
     let slots = route
         .servers_per_user
         .map_or(ranked.len(), |k| k as usize)
         .min(ranked.len());
-    let (assigned, rest) = ranked.split_at(slots);
+    // Only the user's own servers need their order; the rest of a large
+    // route is ranked only when a replacement (or the fallback) is needed.
+    if slots < ranked.len() {
+        ranked.select_nth_unstable(slots);
+    }
+    ranked[..slots].sort_unstable();
+    let assigned: Vec<usize> = ranked[..slots].iter().map(|&(_, s)| s).collect();
+    let mut rest_ranked = false;
+    let mut rank_rest = |ranked: &mut Vec<(Reverse<u64>, usize)>| {
+        if !rest_ranked {
+            ranked[slots..].sort_unstable();
+            rest_ranked = true;
+        }
+    };
 
-    let mut spare: Vec<usize> = rest
-        .iter()
-        .copied()
-        .filter(|&s| verdicts[s].in_rotation)
-        .collect();
+    let needs_spare = assigned.iter().any(|&a| !verdicts[a].in_rotation);
+    let mut spare: Vec<usize> = if needs_spare {
+        rank_rest(&mut ranked);
+        ranked[slots..]
+            .iter()
+            .map(|&(_, s)| s)
+            .filter(|&s| verdicts[s].in_rotation)
+            .collect()
+    } else {
+        Vec::new()
+    };
     // Stable sort: rank order is kept within a class.
     spare.sort_by_key(|&s| replacement_class(verdicts[s].status));
     let mut spare = spare.into_iter();
@@ -110,7 +132,7 @@ fn assign_route(mesh: &Mesh, verdicts: &[Verdict], user: &UserId, r: usize) -> R
     };
     let mut rows = Vec::with_capacity(slots + 2);
     let mut serving = Vec::with_capacity(slots);
-    for &a in assigned {
+    for &a in &assigned {
         if verdicts[a].in_rotation {
             rows.push(row(a, true));
             serving.push(a);
@@ -130,6 +152,8 @@ fn assign_route(mesh: &Mesh, verdicts: &[Verdict], user: &UserId, r: usize) -> R
     // A route is never emptied: apps would delete the servers.
     let mut best_available = false;
     if serving.is_empty() {
+        rank_rest(&mut ranked);
+        let ranked: Vec<usize> = ranked.iter().map(|&(_, s)| s).collect();
         if let Some(best) = best_available_server(verdicts, &ranked) {
             best_available = true;
             serving.push(best);

@@ -286,8 +286,8 @@ pub struct UserCard {
     pub routes: Vec<UserRoute>,
     /// The full subscription URL, when the panel knows the token.
     pub subscription_url: Option<String>,
-    /// Its QR code as SVG markup (made on the server).
-    pub qr_svg: Option<String>,
+    /// Where its QR code image is (an SVG drawn by the server).
+    pub qr_image: Option<String>,
     /// What the subscription serves now, in order.
     pub preview: Vec<PreviewEntry>,
 }

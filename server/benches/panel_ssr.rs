@@ -79,15 +79,37 @@ async fn panel(servers: usize, users: usize, mesh: bool) -> Panel {
     Panel { panel, cookie }
 }
 
+/// CPU time this process (panel and clients) has used so far, from
+/// `/proc/self/stat` (user + system, in clock ticks of 10 ms).
+fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which may hold spaces) start at state.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    // utime and stime are fields 14 and 15 of stat, 12 and 13 after ')'.
+    Duration::from_millis((ticks(11) + ticks(12)) * 10)
+}
+
+/// What one load phase measured.
+struct Run {
+    /// Sorted latencies.
+    times: Vec<Duration>,
+    wall: Duration,
+    /// CPU time of the whole process during the phase.
+    cpu: Duration,
+}
+
 /// `total` GETs of `path(i)` by `clients` concurrent clients, signed in
-/// unless the path is the sign-in page; sorted latencies.
-async fn load(
-    panel: &Panel,
-    clients: usize,
-    total: usize,
-    path: fn(usize) -> String,
-) -> (Vec<Duration>, Duration) {
+/// unless the path is the sign-in page.
+async fn load(panel: &Panel, clients: usize, total: usize, path: fn(usize) -> String) -> Run {
     let next = Arc::new(AtomicUsize::new(0));
+    let cpu = cpu_time();
     let started = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..clients {
@@ -123,19 +145,27 @@ async fn load(
         all.extend(t.await.expect("client"));
     }
     all.sort();
-    (all, started.elapsed())
+    Run {
+        times: all,
+        wall: started.elapsed(),
+        cpu: cpu_time().saturating_sub(cpu),
+    }
 }
 
-fn report(name: &str, times: &[Duration], wall: Duration) {
+/// Latencies vary with this VM's load; CPU per request (panel and its
+/// in-process clients together) is the steadier figure.
+fn report(name: &str, run: &Run) {
+    let times = &run.times;
     let pct = |p: usize| times[(times.len() * p / 100).min(times.len() - 1)].as_secs_f64() * 1000.0;
     println!(
-        "  {name:<28} {:>6} req  {:>7.0} req/s  p50 {:>6.2} ms  p90 {:>6.2} ms  p99 {:>6.2} ms  max {:>7.2} ms",
+        "  {name:<28} {:>6} req  {:>7.0} req/s  p50 {:>6.2} ms  p90 {:>6.2} ms  p99 {:>6.2} ms  max {:>7.2} ms  cpu {:>5.0} µs/req",
         times.len(),
-        times.len() as f64 / wall.as_secs_f64(),
+        times.len() as f64 / run.wall.as_secs_f64(),
         pct(50),
         pct(90),
         pct(99),
-        times.last().map_or(0.0, |t| t.as_secs_f64() * 1000.0)
+        times.last().map_or(0.0, |t| t.as_secs_f64() * 1000.0),
+        run.cpu.as_secs_f64() * 1e6 / times.len() as f64
     );
 }
 
@@ -153,25 +183,25 @@ async fn main() {
         format!("/users/u{}", i * 37 % 10_000)
     })
     .await;
-    let (t, wall) = load(&big, clients, requests, |i| {
+    let run = load(&big, clients, requests, |i| {
         format!("/users/u{}", i * 37 % 10_000)
     })
     .await;
-    report("user card (SSR)", &t, wall);
-    let (t, wall) = load(&big, clients, requests, |i| {
+    report("user card (SSR)", &run);
+    let run = load(&big, clients, requests, |i| {
         format!("/servers/s{}", i * 7 % 1000)
     })
     .await;
-    report("server card (SSR)", &t, wall);
+    report("server card (SSR)", &run);
     // No data and no session to look up: what rendering any page costs.
-    let (t, wall) = load(&big, clients, requests, |_| "/login".to_owned()).await;
-    report("sign-in page (SSR floor)", &t, wall);
+    let run = load(&big, clients, requests, |_| "/login".to_owned()).await;
+    report("sign-in page (SSR floor)", &run);
     big.panel.stop().await;
 
     let mesh = panel(300, 10, true).await;
     println!("panel_ssr: mesh page of 300 servers (90 000 cells), one client");
     load(&mesh, 1, 3, |_| "/mesh".to_owned()).await;
-    let (t, wall) = load(&mesh, 1, 20, |_| "/mesh".to_owned()).await;
-    report("mesh page (SSR)", &t, wall);
+    let run = load(&mesh, 1, 20, |_| "/mesh".to_owned()).await;
+    report("mesh page (SSR)", &run);
     mesh.panel.stop().await;
 }

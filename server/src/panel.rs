@@ -215,7 +215,9 @@ impl PanelBackend for PanelStore {
             .collect();
         let subscription_url = sub_token.as_ref().map(|t| format!("{panel_url}/sub/{t}"));
         Ok(Some(UserCard {
-            qr_svg: subscription_url.as_deref().and_then(crate::qr::svg),
+            qr_image: subscription_url
+                .as_deref()
+                .map(|url| crate::qr::image_path(id, url)),
             subscription_url,
             user: user.clone(),
             routes,

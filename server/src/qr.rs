@@ -1,6 +1,69 @@
-//! Subscription links as QR codes, drawn as inline SVG for the user card.
+//! Subscription links as QR codes: an SVG image of its own
+//! (`GET /users/{id}/qr.svg`, signed-in only) that the user card shows.
+//! Kept out of the page's HTML, a code is drawn when a browser first shows
+//! it and then cached (its address changes with the link), rather than
+//! redrawn on every render and every live refresh of the card.
 
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, X_CONTENT_TYPE_OPTIONS};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use meshwatch::UserId;
+use sha2::{Digest, Sha256};
 use std::fmt::Write;
+
+/// Where the user card finds the QR code of `subscription_url`: the query
+/// names the link, so a changed link is a new image to the browser's cache.
+pub fn image_path(user: &UserId, subscription_url: &str) -> String {
+    let digest = Sha256::digest(subscription_url.as_bytes());
+    format!("/users/{user}/qr.svg?v={}", hex::encode(&digest[..8]))
+}
+
+/// `GET /users/{id}/qr.svg`: the QR code of the user's subscription link
+/// as the browser reaches the panel; 404 for an unknown user or one
+/// without a subscription token.
+pub async fn serve(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let not_found = || {
+        (
+            StatusCode::NOT_FOUND,
+            "no such user or no subscription link",
+        )
+            .into_response()
+    };
+    let Ok(id) = UserId::parse(&id) else {
+        return not_found();
+    };
+    let kept = match state.engine.user(&state.store, &id).await {
+        Ok(Some(kept)) => kept,
+        Ok(None) => return not_found(),
+        Err(error) => {
+            tracing::error!(%error, user = %id, "reading a user for its QR code failed");
+            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        }
+    };
+    let Some(token) = &kept.1 else {
+        return not_found();
+    };
+    let url = format!("{}/sub/{token}", app::auth::panel_url(&headers));
+    let Some(image) = svg(&url) else {
+        return not_found();
+    };
+    (
+        [
+            (CONTENT_TYPE, "image/svg+xml"),
+            (X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            // The address names the link; private: it carries a user's token.
+            (CACHE_CONTROL, "private, max-age=86400"),
+        ],
+        image,
+    )
+        .into_response()
+}
 
 /// Quiet zone around the code, in modules (the standard asks for 4).
 const MARGIN: usize = 4;

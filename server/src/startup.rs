@@ -253,6 +253,7 @@ fn router(state: AppState) -> Router {
         .route("/login", post(login::login))
         .route("/logout", post(login::logout))
         .route("/sub/{token}", get(crate::subscription::serve))
+        .route("/users/{id}/qr.svg", get(crate::qr::serve))
         .route("/metrics", get(crate::telemetry::serve))
         .route("/events", get(crate::live::events))
         .route("/lang", post(crate::language::choose))

@@ -215,3 +215,66 @@ fn a_route_falls_back_only_when_every_server_is_out() {
     w.report_at("de-2", w.now, false, true);
     assert!(super::route_fallback(&w.mesh, &w.evaluation().into_verdicts(), r).is_some());
 }
+
+mod ranking {
+    use super::{rid, uid};
+    use crate::balance::{assign, rendezvous_score};
+    use crate::rules::world::world;
+    use proptest::prelude::*;
+    use std::cmp::Reverse;
+
+    proptest! {
+        /// Whatever the size of the route and whichever servers are down,
+        /// the user's own servers are the route's k best-ranked, and the
+        /// stand-ins are the best-ranked servers still in rotation — what
+        /// ranking the whole route would give.
+        #[test]
+        fn own_servers_and_stand_ins_follow_the_full_ranking(
+            n in 2usize..14,
+            k in 1u32..6,
+            down in proptest::collection::vec(any::<bool>(), 14),
+            user in "[a-z]{1,8}",
+        ) {
+            let names: Vec<String> = (1..=n).map(|i| format!("de-{i}")).collect();
+            let servers: Vec<(&str, &str)> = names.iter().map(|s| (s.as_str(), "DE")).collect();
+            let mut w = world(&servers).servers_per_user("de", k);
+            w.healthy();
+            for (name, &down) in names.iter().zip(&down) {
+                if down {
+                    let now = w.now;
+                    w.report_at(name, now, true, false);
+                }
+            }
+            let eval = w.evaluation();
+            let verdicts = eval.verdicts();
+            let user = uid(&user);
+            let mut ranked: Vec<usize> = (0..n).map(|i| w.index(&names[i])).collect();
+            ranked.sort_by_key(|&s| (Reverse(rendezvous_score(&user, &w.mesh.server(s).id)), s));
+            let slots = (k as usize).min(n);
+            let spares: Vec<usize> = ranked[slots..]
+                .iter()
+                .copied()
+                .filter(|&s| verdicts[s].in_rotation)
+                .collect();
+
+            let route = &assign(&w.mesh, verdicts, &user, &[rid("de")])[0];
+            let own: Vec<usize> = route
+                .rows
+                .iter()
+                .filter(|r| r.replaces.is_none())
+                .map(|r| w.index(r.server_id.as_str()))
+                .collect();
+            let stand_ins: Vec<usize> = route
+                .rows
+                .iter()
+                .filter(|r| r.replaces.is_some())
+                .map(|r| w.index(r.server_id.as_str()))
+                .collect();
+            let best_available = route.best_available;
+            // A fallback row may follow when every server is out.
+            prop_assert_eq!(&own[..slots], &ranked[..slots]);
+            prop_assert!(best_available || own.len() == slots);
+            prop_assert_eq!(&stand_ins[..], &spares[..stand_ins.len()]);
+        }
+    }
+}

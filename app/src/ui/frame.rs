@@ -4,7 +4,7 @@ use crate::api::current_operator;
 use crate::lang::use_lang;
 use crate::live::LiveIndicator;
 use leptos::prelude::*;
-use leptos_router::components::A;
+use leptos_router::hooks::use_location;
 use meshwatch::i18n::{Lang, Ui};
 
 const NAV_LINK: &str = "rounded-md px-3 py-2 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 aria-[current=page]:bg-slate-900 aria-[current=page]:text-white";
@@ -16,6 +16,16 @@ pub fn Frame(
 ) -> impl IntoView {
     let lang = use_lang();
     let operator = Resource::new(|| (), |_| current_operator());
+    // Pages render on the server only: the current section is known once.
+    let path = use_location().pathname.get_untracked();
+    let current = move |href: &str| {
+        let here = if href == "/" {
+            path == "/" || path.starts_with("/servers/")
+        } else {
+            path == href || path.starts_with(&format!("{href}/"))
+        };
+        here.then_some("page")
+    };
     view! {
         <header class="border-b border-slate-200 bg-white">
             <div class="mx-auto flex max-w-6xl flex-wrap items-center gap-4 px-6 py-3">
@@ -24,13 +34,13 @@ pub fn Frame(
                     "meshwatch"
                 </a>
                 <nav aria-label=lang.ui(Ui::MainNav) class="flex flex-wrap gap-1">
-                    <A href="/overview" attr:class=NAV_LINK>{lang.ui(Ui::Overview)}</A>
-                    <A href="/" exact=true attr:class=NAV_LINK>{lang.ui(Ui::Servers)}</A>
-                    <A href="/users" attr:class=NAV_LINK>{lang.ui(Ui::Users)}</A>
-                    <A href="/routes" attr:class=NAV_LINK>{lang.ui(Ui::Routes)}</A>
-                    <A href="/mesh" attr:class=NAV_LINK>{lang.ui(Ui::Mesh)}</A>
-                    <A href="/notifications" attr:class=NAV_LINK>{lang.ui(Ui::Notifications)}</A>
-                    <A href="/settings" attr:class=NAV_LINK>{lang.ui(Ui::Settings)}</A>
+                    <a href="/overview" class=NAV_LINK aria-current=current("/overview")>{lang.ui(Ui::Overview)}</a>
+                    <a href="/" class=NAV_LINK aria-current=current("/")>{lang.ui(Ui::Servers)}</a>
+                    <a href="/users" class=NAV_LINK aria-current=current("/users")>{lang.ui(Ui::Users)}</a>
+                    <a href="/routes" class=NAV_LINK aria-current=current("/routes")>{lang.ui(Ui::Routes)}</a>
+                    <a href="/mesh" class=NAV_LINK aria-current=current("/mesh")>{lang.ui(Ui::Mesh)}</a>
+                    <a href="/notifications" class=NAV_LINK aria-current=current("/notifications")>{lang.ui(Ui::Notifications)}</a>
+                    <a href="/settings" class=NAV_LINK aria-current=current("/settings")>{lang.ui(Ui::Settings)}</a>
                 </nav>
                 <div class="ml-auto flex items-center gap-3 text-sm text-slate-600">
                     <LiveIndicator on=lang.ui(Ui::Live).to_owned() off=lang.ui(Ui::NotLive).to_owned()/>

@@ -60,7 +60,33 @@ async fn the_card_names_the_outage_its_replacement_and_serves_the_link() {
         html.contains(&format!("{}/sub/{sub}", app.address)),
         "the subscription link"
     );
-    assert!(html.contains("<svg"), "the QR code is inline SVG");
+    let qr = html
+        .split("src=\"")
+        .find_map(|rest| {
+            rest.split('"')
+                .next()
+                .filter(|src| src.starts_with("/users/alice/qr.svg?v="))
+        })
+        .expect("the QR code's image")
+        .to_owned();
+    let image = app
+        .client
+        .get(app.url(&qr))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(image.status(), 200);
+    assert_eq!(image.headers()["content-type"], "image/svg+xml");
+    assert!(image
+        .text()
+        .await
+        .expect("svg")
+        .starts_with("<svg viewBox="));
+    let signed_out = app.client.get(app.url(&qr)).send().await.expect("sent");
+    assert!(signed_out.status().is_redirection(), "signed-in only");
+    let (status, _) = app.page(&cookie, "/users/nobody/qr.svg").await;
+    assert_eq!(status, 404);
     assert!(
         html.contains(&format!("127.0.40.{}:443", &other[3..])),
         "the preview serves the replacement"

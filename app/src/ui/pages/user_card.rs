@@ -66,7 +66,7 @@ fn Card(card: UserCard) -> impl IntoView {
                     {card.routes.into_iter().map(|route| view! { <RouteServers route/> }).collect_view()}
                 </LiveRegion>
             </section>
-            <Subscription url=card.subscription_url qr=card.qr_svg/>
+            <Subscription url=card.subscription_url qr=card.qr_image/>
         </div>
         <LiveRegion key="preview">
             <Preview entries=card.preview/>
@@ -143,9 +143,9 @@ fn Subscription(url: Option<String>, qr: Option<String>) -> impl IntoView {
                     class="min-w-0 flex-1 rounded-md border border-slate-300 bg-slate-50 px-2 py-1 font-mono text-xs"/>
                 <CopyButton text=url.clone() copy=lang.ui(Ui::Copy).to_owned() copied=lang.ui(Ui::Copied).to_owned()/>
             </div>
-            {qr.map(|svg| view! {
+            {qr.map(|src| view! {
                 <figure class="mt-4">
-                    <div class="mx-auto w-44 [&>svg]:h-auto [&>svg]:w-full" role="img" aria-label=lang.ui(Ui::SubscriptionQr) inner_html=svg></div>
+                    <img src=src alt=lang.ui(Ui::SubscriptionQr) width="176" height="176" class="mx-auto size-44"/>
                 </figure>
             })}
         </section>
