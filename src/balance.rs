@@ -187,7 +187,6 @@ fn assign_route(mesh: &Mesh, verdicts: &[Verdict], user: &UserId, r: usize) -> R
     }
 }
 
-/// Least severe status first, then the most recent report, then rank.
 /// The server a route falls back to when every one of its servers is out
 /// of rotation (the route is never emptied); `None` while any is in.
 pub fn route_fallback(mesh: &Mesh, verdicts: &[Verdict], r: usize) -> Option<usize> {
@@ -198,6 +197,7 @@ pub fn route_fallback(mesh: &Mesh, verdicts: &[Verdict], r: usize) -> Option<usi
     best_available_server(verdicts, servers)
 }
 
+/// Least severe status first, then the most recent report, then rank.
 fn best_available_server(verdicts: &[Verdict], ranked: &[usize]) -> Option<usize> {
     ranked
         .iter()

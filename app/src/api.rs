@@ -1,13 +1,12 @@
 //! Server functions: thin, authenticated adapters from the pages to the backend.
 
 use crate::error::AppError;
-use crate::flash::Flash;
 #[cfg(feature = "ssr")]
-use crate::flash::{Form, Outcome};
+use crate::flash::{Flash, Form, Outcome};
 use leptos::prelude::*;
 use meshwatch::views::{
-    ApiTokenView, MeshMatrix, NewApiToken, OperatorView, OutboxItem, Overview, RouteOverview,
-    ServerCard, ServerListItem, UserCard,
+    ApiTokenView, MeshMatrix, NewApiToken, OutboxItem, Overview, RouteOverview, ServerCard,
+    ServerListItem, UserCard,
 };
 
 #[cfg(feature = "ssr")]
@@ -40,29 +39,6 @@ fn settle<T>(
         leptos_axum::redirect(page);
     }
     result
-}
-
-/// The outcome of the operator's last form post, once. The live refresh's
-/// background fetch of a page leaves it for the page itself.
-#[server(prefix = "/rpc", endpoint = "flash")]
-pub async fn take_flash() -> Result<Option<Flash>, AppError> {
-    authorize().await?;
-    let Some(parts) = use_context::<http::request::Parts>() else {
-        return Ok(None);
-    };
-    if parts.headers.contains_key(crate::live::REFRESH_HEADER) {
-        return Ok(None);
-    }
-    let session = crate::auth::session_token(&parts.headers);
-    let flashes = use_context::<crate::flash::Flashes>();
-    Ok(session.zip(flashes).and_then(|(s, f)| f.take(s)))
-}
-
-/// Who is signed in (for the header).
-#[server(prefix = "/rpc", endpoint = "operator")]
-pub async fn current_operator() -> Result<OperatorView, AppError> {
-    let (_, operator) = authorize().await?;
-    Ok(operator)
 }
 
 /// Every server of the fleet, with routes, entry points and its verdict.

@@ -45,6 +45,26 @@ pub fn outcome_of(flash: &Option<Flash>, form: Form) -> Option<Outcome> {
         .map(|f| f.outcome.clone())
 }
 
+/// The outcome waiting for the page being rendered, taken (it shows once).
+/// A live refresh's background fetch of the page leaves it for the page
+/// itself. Pages render on the server only: no request of its own.
+pub fn take_for_page() -> Option<Flash> {
+    #[cfg(feature = "ssr")]
+    {
+        use leptos::prelude::use_context;
+        let parts = use_context::<http::request::Parts>()?;
+        if parts.headers.contains_key(crate::live::REFRESH_HEADER) {
+            return None;
+        }
+        let session = crate::auth::session_token(&parts.headers)?;
+        use_context::<Flashes>()?.take(session)
+    }
+    #[cfg(not(feature = "ssr"))]
+    {
+        None
+    }
+}
+
 #[cfg(feature = "ssr")]
 pub use store::Flashes;
 

@@ -1,21 +1,22 @@
 //! Panel page benchmark: server-side rendering of the user card and the
 //! server card for a 1000-server, 10 000-user fleet on a fresh SQLite file,
-//! under 50 concurrent clients on loopback; then the mesh page of a
-//! 300-server fleet whose every pair has evidence. Prints latency
-//! percentiles (the pages are fetched as a browser without JavaScript gets
-//! them, fully rendered).
+//! under 50 concurrent connections on loopback; then the mesh page of a
+//! 300-server fleet whose every pair has evidence. The load comes from
+//! `wrk` (Debian's package), a separate process, which gives the latency
+//! percentiles; the panel's own CPU time per request is read from
+//! `/proc/self/stat`. Pages are fetched as a browser without JavaScript
+//! gets them, fully rendered.
 //!
-//! Run: `cargo bench -p server --bench panel_ssr`
-//! (`MESHWATCH_BENCH_REQUESTS` per page, default 3000; `MESHWATCH_BENCH_CLIENTS`, default 50.)
+//! Run: `cargo bench -p server --bench panel_ssr` (needs `wrk`:
+//! `apt-get install wrk`; `MESHWATCH_BENCH_SECONDS` per page, default 15;
+//! `MESHWATCH_BENCH_CLIENTS`, default 50).
 
 mod support;
 
 use meshwatch_server::secrets;
 use meshwatch_server::store::Store;
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use support::{agent_token, env_or, fleet, BenchPanel};
 
 struct Panel {
@@ -79,8 +80,8 @@ async fn panel(servers: usize, users: usize, mesh: bool) -> Panel {
     Panel { panel, cookie }
 }
 
-/// CPU time this process (panel and clients) has used so far, from
-/// `/proc/self/stat` (user + system, in clock ticks of 10 ms).
+/// CPU time this process (the panel: the load comes from `wrk`) has used
+/// so far, from `/proc/self/stat` (user + system, in ticks of 10 ms).
 fn cpu_time() -> Duration {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     // Fields after the command name (which may hold spaces) start at state.
@@ -96,112 +97,191 @@ fn cpu_time() -> Duration {
     Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }
 
-/// What one load phase measured.
+/// Which pages a load phase asks for: `prefix` + `(n × step) mod modulo`
+/// for the n-th request of a `wrk` thread, or always `prefix` when
+/// `modulo` is 0.
+struct Pages {
+    prefix: &'static str,
+    step: usize,
+    modulo: usize,
+}
+
+const USER_CARDS: Pages = Pages {
+    prefix: "/users/u",
+    step: 37,
+    modulo: 10_000,
+};
+const SERVER_CARDS: Pages = Pages {
+    prefix: "/servers/s",
+    step: 7,
+    modulo: 1000,
+};
+const SIGN_IN: Pages = Pages::only("/login");
+const MESH: Pages = Pages::only("/mesh");
+
+impl Pages {
+    /// The same page for every request.
+    const fn only(path: &'static str) -> Pages {
+        Pages {
+            prefix: path,
+            step: 0,
+            modulo: 0,
+        }
+    }
+}
+
+/// The `wrk` script: each thread walks its own half of the pages, with
+/// the session cookie unless it asks for the sign-in page.
+fn wrk_script(pages: &Pages, cookie: &str) -> String {
+    let Pages {
+        prefix,
+        step,
+        modulo,
+    } = pages;
+    let cookie = if *prefix == "/login" { "" } else { cookie };
+    // n × step mod modulo visits every page once in `modulo` requests
+    // (step and modulo are coprime); two threads start half-way apart,
+    // so together they cover them all in that many requests.
+    let half = modulo / 2;
+    format!(
+        r#"local threads = 0
+function setup(thread)
+  thread:set("offset", threads * {half})
+  threads = threads + 1
+end
+function init(args)
+  n = offset or 0
+  if "{cookie}" ~= "" then wrk.headers["Cookie"] = "{cookie}" end
+end
+function request()
+  n = n + 1
+  local path = "{prefix}"
+  if {modulo} > 0 then path = path .. tostring((n * {step}) % {modulo}) end
+  return wrk.format("GET", path)
+end
+"#
+    )
+}
+
+/// What one `wrk` load phase measured.
 struct Run {
-    /// Sorted latencies.
-    times: Vec<Duration>,
-    wall: Duration,
-    /// CPU time of the whole process during the phase.
-    cpu: Duration,
+    requests: u64,
+    per_second: f64,
+    /// Latency percentiles 50, 90 and 99, in ms.
+    p50: f64,
+    p90: f64,
+    p99: f64,
+    /// Panel CPU time per request.
+    cpu_per_request: Duration,
 }
 
-/// `total` GETs of `path(i)` by `clients` concurrent clients, signed in
-/// unless the path is the sign-in page.
-async fn load(panel: &Panel, clients: usize, total: usize, path: fn(usize) -> String) -> Run {
-    let next = Arc::new(AtomicUsize::new(0));
+/// `wrk`'s duration figures ("812.00us", "12.34ms", "1.02s") in ms.
+fn wrk_ms(figure: &str) -> Option<f64> {
+    let (number, factor) = if let Some(n) = figure.strip_suffix("us") {
+        (n, 0.001)
+    } else if let Some(n) = figure.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = figure.strip_suffix('s') {
+        (n, 1000.0)
+    } else {
+        (figure, 1.0)
+    };
+    number.parse::<f64>().ok().map(|v| v * factor)
+}
+
+/// The figure after `label` on the line of `wrk`'s output that starts with it.
+fn wrk_field<'a>(output: &'a str, label: &str) -> Option<&'a str> {
+    output
+        .lines()
+        .map(str::trim)
+        .find_map(|line| line.strip_prefix(label))
+        .and_then(|rest| rest.split_whitespace().next())
+}
+
+/// `clients` concurrent connections asking for `pages` for `seconds`,
+/// driven by `wrk` (a separate process, so its CPU is not the panel's).
+async fn load(panel: &Panel, clients: usize, seconds: usize, pages: &Pages) -> Run {
+    let script = tempfile::NamedTempFile::new().expect("script file");
+    std::fs::write(script.path(), wrk_script(pages, &panel.cookie)).expect("script written");
+    let threads = clients.clamp(1, 2);
+    let mut wrk = std::process::Command::new("wrk");
+    wrk.args([
+        format!("-t{threads}"),
+        format!("-c{clients}"),
+        format!("-d{seconds}s"),
+        "--latency".to_owned(),
+        "-s".to_owned(),
+        script.path().display().to_string(),
+        panel.panel.base.clone(),
+    ]);
     let cpu = cpu_time();
-    let started = Instant::now();
-    let mut tasks = Vec::new();
-    for _ in 0..clients {
-        let (http, base, cookie, next) = (
-            panel.panel.http.clone(),
-            panel.panel.base.clone(),
-            panel.cookie.clone(),
-            next.clone(),
-        );
-        tasks.push(tokio::spawn(async move {
-            let mut times = Vec::new();
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= total {
-                    return times;
-                }
-                let t = Instant::now();
-                let path = path(i);
-                let mut request = http.get(format!("{base}{path}"));
-                if path != "/login" {
-                    request = request.header("cookie", &cookie);
-                }
-                let response = request.send().await.expect("sent");
-                assert_eq!(response.status(), 200);
-                let body = response.bytes().await.expect("body");
-                assert!(body.len() > 1000);
-                times.push(t.elapsed());
-            }
-        }));
-    }
-    let mut all = Vec::new();
-    for t in tasks {
-        all.extend(t.await.expect("client"));
-    }
-    all.sort();
+    let output = tokio::task::spawn_blocking(move || wrk.output())
+        .await
+        .expect("wrk waited for")
+        .expect("wrk runs (Debian: apt-get install wrk)");
+    let cpu = cpu_time().saturating_sub(cpu);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "wrk failed: {text}");
+    assert!(
+        !text.contains("Non-2xx") && !text.contains("Socket errors"),
+        "every request answered 200: {text}"
+    );
+    let requests: u64 = text
+        .lines()
+        .find(|l| l.contains("requests in"))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("request count");
+    let ms = |label: &str| wrk_field(&text, label).and_then(wrk_ms).expect(label);
     Run {
-        times: all,
-        wall: started.elapsed(),
-        cpu: cpu_time().saturating_sub(cpu),
+        requests,
+        per_second: wrk_field(&text, "Requests/sec:")
+            .and_then(|v| v.parse().ok())
+            .expect("rate"),
+        p50: ms("50%"),
+        p90: ms("90%"),
+        p99: ms("99%"),
+        cpu_per_request: cpu / u32::try_from(requests.max(1)).unwrap_or(u32::MAX),
     }
 }
 
-/// Latencies vary with this VM's load; CPU per request (panel and its
-/// in-process clients together) is the steadier figure.
+/// Latencies vary with this VM's load; the panel's CPU per request is the
+/// steadier figure.
 fn report(name: &str, run: &Run) {
-    let times = &run.times;
-    let pct = |p: usize| times[(times.len() * p / 100).min(times.len() - 1)].as_secs_f64() * 1000.0;
     println!(
-        "  {name:<28} {:>6} req  {:>7.0} req/s  p50 {:>6.2} ms  p90 {:>6.2} ms  p99 {:>6.2} ms  max {:>7.2} ms  cpu {:>5.0} µs/req",
-        times.len(),
-        times.len() as f64 / run.wall.as_secs_f64(),
-        pct(50),
-        pct(90),
-        pct(99),
-        times.last().map_or(0.0, |t| t.as_secs_f64() * 1000.0),
-        run.cpu.as_secs_f64() * 1e6 / times.len() as f64
+        "  {name:<28} {:>7} req  {:>7.0} req/s  p50 {:>6.2} ms  p90 {:>6.2} ms  p99 {:>6.2} ms  panel cpu {:>5.0} µs/req",
+        run.requests,
+        run.per_second,
+        run.p50,
+        run.p90,
+        run.p99,
+        run.cpu_per_request.as_secs_f64() * 1e6,
     );
 }
 
 #[tokio::main]
 async fn main() {
-    let requests = env_or("MESHWATCH_BENCH_REQUESTS", 3000);
+    let seconds = env_or("MESHWATCH_BENCH_SECONDS", 15);
     let clients = env_or("MESHWATCH_BENCH_CLIENTS", 50);
 
     let big = panel(1000, 10_000, false).await;
     println!(
-        "panel_ssr: 1000 servers, 10 000 users, SQLite; {clients} concurrent clients on loopback"
+        "panel_ssr: 1000 servers, 10 000 users, SQLite; wrk, {clients} connections on loopback, {seconds} s per page"
     );
     // Warm up connections and caches.
-    load(&big, clients, clients * 4, |i| {
-        format!("/users/u{}", i * 37 % 10_000)
-    })
-    .await;
-    let run = load(&big, clients, requests, |i| {
-        format!("/users/u{}", i * 37 % 10_000)
-    })
-    .await;
+    load(&big, clients, 3, &USER_CARDS).await;
+    let run = load(&big, clients, seconds, &USER_CARDS).await;
     report("user card (SSR)", &run);
-    let run = load(&big, clients, requests, |i| {
-        format!("/servers/s{}", i * 7 % 1000)
-    })
-    .await;
+    let run = load(&big, clients, seconds, &SERVER_CARDS).await;
     report("server card (SSR)", &run);
     // No data and no session to look up: what rendering any page costs.
-    let run = load(&big, clients, requests, |_| "/login".to_owned()).await;
+    let run = load(&big, clients, seconds, &SIGN_IN).await;
     report("sign-in page (SSR floor)", &run);
     big.panel.stop().await;
 
     let mesh = panel(300, 10, true).await;
-    println!("panel_ssr: mesh page of 300 servers (90 000 cells), one client");
-    load(&mesh, 1, 3, |_| "/mesh".to_owned()).await;
-    let run = load(&mesh, 1, 20, |_| "/mesh".to_owned()).await;
-    report("mesh page (SSR)", &run);
+    println!("panel_ssr: mesh page of 300 servers (90 000 cells), one connection");
+    load(&mesh, 1, 2, &MESH).await;
+    report("mesh page (SSR)", &load(&mesh, 1, seconds, &MESH).await);
     mesh.panel.stop().await;
 }

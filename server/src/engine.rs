@@ -14,6 +14,7 @@ use meshwatch::settings::Settings;
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::Verdict;
 use meshwatch::verdict::VerdictChange;
+use meshwatch::views::ServerSummary;
 use meshwatch::{EntryPointId, ServerId, UserId};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -51,6 +52,7 @@ pub struct Engine {
     state: Mutex<State>,
     endpoints: PerFleet<(), Endpoints>,
     users: PerFleet<UserId, KeptUser>,
+    servers: PerFleet<ServerId, Arc<ServerSummary>>,
     /// Serialises "store durably, then apply in memory" so that memory and
     /// a replay after a crash apply reports in the same order.
     ingest: tokio::sync::Mutex<()>,
@@ -162,6 +164,7 @@ impl Engine {
             ingest: tokio::sync::Mutex::new(()),
             endpoints: PerFleet::default(),
             users: PerFleet::default(),
+            servers: PerFleet::default(),
             changes: broadcast::channel(1024).0,
             metrics,
         })
@@ -186,28 +189,30 @@ impl Engine {
     /// Every entry point's connection details (subscriptions, the user
     /// card's preview, notifications), read once per fleet change.
     pub async fn endpoints(&self, store: &Store) -> Result<Endpoints, StoreError> {
-        let mesh = self.mesh();
-        if let Some(endpoints) = self.endpoints.get(&mesh, &()) {
-            return Ok(endpoints);
-        }
-        let fresh = Arc::new(store.endpoints().await?);
-        self.endpoints.put(mesh, (), fresh.clone());
-        Ok(fresh)
+        let read = async { store.endpoints().await.map(|e| Some(Arc::new(e))) };
+        let kept = self.endpoints.get_or_read(self.mesh(), (), read).await?;
+        Ok(kept.unwrap_or_default())
     }
 
     /// A user with their routes and subscription token, read once per
     /// fleet change; `None` for an unknown user.
     pub async fn user(&self, store: &Store, id: &UserId) -> Result<Option<KeptUser>, StoreError> {
-        let mesh = self.mesh();
-        if let Some(user) = self.users.get(&mesh, id) {
-            return Ok(Some(user));
-        }
-        let Some(user) = store.user(id).await? else {
-            return Ok(None);
-        };
-        let user = Arc::new(user);
-        self.users.put(mesh, id.clone(), user.clone());
-        Ok(Some(user))
+        let read = async { store.user(id).await.map(|u| u.map(Arc::new)) };
+        self.users.get_or_read(self.mesh(), id.clone(), read).await
+    }
+
+    /// A server's fleet data (name, routes, entry points, verifier mark:
+    /// every change to them reloads the fleet), read once per fleet change;
+    /// `None` for an unknown server.
+    pub async fn server(
+        &self,
+        store: &Store,
+        id: &ServerId,
+    ) -> Result<Option<Arc<ServerSummary>>, StoreError> {
+        let read = async { store.server(id).await.map(|s| s.map(Arc::new)) };
+        self.servers
+            .get_or_read(self.mesh(), id.clone(), read)
+            .await
     }
 
     /// The mesh matrix as of the last evaluation, with the mesh it indexes.

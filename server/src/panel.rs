@@ -82,9 +82,25 @@ impl PanelBackend for PanelStore {
     }
 
     async fn server_card(&self, id: &ServerId) -> Result<Option<ServerCard>, BackendError> {
-        let Some(server) = self.store.server(id).await.map_err(backend_error)? else {
+        let now = Utc::now();
+        // Independent reads, each on its own connection: the card waits
+        // for the slowest, not for their sum.
+        let (server, metrics, changes) = tokio::try_join!(
+            self.engine.server(&self.store, id),
+            self.store.latest_metrics(id.as_str()),
+            self.store
+                .status_changes_since(id.as_str(), now - chrono::Duration::days(30)),
+        )
+        .map_err(backend_error)?;
+        let Some(server) = server else {
             return Ok(None);
         };
+        // Only known servers' charts are drawn (and kept).
+        let charts = self
+            .charts
+            .charts(&self.store, id, now)
+            .await
+            .map_err(backend_error)?;
         let Some((mesh, verdict, reaching)) = self.engine.server_card(id) else {
             return Ok(None);
         };
@@ -103,31 +119,15 @@ impl PanelBackend for PanelStore {
             .collect();
         named.sort();
         named.dedup();
-        let metrics = self
-            .store
-            .latest_metrics(id.as_str())
-            .await
-            .map_err(backend_error)?;
-        let now = Utc::now();
-        let changes = self
-            .store
-            .status_changes_since(id.as_str(), now - chrono::Duration::days(30))
-            .await
-            .map_err(backend_error)?;
         let uptime = [1, 7, 30].map(|days| {
             meshwatch::uptime::in_rotation_share(&changes, now - chrono::Duration::days(days), now)
         });
         let history = changes.iter().rev().take(50).copied().collect();
-        let charts = self
-            .charts
-            .charts(&self.store, id, now)
-            .await
-            .map_err(backend_error)?;
         Ok(Some(ServerCard {
             charts,
             history,
             uptime,
-            server,
+            server: (*server).clone(),
             stale_after_s: self.engine.settings().stale_after_s,
             reaching: reaching.iter().filter_map(reference).collect(),
             failing,

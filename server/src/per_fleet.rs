@@ -34,7 +34,7 @@ impl<K: Eq + Hash, V: Clone> PerFleet<K, V> {
     }
 
     /// The value kept for `key` as of `mesh`, if any.
-    pub fn get(&self, mesh: &Arc<Mesh>, key: &K) -> Option<V> {
+    fn get(&self, mesh: &Arc<Mesh>, key: &K) -> Option<V> {
         let kept = self.lock();
         match &kept.0 {
             Some(of) if Arc::ptr_eq(of, mesh) => kept.1.get(key).cloned(),
@@ -42,10 +42,28 @@ impl<K: Eq + Hash, V: Clone> PerFleet<K, V> {
         }
     }
 
-    /// Keeps a value read while `mesh` was current. Callers take the mesh
-    /// before reading the store: a reload in between leaves a stale
-    /// pointer, so what they read is never served for the new fleet.
-    pub fn put(&self, mesh: Arc<Mesh>, key: K, value: V) {
+    /// The value kept for `key` as of the current `mesh`, else what `read`
+    /// finds (kept unless it is `None`). Callers take the mesh before the
+    /// read starts: a reload in between leaves a stale pointer, so what
+    /// they read is never served for the new fleet.
+    pub async fn get_or_read<E>(
+        &self,
+        mesh: Arc<Mesh>,
+        key: K,
+        read: impl std::future::Future<Output = Result<Option<V>, E>>,
+    ) -> Result<Option<V>, E> {
+        if let Some(value) = self.get(&mesh, &key) {
+            return Ok(Some(value));
+        }
+        let value = read.await?;
+        if let Some(value) = &value {
+            self.put(mesh, key, value.clone());
+        }
+        Ok(value)
+    }
+
+    /// Keeps a value read while `mesh` was current.
+    fn put(&self, mesh: Arc<Mesh>, key: K, value: V) {
         let mut kept = self.lock();
         let current = matches!(&kept.0, Some(of) if Arc::ptr_eq(of, &mesh));
         if !current || kept.1.len() >= MAX_ENTRIES {

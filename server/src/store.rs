@@ -71,8 +71,11 @@ impl Store {
                 source,
             })?;
         }
+        // SQLite connections are in-process: a ping before each use (sqlx's
+        // default, meant for network databases) only costs a thread hop.
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
+            .test_before_acquire(false)
             .connect_with(options.clone())
             .await?;
         sqlx::migrate!("../migrations").run(&writer).await?;
@@ -82,6 +85,7 @@ impl Store {
         } else {
             SqlitePoolOptions::new()
                 .max_connections(READ_CONNECTIONS)
+                .test_before_acquire(false)
                 .connect_with(options.read_only(true))
                 .await?
         };

@@ -1,6 +1,5 @@
 //! The signed-in frame: brand, navigation, who is signed in, sign out.
 
-use crate::api::current_operator;
 use crate::lang::use_lang;
 use crate::live::LiveIndicator;
 use leptos::prelude::*;
@@ -15,7 +14,7 @@ pub fn Frame(
     children: Children,
 ) -> impl IntoView {
     let lang = use_lang();
-    let operator = Resource::new(|| (), |_| current_operator());
+    let operator = signed_in_operator();
     // Pages render on the server only: the current section is known once.
     let path = use_location().pathname.get_untracked();
     let current = move |href: &str| {
@@ -44,13 +43,9 @@ pub fn Frame(
                 </nav>
                 <div class="ml-auto flex items-center gap-3 text-sm text-slate-600">
                     <LiveIndicator on=lang.ui(Ui::Live).to_owned() off=lang.ui(Ui::NotLive).to_owned()/>
-                    <Suspense fallback=|| ()>
-                        {move || Suspend::new(async move {
-                            operator.await.ok().map(|o| view! {
-                                <span>{lang.ui(Ui::SignedInAs)} <strong class="font-medium text-slate-900">{o.username}</strong></span>
-                            })
-                        })}
-                    </Suspense>
+                    {operator.map(|o| view! {
+                        <span>{lang.ui(Ui::SignedInAs)} <strong class="font-medium text-slate-900">{o.username}</strong></span>
+                    })}
                     <LanguageSwitch/>
                     <form method="post" action="/logout">
                         <button type="submit" class="rounded-md border border-slate-300 px-3 py-1.5 font-medium text-slate-700 hover:bg-slate-100">
@@ -61,6 +56,22 @@ pub fn Frame(
             </div>
         </header>
         <main class="mx-auto max-w-6xl px-6 py-8">{children()}</main>
+    }
+}
+
+/// The operator the page guard found for the request being rendered. Pages
+/// render on the server only, so the header needs no request of its own.
+fn signed_in_operator() -> Option<meshwatch::views::OperatorView> {
+    #[cfg(feature = "ssr")]
+    {
+        use_context::<http::request::Parts>()?
+            .extensions
+            .get::<crate::auth::SignedIn>()
+            .map(|crate::auth::SignedIn(operator)| operator.clone())
+    }
+    #[cfg(not(feature = "ssr"))]
+    {
+        None
     }
 }
 

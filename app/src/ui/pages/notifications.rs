@@ -2,8 +2,8 @@
 //! with its target and delivery state (including why it was not sent), and
 //! "Send test email" to prove the delivery path.
 
-use crate::api::{load_outbox, take_flash, SendTestNotification};
-use crate::flash::{outcome_of, Form, Outcome};
+use crate::api::{load_outbox, SendTestNotification};
+use crate::flash::{outcome_of, take_for_page, Form, Outcome};
 use crate::lang::use_lang;
 use crate::live::LiveRegion;
 use crate::ui::components::{EmptyState, ErrorNote};
@@ -19,18 +19,15 @@ use meshwatch::views::{DeliveryState, NotificationKind, OutboxItem};
 pub fn NotificationsPage() -> impl IntoView {
     let lang = use_lang();
     let outbox = Resource::new(|| (), |_| load_outbox());
-    let flash = Resource::new(|| (), |_| take_flash());
-    let result = move || {
-        Suspend::new(async move {
-            match outcome_of(&flash.await.ok().flatten(), Form::TestNotification) {
-            Some(Outcome::Queued(n)) => view! {
-                <p role="status" class="mt-3 text-sm text-emerald-800">{lang.test_message_queued(n)}</p>
-            }
-            .into_any(),
-            Some(Outcome::Failed(error)) => view! { <div class="mt-3"><ErrorNote error/></div> }.into_any(),
-            _ => ().into_any(),
+    let result = match outcome_of(&take_for_page(), Form::TestNotification) {
+        Some(Outcome::Queued(n)) => view! {
+            <p role="status" class="mt-3 text-sm text-emerald-800">{lang.test_message_queued(n)}</p>
         }
-        })
+        .into_any(),
+        Some(Outcome::Failed(error)) => {
+            view! { <div class="mt-3"><ErrorNote error/></div> }.into_any()
+        }
+        _ => ().into_any(),
     };
     view! {
         <Title text=lang.ui(Ui::Notifications)/>
@@ -43,7 +40,7 @@ pub fn NotificationsPage() -> impl IntoView {
                     </button>
                 </form>
             </div>
-            <Suspense fallback=|| ()>{result}</Suspense>
+            {result}
             <LiveRegion key="outbox">
                 <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingOutbox)}</p> }>
                     {move || Suspend::new(async move {

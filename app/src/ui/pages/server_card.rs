@@ -3,8 +3,8 @@
 //! pair-failure causes, and the verifier toggle (a plain form post, so it
 //! works without JavaScript).
 
-use crate::api::{load_server_card, take_flash, SetVerifier};
-use crate::flash::{outcome_of, Form, Outcome};
+use crate::api::{load_server_card, SetVerifier};
+use crate::flash::{outcome_of, take_for_page, Form, Outcome};
 use crate::lang::use_lang;
 use crate::live::LiveRegion;
 use crate::ui::chart::Sparkline;
@@ -20,6 +20,7 @@ use meshwatch::i18n::{Text, Ui};
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{ServerCard, ServerRef};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 const SECTION: &str = "rounded-xl border border-slate-200 bg-white p-5 shadow-sm";
 const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-500";
@@ -33,23 +34,16 @@ pub fn ServerCardPage() -> impl IntoView {
         load_server_card,
     );
     // Only a failed toggle has something to say; a done one shows itself.
-    let flash = Resource::new(|| (), |_| take_flash());
-    let refused = move || {
-        Suspend::new(async move {
-            match outcome_of(&flash.await.ok().flatten(), Form::Verifier) {
-                Some(Outcome::Failed(error)) => {
-                    view! { <div class="mt-6"><ErrorNote error/></div> }.into_any()
-                }
-                _ => ().into_any(),
-            }
-        })
+    let refused = match outcome_of(&take_for_page(), Form::Verifier) {
+        Some(Outcome::Failed(error)) => Some(view! { <div class="mt-6"><ErrorNote error/></div> }),
+        _ => None,
     };
     view! {
         <Frame>
             <nav aria-label=lang.ui(Ui::Breadcrumb) class="text-sm text-slate-500">
                 <a href="/" class="hover:underline">{lang.ui(Ui::Servers)}</a>
             </nav>
-            <Suspense fallback=|| ()>{refused}</Suspense>
+            {refused}
             <LiveRegion key="server-card">
                 <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingServer)}</p> }>
                     {move || Suspend::new(async move {
@@ -69,6 +63,8 @@ pub fn ServerCardPage() -> impl IntoView {
 
 #[component]
 fn Card(card: ServerCard) -> impl IntoView {
+    // Each part reads the same card: shared, not copied.
+    let card = Arc::new(card);
     let lang = use_lang();
     let v = &card.verdict;
     let status = v.status;
@@ -126,7 +122,7 @@ fn Card(card: ServerCard) -> impl IntoView {
 }
 
 #[component]
-fn SelfCheck(card: ServerCard, silent: bool) -> impl IntoView {
+fn SelfCheck(card: Arc<ServerCard>, silent: bool) -> impl IntoView {
     let lang = use_lang();
     let v = &card.verdict;
     let last = v.last_report_at.map(|at| lang.age(at, card.now));
@@ -184,7 +180,7 @@ fn rate(bytes_per_s: f64) -> String {
 }
 
 #[component]
-fn Metrics(card: ServerCard) -> impl IntoView {
+fn Metrics(card: Arc<ServerCard>) -> impl IntoView {
     let lang = use_lang();
     let Some(m) = card.metrics.clone() else {
         return view! {
@@ -281,7 +277,7 @@ fn Metrics(card: ServerCard) -> impl IntoView {
 }
 
 #[component]
-fn Notes(card: ServerCard) -> impl IntoView {
+fn Notes(card: Arc<ServerCard>) -> impl IntoView {
     let lang = use_lang();
     let v = &card.verdict;
     let unreliable = v.unreliable_witness.map(|w| view! {
@@ -307,7 +303,7 @@ fn Notes(card: ServerCard) -> impl IntoView {
 
 /// Who reaches it and who does not, by country: the difference of opinions.
 #[component]
-fn MeshView(card: ServerCard) -> impl IntoView {
+fn MeshView(card: Arc<ServerCard>) -> impl IntoView {
     let mut by_country: BTreeMap<String, (Vec<ServerRef>, Vec<ServerRef>)> = BTreeMap::new();
     for s in &card.reaching {
         by_country
@@ -367,7 +363,7 @@ fn MeshView(card: ServerCard) -> impl IntoView {
 }
 
 #[component]
-fn EntryPoints(card: ServerCard) -> impl IntoView {
+fn EntryPoints(card: Arc<ServerCard>) -> impl IntoView {
     let lang = use_lang();
     let items = card
         .server
@@ -428,7 +424,7 @@ fn EntryPoints(card: ServerCard) -> impl IntoView {
 /// Marks or unmarks the verifier with a form post; the browser comes back
 /// to the card, which shows the new state.
 #[component]
-fn VerifierToggle(card: ServerCard) -> impl IntoView {
+fn VerifierToggle(card: Arc<ServerCard>) -> impl IntoView {
     let lang = use_lang();
     let enabled = card.server.verifier;
     let label = lang.text(if enabled {
@@ -455,7 +451,7 @@ fn VerifierToggle(card: ServerCard) -> impl IntoView {
 
 /// Uptime over three windows and the latest status changes.
 #[component]
-fn History(card: ServerCard) -> impl IntoView {
+fn History(card: Arc<ServerCard>) -> impl IntoView {
     let lang = use_lang();
     let uptime = [Ui::Window24h, Ui::Window7d, Ui::Window30d]
         .into_iter()

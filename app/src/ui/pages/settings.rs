@@ -3,11 +3,10 @@
 //! password; the API tokens scripts use.
 
 use crate::api::{
-    load_api_tokens, load_settings, take_flash, ChangePassword, CreateApiToken, RevokeApiToken,
-    SaveSettings,
+    load_api_tokens, load_settings, ChangePassword, CreateApiToken, RevokeApiToken, SaveSettings,
 };
 use crate::error::AppError;
-use crate::flash::{outcome_of, Form, Outcome};
+use crate::flash::{outcome_of, take_for_page, Form, Outcome};
 use crate::lang::use_lang;
 use crate::ui::components::ErrorNote;
 use crate::ui::format;
@@ -30,14 +29,15 @@ pub fn SettingsPage() -> impl IntoView {
     let lang = use_lang();
     let settings = Resource::new(|| (), |_| load_settings());
     let tokens = Resource::new(|| (), |_| load_api_tokens());
-    let flash = Resource::new(|| (), |_| take_flash());
+    let flash = take_for_page();
     view! {
         <Title text=lang.ui(Ui::Settings)/>
         <Frame>
             <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Settings)}</h1>
             <Suspense fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingSettings)}</p> }>
-                {move || Suspend::new(async move {
-                    let flash = flash.await.ok().flatten();
+                {move || {
+                    let flash = flash.clone();
+                    Suspend::new(async move {
                     let parameters = match settings.await {
                         Ok(s) => view! { <Parameters s outcome=outcome_of(&flash, Form::Parameters)/> }.into_any(),
                         Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
@@ -48,7 +48,7 @@ pub fn SettingsPage() -> impl IntoView {
                         <Account outcome=outcome_of(&flash, Form::Password)/>
                         <ApiTokens tokens created=outcome_of(&flash, Form::CreateToken) revoked=outcome_of(&flash, Form::RevokeToken)/>
                     }
-                })}
+                })}}
             </Suspense>
         </Frame>
     }
