@@ -44,6 +44,9 @@ impl ChartMetric {
 pub struct ChartSeries {
     pub metric: ChartMetric,
     pub values: Vec<Option<f32>>,
+    /// The values drawn as an SVG image (see [`ChartSeries::new`]): drawn
+    /// once when the series is built, not on every view of a card.
+    pub svg: String,
 }
 
 /// Every chart of one server over one window.
@@ -70,59 +73,89 @@ impl MetricCharts {
 }
 
 impl ChartSeries {
+    /// The series with its drawing: a line in `currentColor` stretched to
+    /// the size of whatever holds it, with no words (the page puts them
+    /// around it, in the reader's language).
+    pub fn new(metric: ChartMetric, values: Vec<Option<f32>>) -> Self {
+        let path = draw(&values, ceiling(metric, peak(&values)));
+        // The path's own units: one per bucket across, PATH_HEIGHT up.
+        let svg = format!(
+            r#"<svg viewBox="0 0 {} {PATH_HEIGHT}" preserveAspectRatio="none" aria-hidden="true"><path d="{path}" fill="none" stroke="currentColor" stroke-width="1.5" stroke-linejoin="round" vector-effect="non-scaling-stroke"/></svg>"#,
+            values.len().max(1)
+        );
+        ChartSeries {
+            metric,
+            values,
+            svg,
+        }
+    }
+
     pub fn peak(&self) -> Option<f32> {
-        self.values.iter().flatten().copied().reduce(f32::max)
+        peak(&self.values)
     }
 
-    /// The top of the chart: the fixed ceiling, else the peak (at least 1,
-    /// so an all-zero series draws along the bottom).
+    /// The top of the chart: see [`ceiling`].
     pub fn ceiling(&self) -> f32 {
-        self.metric
-            .fixed_ceiling()
-            .unwrap_or_else(|| self.peak().unwrap_or(0.0).max(1.0))
-    }
-
-    /// SVG path data in a `width` × `height` box: one line per run of
-    /// buckets with data, so a gap in reporting shows as a gap (a lone
-    /// bucket is a short flat stroke, not an invisible point).
-    pub fn path(&self, width: f32, height: f32) -> String {
-        let n = self.values.len();
-        if n == 0 {
-            return String::new();
-        }
-        let step = width / n as f32;
-        let ceiling = self.ceiling();
-        let y = |v: f32| height - (v.clamp(0.0, ceiling) / ceiling) * height;
-        let mut d = String::new();
-        let mut drawing = false;
-        for (i, value) in self.values.iter().enumerate() {
-            match value {
-                Some(v) => {
-                    let (x0, x1) = (i as f32 * step, (i + 1) as f32 * step);
-                    let command = if drawing { 'L' } else { 'M' };
-                    d.push_str(&format!(
-                        "{command}{x0:.1} {:.1}L{x1:.1} {:.1}",
-                        y(*v),
-                        y(*v)
-                    ));
-                    drawing = true;
-                }
-                None => drawing = false,
-            }
-        }
-        d
+        ceiling(self.metric, self.peak())
     }
 }
+
+fn peak(values: &[Option<f32>]) -> Option<f32> {
+    values.iter().flatten().copied().reduce(f32::max)
+}
+
+/// The fixed ceiling, else the peak (at least 1, so an all-zero series
+/// draws along the bottom).
+fn ceiling(metric: ChartMetric, peak: Option<f32>) -> f32 {
+    metric
+        .fixed_ceiling()
+        .unwrap_or_else(|| peak.unwrap_or(0.0).max(1.0))
+}
+
+/// SVG path data for `values` under `ceiling`: each bucket is a flat
+/// step, one line per run of buckets with data, so a gap in reporting
+/// shows as a gap (a lone bucket is a short stroke, not an invisible
+/// point). Whole numbers and `H`/`V` steps keep it short.
+fn draw(values: &[Option<f32>], ceiling: f32) -> String {
+    use std::fmt::Write;
+    let full = PATH_HEIGHT as f32;
+    let y = |v: f32| (full - v.clamp(0.0, ceiling) / ceiling * full).round() as u32;
+    let mut d = String::with_capacity(values.len() * 8);
+    let mut drawing = false;
+    for (i, value) in values.iter().enumerate() {
+        let Some(v) = value else {
+            drawing = false;
+            continue;
+        };
+        let (y, next) = (y(*v), i + 1);
+        // Writing to a String cannot fail.
+        let _ = if drawing {
+            write!(d, "V{y}H{next}")
+        } else {
+            write!(d, "M{i} {y}H{next}")
+        };
+        drawing = true;
+    }
+    d
+}
+
+/// The height of a chart's drawing box: y runs in hundredths of the
+/// chart's ceiling (finer than the pixels of a small chart).
+const PATH_HEIGHT: u32 = 100;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn series(metric: ChartMetric, values: &[Option<f32>]) -> ChartSeries {
-        ChartSeries {
-            metric,
-            values: values.to_vec(),
-        }
+        ChartSeries::new(metric, values.to_vec())
+    }
+
+    /// The path data inside a series' drawing.
+    fn path(series: &ChartSeries) -> &str {
+        let start = series.svg.find(r#"<path d=""#).expect("a path") + 9;
+        let len = series.svg[start..].find('"').expect("closed");
+        &series.svg[start..start + len]
     }
 
     #[test]
@@ -141,20 +174,19 @@ mod tests {
             ChartMetric::CpuPct,
             &[Some(100.0), Some(50.0), None, Some(0.0)],
         );
-        assert_eq!(
-            s.path(40.0, 10.0),
-            "M0.0 0.0L10.0 0.0L10.0 5.0L20.0 5.0M30.0 10.0L40.0 10.0"
+        assert_eq!(path(&s), "M0 0H1V50H2M3 100H4");
+        assert!(
+            s.svg.starts_with(r#"<svg viewBox="0 0 4 100" "#),
+            "{}",
+            s.svg
         );
-        assert_eq!(
-            series(ChartMetric::CpuPct, &[None, None]).path(40.0, 10.0),
-            ""
-        );
+        assert_eq!(path(&series(ChartMetric::CpuPct, &[None, None])), "");
         // Out-of-range samples stay inside the box.
         let wild = series(ChartMetric::MemoryPct, &[Some(250.0), Some(-3.0)]);
-        assert_eq!(
-            wild.path(20.0, 10.0),
-            "M0.0 0.0L10.0 0.0L10.0 10.0L20.0 10.0"
-        );
+        assert_eq!(path(&wild), "M0 0H1V100H2");
+        // A scale that is not a percentage rounds to whole hundredths.
+        let net = series(ChartMetric::NetInBps, &[Some(3.0), Some(1.0)]);
+        assert_eq!(path(&net), "M0 0H1V67H2");
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! `wrk` (Debian's package), a separate process, which gives the latency
 //! percentiles; the panel's own CPU time per request is read from
 //! `/proc/self/stat`. Pages are fetched as a browser without JavaScript
-//! gets them, fully rendered.
+//! gets them, fully rendered. The card fleet has a day of metrics behind
+//! every server and keeps reporting (each server once a minute) meanwhile.
 //!
 //! Run: `cargo bench -p server --bench panel_ssr` (needs `wrk`:
 //! `apt-get install wrk`; `MESHWATCH_BENCH_SECONDS` per page, default 15;
@@ -24,46 +25,67 @@ struct Panel {
     cookie: String,
 }
 
+/// One report of server `i` in a fleet of `servers`: its self-check and
+/// metrics, and a probe result for every other server when `mesh`.
+fn agent_report(i: usize, servers: usize, mesh: bool) -> Value {
+    let probes: Vec<Value> = if mesh {
+        (0..servers)
+            .filter(|&t| t != i)
+            .map(|t| {
+                let ok = !(i * 31 + t * 17).is_multiple_of(40);
+                json!({"entry_point_id": format!("s{t}-ep"), "at": "2026-12-02T10:00:00Z", "ok": ok,
+                       "error": if ok { Value::Null } else { json!("timeout") }})
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    json!({"report_id": uuid::Uuid::new_v4().to_string(), "agent_version": "bench",
+        "sent_at": "2026-12-02T10:00:00Z",
+        "self_check": {"listener_ok": !i.is_multiple_of(97), "service_ok": true},
+        "metrics": {"cpu_pct": 12.5, "mem_used_bytes": 1u64 << 30, "mem_total_bytes": 4u64 << 30,
+                    "connections": 100 + i},
+        "probes": probes})
+}
+
+async fn send_report(http: &reqwest::Client, base: &str, i: usize, report: &Value) {
+    let r = http
+        .post(format!("{base}/api/agent/v1/report"))
+        .bearer_auth(agent_token(i))
+        .json(report)
+        .send()
+        .await
+        .expect("report sent");
+    assert_eq!(r.status(), 202);
+}
+
 /// A real panel with `servers` servers and `users` users; every server has
-/// reported once, with a probe result for every other server when `mesh`.
+/// reported once, with a probe result for every other server when `mesh`,
+/// and, unless `mesh`, has a day of metrics behind it (full charts).
 async fn panel(servers: usize, users: usize, mesh: bool) -> Panel {
     let panel = BenchPanel::start(&fleet(servers, users)).await;
-    let (http, base) = (&panel.http, &panel.base);
     for i in 0..servers {
-        let probes: Vec<Value> = if mesh {
-            (0..servers)
-                .filter(|&t| t != i)
-                .map(|t| {
-                    let ok = !(i * 31 + t * 17).is_multiple_of(40);
-                    json!({"entry_point_id": format!("s{t}-ep"), "at": "2026-12-02T10:00:00Z", "ok": ok,
-                           "error": if ok { Value::Null } else { json!("timeout") }})
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let report = json!({"report_id": uuid::Uuid::new_v4().to_string(), "agent_version": "bench",
-            "sent_at": "2026-12-02T10:00:00Z",
-            "self_check": {"listener_ok": i % 97 != 0, "service_ok": true},
-            "metrics": {"cpu_pct": 12.5, "mem_used_bytes": 1u64 << 30, "mem_total_bytes": 4u64 << 30},
-            "probes": probes});
-        let r = http
-            .post(format!("{base}/api/agent/v1/report"))
-            .bearer_auth(agent_token(i))
-            .json(&report)
-            .send()
-            .await
-            .expect("report sent");
-        assert_eq!(r.status(), 202);
+        send_report(&panel.http, &panel.base, i, &agent_report(i, servers, mesh)).await;
     }
     let store = Store::open(&panel.database_url).await.expect("store");
+    if !mesh {
+        let now_ms = chrono::Utc::now().timestamp_millis();
+        for i in 0..servers {
+            let day = meshwatch_server::demo::past_day(i, now_ms);
+            store
+                .backfill_metrics(&format!("s{i}"), &day)
+                .await
+                .expect("a day of metrics");
+        }
+    }
     let hash = secrets::hash_password("bench password 123").expect("hash");
     store
         .upsert_operator("bench", &hash)
         .await
         .expect("operator");
-    let login = http
-        .post(format!("{base}/login"))
+    let login = panel
+        .http
+        .post(format!("{}/login", panel.base))
         .form(&[("username", "bench"), ("password", "bench password 123")])
         .send()
         .await
@@ -78,6 +100,20 @@ async fn panel(servers: usize, users: usize, mesh: bool) -> Panel {
         .expect("session cookie")
         .to_owned();
     Panel { panel, cookie }
+}
+
+/// The fleet keeps reporting while pages load, as a live one does: every
+/// server once a minute, spread evenly (each report moves that server's
+/// card data on).
+fn keep_reporting(panel: &Panel, servers: usize) -> tokio::task::JoinHandle<()> {
+    let (http, base) = (panel.panel.http.clone(), panel.panel.base.clone());
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(60) / servers as u32);
+        for i in (0..servers).cycle() {
+            every.tick().await;
+            send_report(&http, &base, i, &agent_report(i, servers, false)).await;
+        }
+    })
 }
 
 /// CPU time this process (the panel: the load comes from `wrk`) has used
@@ -245,6 +281,20 @@ async fn load(panel: &Panel, clients: usize, seconds: usize, pages: &Pages) -> R
     }
 }
 
+/// The size of one page as served (HTML, uncompressed).
+async fn page_bytes(panel: &Panel, path: &str) -> usize {
+    let page = panel
+        .panel
+        .http
+        .get(format!("{}{path}", panel.panel.base))
+        .header("cookie", &panel.cookie)
+        .send()
+        .await
+        .expect("page fetched");
+    assert_eq!(page.status(), 200, "{path}");
+    page.bytes().await.expect("page read").len()
+}
+
 /// Latencies vary with this VM's load; the panel's CPU per request is the
 /// steadier figure.
 fn report(name: &str, run: &Run) {
@@ -268,12 +318,21 @@ async fn main() {
     println!(
         "panel_ssr: 1000 servers, 10 000 users, SQLite; wrk, {clients} connections on loopback, {seconds} s per page"
     );
-    // Warm up connections and caches.
+    println!(
+        "  page sizes: user card {} B, server card {} B",
+        page_bytes(&big, "/users/u1").await,
+        page_bytes(&big, "/servers/s1").await
+    );
+    let reporting = keep_reporting(&big, 1000);
+    // Each set of pages is walked once before it is measured: connections
+    // and per-page caches warm up as they would on a panel in use.
     load(&big, clients, 3, &USER_CARDS).await;
     let run = load(&big, clients, seconds, &USER_CARDS).await;
     report("user card (SSR)", &run);
+    load(&big, clients, 3, &SERVER_CARDS).await;
     let run = load(&big, clients, seconds, &SERVER_CARDS).await;
     report("server card (SSR)", &run);
+    reporting.abort();
     // No data and no session to look up: what rendering any page costs.
     let run = load(&big, clients, seconds, &SIGN_IN).await;
     report("sign-in page (SSR floor)", &run);

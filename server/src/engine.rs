@@ -17,7 +17,7 @@ use meshwatch::verdict::VerdictChange;
 use meshwatch::views::ServerSummary;
 use meshwatch::{EntryPointId, ServerId, UserId};
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use tokio::sync::broadcast;
 
 struct State {
@@ -31,6 +31,19 @@ struct State {
     applied_seq: i64,
     /// The conditions last recorded in the status history, per server.
     published: HashMap<ServerId, Vec<ServerStatus>>,
+    /// Per server, the mark of its last stored report or status change
+    /// (see [`Engine::written`]).
+    written: HashMap<ServerId, u64>,
+    /// The last mark handed out; marks only grow.
+    written_seq: u64,
+}
+
+impl State {
+    fn mark_written(&mut self, server: &ServerId) {
+        self.written_seq += 1;
+        let mark = self.written_seq;
+        self.written.insert(server.clone(), mark);
+    }
 }
 
 fn verdict_in(state: &State, id: &ServerId) -> Option<(Arc<Mesh>, usize, Verdict)> {
@@ -49,7 +62,9 @@ type Endpoints = Arc<HashMap<String, crate::store::Endpoint>>;
 pub type KeptUser = Arc<(meshwatch::views::UserSummary, Option<String>)>;
 
 pub struct Engine {
-    state: Mutex<State>,
+    /// Pages read it while an evaluation runs (a shared lock); reports,
+    /// evaluations and fleet changes swap their results in.
+    state: RwLock<State>,
     endpoints: PerFleet<(), Endpoints>,
     users: PerFleet<UserId, KeptUser>,
     servers: PerFleet<ServerId, Arc<ServerSummary>>,
@@ -152,7 +167,7 @@ impl Engine {
             .filter_map(|(id, conditions)| Some((ServerId::parse(&id).ok()?, conditions)))
             .collect();
         Ok(Self {
-            state: Mutex::new(State {
+            state: RwLock::new(State {
                 mesh: Arc::new(mesh),
                 evidence,
                 evaluation,
@@ -160,6 +175,8 @@ impl Engine {
                 dirty,
                 applied_seq,
                 published,
+                written: HashMap::new(),
+                written_seq: 0,
             }),
             ingest: tokio::sync::Mutex::new(()),
             endpoints: PerFleet::default(),
@@ -170,20 +187,26 @@ impl Engine {
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // A panic while holding the lock leaves consistent data (every
-        // mutation is a whole assignment), so a poisoned lock is usable.
+    // A panic while holding the lock leaves consistent data (every
+    // mutation is a whole assignment), so a poisoned lock is usable.
+    fn read(&self) -> RwLockReadGuard<'_, State> {
         self.state
-            .lock()
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, State> {
+        self.state
+            .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub fn settings(&self) -> Settings {
-        self.lock().settings
+        self.read().settings
     }
 
     pub fn mesh(&self) -> Arc<Mesh> {
-        self.lock().mesh.clone()
+        self.read().mesh.clone()
     }
 
     /// Every entry point's connection details (subscriptions, the user
@@ -217,7 +240,7 @@ impl Engine {
 
     /// The mesh matrix as of the last evaluation, with the mesh it indexes.
     pub fn matrix(&self) -> (Arc<Mesh>, Vec<meshwatch::verdict::MeshCell>, u32) {
-        let state = self.lock();
+        let state = self.read();
         let cells = state.evaluation.matrix(&state.mesh, &state.evidence);
         (state.mesh.clone(), cells, state.settings.failure_streak)
     }
@@ -225,20 +248,27 @@ impl Engine {
     /// Works on the current verdicts in place (no copy of the fleet's
     /// verdicts for a page that needs a few of them).
     pub fn with_verdicts<R>(&self, f: impl FnOnce(&Mesh, &[Verdict]) -> R) -> R {
-        let state = self.lock();
+        let state = self.read();
         f(&state.mesh, state.evaluation.verdicts())
     }
 
     /// The current verdict of one server, with the mesh that indexes it.
     pub fn verdict(&self, id: &ServerId) -> Option<(Arc<Mesh>, usize, Verdict)> {
-        verdict_in(&self.lock(), id)
+        verdict_in(&self.read(), id)
+    }
+
+    /// A mark that moves whenever the server's latest report or status
+    /// history grows in the store. It moves after the write, so whatever is
+    /// read from the store after taking it is at least that new.
+    pub fn written(&self, id: &ServerId) -> u64 {
+        self.read().written.get(id).copied().unwrap_or(0)
     }
 
     /// One server's verdict and the fresh reliable witnesses that still
     /// reach it (computed for its card only).
     pub fn server_card(&self, id: &ServerId) -> Option<(Arc<Mesh>, Verdict, Vec<ServerId>)> {
         // One lock: the index must belong to the evaluation it reads.
-        let state = self.lock();
+        let state = self.read();
         let (mesh, i, verdict) = verdict_in(&state, id)?;
         let reaching = state.evaluation.seeing_witnesses(&mesh, i);
         Some((mesh, verdict, reaching))
@@ -246,18 +276,21 @@ impl Engine {
 
     /// Re-evaluates everything at the current time and returns the
     /// verdicts whose conditions differ from the last recorded ones.
-    pub fn tick(&self) -> Vec<VerdictChange> {
-        let mut state = self.lock();
-        let State {
-            mesh,
-            evidence,
-            settings,
-            ..
-        } = &*state;
-        let timer = self.metrics.evaluation_seconds.start_timer();
-        let evaluation = evaluate(mesh, evidence, settings, now_ms());
-        timer.observe_duration();
+    pub async fn tick(&self) -> Vec<VerdictChange> {
+        // A report applied between the evaluation and its swap-in would be
+        // lost with the old evaluation: reports wait (they are ordered by
+        // this lock anyway). Pages do not: the evaluation itself, the long
+        // part, holds the state only for reading.
+        let _order = self.ingest.lock().await;
+        let evaluation = {
+            let state = self.read();
+            let timer = self.metrics.evaluation_seconds.start_timer();
+            let evaluation = evaluate(&state.mesh, &state.evidence, &state.settings, now_ms());
+            timer.observe_duration();
+            evaluation
+        };
         self.metrics.observe_verdicts(evaluation.verdicts());
+        let mut state = self.write();
         state.evaluation = evaluation;
         let at = chrono::Utc::now();
         state
@@ -280,11 +313,12 @@ impl Engine {
     /// The changes are in the status history: remember them and push them
     /// to live pages.
     pub fn mark_published(&self, changes: &[VerdictChange]) {
-        let mut state = self.lock();
+        let mut state = self.write();
         for c in changes {
             state
                 .published
                 .insert(c.server.clone(), c.conditions.clone());
+            state.mark_written(&c.server);
         }
         drop(state);
         for c in changes {
@@ -308,7 +342,7 @@ impl Engine {
     ) -> Result<ReportAck, StoreError> {
         let _order = self.ingest.lock().await;
         let (w, resolved, ack) = {
-            let state = self.lock();
+            let state = self.read();
             let w = meshwatch::ServerId::parse(witness)
                 .ok()
                 .and_then(|id| state.mesh.server_index(&id));
@@ -331,8 +365,11 @@ impl Engine {
         self.metrics
             .probe_results_skipped
             .inc_by(u64::from(ack.skipped_probes));
-        let mut state = self.lock();
+        let mut state = self.write();
         state.applied_seq = seq;
+        if let Ok(id) = ServerId::parse(witness) {
+            state.mark_written(&id);
+        }
         if let Some(w) = w {
             let State {
                 mesh,
@@ -359,7 +396,7 @@ impl Engine {
     pub async fn checkpoint(&self, store: &Store) -> Result<usize, StoreError> {
         let _order = self.ingest.lock().await;
         let (rows, applied_seq) = {
-            let mut state = self.lock();
+            let mut state = self.write();
             let dirty: Vec<(usize, usize)> = state.dirty.drain().collect();
             let rows: Vec<PairRow> = dirty
                 .into_iter()
@@ -383,7 +420,7 @@ impl Engine {
         let _order = self.ingest.lock().await;
         let (servers, routes) = store.mesh_spec().await?;
         let mesh = Mesh::new(servers, routes);
-        let mut state = self.lock();
+        let mut state = self.write();
         let evidence = mesh.carry_over(&state.mesh, &state.evidence);
         let dirty = state
             .dirty
@@ -403,16 +440,13 @@ impl Engine {
 
     /// Stores validated settings, then evaluates with them from now on.
     pub async fn apply_settings(&self, store: &Store, next: Settings) -> Result<(), StoreError> {
+        // Like a tick's: an evaluation under the old settings must not be
+        // swapped in after this one.
+        let _order = self.ingest.lock().await;
         store.save_settings(&next).await?;
-        self.set_settings(next);
+        let mut state = self.write();
+        state.settings = next;
+        state.evaluation = evaluate(&state.mesh, &state.evidence, &next, now_ms());
         Ok(())
-    }
-
-    pub fn set_settings(&self, settings: Settings) {
-        let mut state = self.lock();
-        state.settings = settings;
-        let State { mesh, evidence, .. } = &*state;
-        let evaluation = evaluate(mesh, evidence, &settings, now_ms());
-        state.evaluation = evaluation;
     }
 }

@@ -4,7 +4,7 @@
 #![recursion_limit = "256"]
 
 pub mod api;
-pub mod chart_cache;
+pub mod card_cache;
 pub mod config;
 pub mod delivery;
 pub mod demo;

@@ -1,6 +1,7 @@
 //! The panel's backend: what the Leptos server functions call, served from
 //! the store.
 
+use crate::card_cache::{CardCache, HISTORY_DAYS};
 use crate::engine::Engine;
 use crate::secrets::{self, TokenHash};
 use crate::store::{Store, StoreError};
@@ -22,7 +23,7 @@ pub struct PanelStore {
     pub store: Store,
     pub engine: Arc<Engine>,
     pub sessions: Arc<crate::sessions::SessionCache>,
-    pub charts: crate::chart_cache::ChartCache,
+    pub card_cache: CardCache,
     /// Where notifications go (email addresses, webhook URLs; `""` = none).
     pub targets: Arc<Vec<String>>,
 }
@@ -83,22 +84,20 @@ impl PanelBackend for PanelStore {
 
     async fn server_card(&self, id: &ServerId) -> Result<Option<ServerCard>, BackendError> {
         let now = Utc::now();
-        // Independent reads, each on its own connection: the card waits
-        // for the slowest, not for their sum.
-        let (server, metrics, changes) = tokio::try_join!(
-            self.engine.server(&self.store, id),
-            self.store.latest_metrics(id.as_str()),
-            self.store
-                .status_changes_since(id.as_str(), now - chrono::Duration::days(30)),
-        )
-        .map_err(backend_error)?;
-        let Some(server) = server else {
+        // Taken before anything is read: see `CardCache::read`.
+        let written = self.engine.written(id);
+        let Some(server) = self
+            .engine
+            .server(&self.store, id)
+            .await
+            .map_err(backend_error)?
+        else {
             return Ok(None);
         };
-        // Only known servers' charts are drawn (and kept).
-        let charts = self
-            .charts
-            .charts(&self.store, id, now)
+        // Only known servers' data is read (and kept).
+        let (recent, charts) = self
+            .card_cache
+            .read(&self.store, id, written, now)
             .await
             .map_err(backend_error)?;
         let Some((mesh, verdict, reaching)) = self.engine.server_card(id) else {
@@ -119,12 +118,13 @@ impl PanelBackend for PanelStore {
             .collect();
         named.sort();
         named.dedup();
-        let uptime = [1, 7, 30].map(|days| {
-            meshwatch::uptime::in_rotation_share(&changes, now - chrono::Duration::days(days), now)
+        let changes = &recent.changes;
+        let uptime = [1, 7, HISTORY_DAYS].map(|days| {
+            meshwatch::uptime::in_rotation_share(changes, now - chrono::Duration::days(days), now)
         });
         let history = changes.iter().rev().take(50).copied().collect();
         Ok(Some(ServerCard {
-            charts,
+            charts: (*charts).clone(),
             history,
             uptime,
             server: (*server).clone(),
@@ -133,7 +133,7 @@ impl PanelBackend for PanelStore {
             failing,
             named: named.iter().filter_map(reference).collect(),
             verdict,
-            metrics,
+            metrics: recent.metrics.clone(),
             now,
         }))
     }

@@ -170,8 +170,6 @@ const RETENTION: chrono::Duration = chrono::Duration::days(7);
 /// How often pair state is checkpointed to the store.
 const CHECKPOINT_EVERY: Duration = Duration::from_secs(30);
 
-/// The evaluator tick (once a second, so staleness takes effect without
-/// reports) and the periodic checkpoint of changed pairs.
 /// Where each notification goes: the email address and/or the webhook. With
 /// neither, one undeliverable row is still queued so the panel can show it.
 fn notification_targets(config: &Config) -> Vec<String> {
@@ -184,13 +182,15 @@ fn notification_targets(config: &Config) -> Vec<String> {
     }
 }
 
+/// The evaluator tick (once a second, so staleness takes effect without
+/// reports) and the periodic checkpoint of changed pairs.
 async fn run_engine(engine: Arc<Engine>, store: Store, targets: Vec<String>) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_checkpoint = tokio::time::Instant::now();
     loop {
         tick.tick().await;
-        let changes = engine.tick();
+        let changes = engine.tick().await;
         if !changes.is_empty() {
             match record_changes(&engine, &store, &changes, &targets).await {
                 Ok(()) => engine.mark_published(&changes),
@@ -240,7 +240,7 @@ fn router(state: AppState) -> Router {
         store: state.store.clone(),
         engine: state.engine.clone(),
         sessions: state.sessions.clone(),
-        charts: Default::default(),
+        card_cache: Default::default(),
         targets: state.targets.clone(),
     });
     // Form outcomes wait here for their page (see `app::flash`).

@@ -6,9 +6,6 @@ use leptos::prelude::*;
 use meshwatch::chart::ChartSeries;
 use meshwatch::i18n::Ui;
 
-const WIDTH: f32 = 240.0;
-const HEIGHT: f32 = 40.0;
-
 #[component]
 pub fn Sparkline(
     /// The series to draw.
@@ -23,15 +20,13 @@ pub fn Sparkline(
         Some(peak) => lang.chart_summary(label, peak),
         None => lang.chart_no_reports(label),
     };
-    let d = series.path(WIDTH, HEIGHT);
-    let title = summary.clone();
+    // The drawing comes with the series, made once per refresh of the
+    // charts rather than on every view of the card; the words are the
+    // reader's and stay here.
     view! {
         <figure class="mt-1">
-            <svg role="img" aria-label=summary viewBox=format!("0 0 {WIDTH} {HEIGHT}") preserveAspectRatio="none"
-                class="h-10 w-full rounded bg-slate-50 text-sky-600">
-                <title>{title}</title>
-                <path d=d fill="none" stroke="currentColor" stroke-width="1.5" stroke-linejoin="round" vector-effect="non-scaling-stroke"/>
-            </svg>
+            <div role="img" aria-label=summary inner_html=series.svg
+                class="h-10 w-full rounded bg-slate-50 text-sky-600 *:size-full"></div>
             <figcaption class="mt-0.5 flex justify-between text-[10px] text-slate-400">
                 <span>{lang.ui(Ui::ChartStart)}</span>
                 {peak.map(|p| view! { <span>{lang.chart_peak(&p)}</span> })}

@@ -184,23 +184,22 @@ impl Store {
         .fetch_all(&self.reader)
         .await?;
         let columns = ["cpu", "mem", "disk", "rx", "tx", "conns", "load1"];
-        let mut series: Vec<ChartSeries> = ChartMetric::ALL
-            .iter()
-            .map(|&metric| ChartSeries {
-                metric,
-                values: vec![None; buckets],
-            })
-            .collect();
+        let mut values = vec![vec![None; buckets]; columns.len()];
         for row in rows {
             let bucket: i64 = row.try_get("bucket")?;
             let Some(slot) = usize::try_from(bucket).ok().filter(|&b| b < buckets) else {
                 continue;
             };
-            for (s, column) in series.iter_mut().zip(columns) {
+            for (column_values, column) in values.iter_mut().zip(columns) {
                 let value: Option<f64> = row.try_get(column)?;
-                s.values[slot] = value.filter(|v| v.is_finite()).map(|v| v as f32);
+                column_values[slot] = value.filter(|v| v.is_finite()).map(|v| v as f32);
             }
         }
+        let series = ChartMetric::ALL
+            .into_iter()
+            .zip(values)
+            .map(|(metric, values)| ChartSeries::new(metric, values))
+            .collect();
         Ok(MetricCharts {
             until,
             bucket_s,

@@ -182,6 +182,29 @@ async fn the_card_charts_each_metric_over_the_last_day() {
 }
 
 #[tokio::test]
+async fn each_new_report_shows_on_a_card_already_read() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let shown = |connections: u32| {
+        format!("<span class=\"tabular-nums text-slate-900\">{connections}</span>")
+    };
+    for (i, connections) in [4242u32, 5151, 6060].into_iter().enumerate() {
+        let mut r = report(&uuid(400 + i as u32), true, vec![]);
+        r["metrics"] = serde_json::json!({"connections": connections});
+        assert_eq!(post(&app, &tokens["de-1"], &r).await.status(), 202);
+        // Read twice: the second read is served from what the first kept.
+        for _ in 0..2 {
+            let (_, html) = app.page(&cookie, "/servers/de-1").await;
+            assert!(
+                html.contains(&shown(connections)),
+                "report {i}: {connections} connections not shown"
+            );
+        }
+    }
+}
+
+#[tokio::test]
 async fn chart_buckets_average_their_window_and_leave_gaps() {
     let app = spawn_app().await;
     fleet(&app).await;

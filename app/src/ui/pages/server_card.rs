@@ -11,6 +11,7 @@ use crate::ui::chart::Sparkline;
 use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::format;
 use crate::ui::frame::Frame;
+use leptos::either::Either;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
@@ -48,11 +49,11 @@ pub fn ServerCardPage() -> impl IntoView {
                 <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingServer)}</p> }>
                     {move || Suspend::new(async move {
                         match card.await {
-                            Ok(card) => view! { <Card card/> }.into_any(),
-                            Err(error) => view! {
+                            Ok(card) => Either::Left(view! { <Card card/> }),
+                            Err(error) => Either::Right(view! {
                                 <Title text=lang.ui(Ui::Server)/>
                                 <div class="mt-6"><ErrorNote error/></div>
-                            }.into_any(),
+                            }),
                         }
                     })}
                 </Transition>
@@ -127,7 +128,7 @@ fn SelfCheck(card: Arc<ServerCard>, silent: bool) -> impl IntoView {
     let v = &card.verdict;
     let last = v.last_report_at.map(|at| lang.age(at, card.now));
     let body = match (&v.self_check, silent && v.stale) {
-        (_, true) | (None, _) => view! {
+        (_, true) | (None, _) => Either::Left(view! {
             <p class="mt-3 font-medium text-slate-700">{lang.text(Text::AgentSilent)}</p>
             <p class="mt-1 text-sm text-slate-500">
                 {match last.clone() {
@@ -135,8 +136,7 @@ fn SelfCheck(card: Arc<ServerCard>, silent: bool) -> impl IntoView {
                     None => lang.ui(Ui::NeverReported).to_string(),
                 }}
             </p>
-        }
-        .into_any(),
+        }),
         (Some(check), false) => {
             let mark = |ok: bool| lang.ui(if ok { Ui::CheckOk } else { Ui::CheckFailing });
             let tone = |ok: bool| {
@@ -146,7 +146,7 @@ fn SelfCheck(card: Arc<ServerCard>, silent: bool) -> impl IntoView {
                     "text-red-700 font-semibold"
                 }
             };
-            view! {
+            Either::Right(view! {
                 <dl class="mt-3 grid grid-cols-2 gap-2 text-sm">
                     <dt class="text-slate-500">{lang.ui(Ui::TrafficListener)}</dt>
                     <dd class=tone(check.listener_ok)>{mark(check.listener_ok)}</dd>
@@ -156,8 +156,7 @@ fn SelfCheck(card: Arc<ServerCard>, silent: bool) -> impl IntoView {
                     <dd>{last.clone().unwrap_or_default()}</dd>
                 </dl>
                 {check.detail.clone().map(|d| view! { <p class="mt-2 text-sm text-slate-600">{d}</p> })}
-            }
-            .into_any()
+            })
         }
     };
     view! {
@@ -183,13 +182,12 @@ fn rate(bytes_per_s: f64) -> String {
 fn Metrics(card: Arc<ServerCard>) -> impl IntoView {
     let lang = use_lang();
     let Some(m) = card.metrics.clone() else {
-        return view! {
+        return Either::Left(view! {
             <section class=SECTION aria-labelledby="metrics">
                 <h2 id="metrics" class=HEADING>{lang.ui(Ui::Metrics)}</h2>
                 <p class="mt-3 text-sm text-slate-500">{lang.ui(Ui::NoMetricsYet)}</p>
             </section>
-        }
-        .into_any();
+        });
     };
     let pair = |used: Option<u64>, total: Option<u64>| match (used, total) {
         (Some(u), Some(t)) => lang.used_of_total(&format::bytes(u), &format::bytes(t)),
@@ -250,7 +248,7 @@ fn Metrics(card: Arc<ServerCard>) -> impl IntoView {
             <p class="mt-3 text-sm text-slate-600">{lang.up_for(&format::duration(u))}</p>
         }
     });
-    view! {
+    Either::Right(view! {
         <section class=SECTION aria-labelledby="metrics">
             <h2 id="metrics" class=format!("{HEADING} flex items-center gap-2")>{lang.ui(Ui::Metrics)} {stale}</h2>
             <dl class="mt-3 grid gap-x-6 gap-y-4 text-sm sm:grid-cols-2">
@@ -272,8 +270,7 @@ fn Metrics(card: Arc<ServerCard>) -> impl IntoView {
             </dl>
             {uptime}
         </section>
-    }
-    .into_any()
+    })
 }
 
 #[component]
@@ -403,9 +400,9 @@ fn EntryPoints(card: Arc<ServerCard>) -> impl IntoView {
                         </summary>
                         <div class="mt-2 text-sm text-slate-700">
                             {if causes.is_empty() {
-                                view! { <p>{lang.ui(Ui::NoSustainedFailure)}</p> }.into_any()
+                                Either::Left(view! { <p>{lang.ui(Ui::NoSustainedFailure)}</p> })
                             } else {
-                                view! { <ul class="list-disc space-y-1 pl-5">{causes.into_iter().map(|c| view! { <li>{c}</li> }).collect_view()}</ul> }.into_any()
+                                Either::Right(view! { <ul class="list-disc space-y-1 pl-5">{causes.into_iter().map(|c| view! { <li>{c}</li> }).collect_view()}</ul> })
                             }}
                         </div>
                     </details>
@@ -487,9 +484,9 @@ fn History(card: Arc<ServerCard>) -> impl IntoView {
             <p class="mt-1 text-xs text-slate-500">{lang.ui(Ui::UptimeHelp)}</p>
             <dl class="mt-3 grid grid-cols-3 gap-4 text-sm">{uptime}</dl>
             {if card.history.is_empty() {
-                view! { <p class="mt-3 text-sm text-slate-500">{lang.ui(Ui::NoStatusChangeYet)}</p> }.into_any()
+                Either::Left(view! { <p class="mt-3 text-sm text-slate-500">{lang.ui(Ui::NoStatusChangeYet)}</p> })
             } else {
-                view! { <ol class="mt-3 divide-y divide-slate-100 text-sm" data-testid="status-history">{changes}</ol> }.into_any()
+                Either::Right(view! { <ol class="mt-3 divide-y divide-slate-100 text-sm" data-testid="status-history">{changes}</ol> })
             }}
         </section>
     }
