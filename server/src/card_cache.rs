@@ -5,7 +5,9 @@
 //!   [`written`](crate::engine::Engine::written) mark says when);
 //! - the 24 h charts, kept for a minute: a day of quarter-hour averages
 //!   barely moves in a minute, while a live card is refetched on every
-//!   status change anywhere in the fleet.
+//!   status change anywhere in the fleet. A new quarter hour does not end
+//!   them early: every card's charts would then be redrawn in the same
+//!   second; each waits out its own minute instead.
 
 use crate::store::{Store, StoreError};
 use chrono::{DateTime, Utc};
@@ -76,12 +78,9 @@ impl CardCache {
         written: u64,
         now: DateTime<Utc>,
     ) -> Result<(Arc<Recent>, Arc<MetricCharts>), StoreError> {
-        let until = chart_end(now);
         let kept = self.lock().get(server).cloned().unwrap_or_default();
         let recent = kept.recent.filter(|(mark, _)| *mark == written);
-        let charts = kept
-            .charts
-            .filter(|(at, c)| at.elapsed() < CHARTS_KEPT_FOR && c.until == until);
+        let charts = kept.charts.filter(|(at, _)| at.elapsed() < CHARTS_KEPT_FOR);
         if let (Some((_, recent)), Some((_, charts))) = (&recent, &charts) {
             return Ok((recent.clone(), charts.clone()));
         }
@@ -101,7 +100,7 @@ impl CardCache {
                 return Ok(kept.clone());
             }
             let fresh = store
-                .metric_charts(server.as_str(), until, BUCKETS, BUCKET_S)
+                .metric_charts(server.as_str(), chart_end(now), BUCKETS, BUCKET_S)
                 .await?;
             Ok((Instant::now(), Arc::new(fresh)))
         };

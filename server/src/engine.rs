@@ -276,18 +276,29 @@ impl Engine {
 
     /// Re-evaluates everything at the current time and returns the
     /// verdicts whose conditions differ from the last recorded ones.
-    pub async fn tick(&self) -> Vec<VerdictChange> {
+    pub async fn tick(self: &Arc<Self>) -> Vec<VerdictChange> {
         // A report applied between the evaluation and its swap-in would be
         // lost with the old evaluation: reports wait (they are ordered by
         // this lock anyway). Pages do not: the evaluation itself, the long
-        // part, holds the state only for reading.
+        // part, holds the state only for reading, and off the async
+        // workers, so the requests queued on one are not held up by it.
         let _order = self.ingest.lock().await;
-        let evaluation = {
-            let state = self.read();
-            let timer = self.metrics.evaluation_seconds.start_timer();
+        let engine = self.clone();
+        let evaluated = tokio::task::spawn_blocking(move || {
+            let state = engine.read();
+            let timer = engine.metrics.evaluation_seconds.start_timer();
             let evaluation = evaluate(&state.mesh, &state.evidence, &state.settings, now_ms());
             timer.observe_duration();
             evaluation
+        })
+        .await;
+        let evaluation = match evaluated {
+            Ok(evaluation) => evaluation,
+            Err(err) => {
+                // Nothing was swapped in: the next tick tries again.
+                tracing::error!(error = %err, "evaluation failed");
+                return Vec::new();
+            }
         };
         self.metrics.observe_verdicts(evaluation.verdicts());
         let mut state = self.write();
