@@ -3,13 +3,12 @@
 
 use crate::lang::use_lang;
 use leptos::prelude::*;
-use meshwatch::chart::ChartSeries;
 use meshwatch::i18n::Ui;
 
 #[component]
 pub fn Sparkline(
-    /// The series to draw.
-    series: ChartSeries,
+    /// The series' drawing ([`meshwatch::chart::ChartSeries::svg`]).
+    svg: String,
     /// What it shows, for the text alternative ("CPU").
     label: &'static str,
     /// How the peak reads ("42.0 %").
@@ -22,16 +21,21 @@ pub fn Sparkline(
     };
     // The drawing comes with the series, made once per refresh of the
     // charts rather than on every view of the card; the words are the
-    // reader's and stay here.
+    // reader's and stay here. The time axis is the list's (`ChartAxis`).
     view! {
-        <figure class="mt-1">
-            <div role="img" aria-label=summary inner_html=series.svg
-                class="h-10 w-full rounded bg-slate-50 text-sky-600 *:size-full"></div>
-            <figcaption class="mt-0.5 flex justify-between text-[10px] text-slate-400">
-                <span>{lang.ui(Ui::ChartStart)}</span>
-                {peak.map(|p| view! { <span>{lang.chart_peak(&p)}</span> })}
-                <span>{lang.ui(Ui::ChartNow)}</span>
-            </figcaption>
-        </figure>
+        <div role="img" aria-label=summary inner_html=svg
+            class="mt-1 h-10 w-full rounded bg-slate-50 text-sky-600 *:size-full"></div>
+        {peak.map(|p| view! { <p class="text-right text-[10px] text-slate-400">{lang.chart_peak(&p)}</p> })}
+    }
+}
+
+/// The time axis every chart of a list shares, said once under it.
+#[component]
+pub fn ChartAxis() -> impl IntoView {
+    let lang = use_lang();
+    view! {
+        <p class="mt-3 text-[10px] text-slate-400">
+            {lang.ui(Ui::ChartStart)}" → "{lang.ui(Ui::ChartNow)}
+        </p>
     }
 }

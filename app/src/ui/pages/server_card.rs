@@ -7,7 +7,7 @@ use crate::api::{load_server_card, SetVerifier};
 use crate::flash::{outcome_of, take_for_page, Form, Outcome};
 use crate::lang::use_lang;
 use crate::live::LiveRegion;
-use crate::ui::chart::Sparkline;
+use crate::ui::chart::{ChartAxis, Sparkline};
 use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::format;
 use crate::ui::frame::Frame;
@@ -253,9 +253,9 @@ fn Metrics(card: Arc<ServerCard>) -> impl IntoView {
             <h2 id="metrics" class=format!("{HEADING} flex items-center gap-2")>{lang.ui(Ui::Metrics)} {stale}</h2>
             <dl class="mt-3 grid gap-x-6 gap-y-4 text-sm sm:grid-cols-2">
                 {charted.into_iter().map(|(label, now, metric, read)| {
-                    let chart = card.charts.series(metric).cloned().map(|series| {
+                    let chart = card.charts.series(metric).map(|series| {
                         let peak = series.peak().map(|p| read(f64::from(p)));
-                        view! { <Sparkline series label peak/> }
+                        view! { <Sparkline svg=series.svg.clone() label peak/> }
                     });
                     view! {
                         <div>
@@ -268,6 +268,7 @@ fn Metrics(card: Arc<ServerCard>) -> impl IntoView {
                     }
                 }).collect_view()}
             </dl>
+            <ChartAxis/>
             {uptime}
         </section>
     })
