@@ -352,11 +352,12 @@ impl Engine {
         report: &AgentReport,
     ) -> Result<ReportAck, StoreError> {
         let _order = self.ingest.lock().await;
+        let witness_id = ServerId::parse(witness).ok();
         let (w, resolved, ack) = {
             let state = self.read();
-            let w = meshwatch::ServerId::parse(witness)
-                .ok()
-                .and_then(|id| state.mesh.server_index(&id));
+            let w = witness_id
+                .as_ref()
+                .and_then(|id| state.mesh.server_index(id));
             let (resolved, skipped) = resolve(&state.mesh, &report.probes);
             let ack = ReportAck {
                 accepted_probes: u32::try_from(resolved.len()).unwrap_or(u32::MAX),
@@ -378,8 +379,8 @@ impl Engine {
             .inc_by(u64::from(ack.skipped_probes));
         let mut state = self.write();
         state.applied_seq = seq;
-        if let Ok(id) = ServerId::parse(witness) {
-            state.mark_written(&id);
+        if let Some(id) = &witness_id {
+            state.mark_written(id);
         }
         if let Some(w) = w {
             let State {
