@@ -5,12 +5,13 @@ use crate::error::AppError;
 use crate::flash::{Flash, Form, Outcome};
 use leptos::prelude::*;
 use meshwatch::views::{
-    ApiTokenView, MeshMatrix, NewApiToken, OutboxItem, Overview, RouteOverview, ServerCard,
-    ServerListItem, UserCard,
+    ApiTokenView, MeshMatrix, NewApiToken, OutboxItem, Overview, RouteOverview, ServerListItem,
 };
+#[cfg(feature = "ssr")]
+use meshwatch::views::{ServerCard, UserCard};
 
 #[cfg(feature = "ssr")]
-use crate::backend::{authorize, fail, internal};
+use crate::backend::{authorize, fail, internal, Backend};
 
 /// After a browser's plain form post, sends it back to `page`, which shows
 /// the outcome once (see `crate::flash`); a script's call gets the result
@@ -56,16 +57,16 @@ pub async fn list_users(query: String, page: u32) -> Result<meshwatch::views::Us
     Ok(meshwatch::views::UsersPage::of(all, &query, page))
 }
 
-/// One server's card: verdict, self-check, metrics, mesh view, entry points.
-#[server(prefix = "/rpc", endpoint = "server_card")]
-pub async fn load_server_card(id: String) -> Result<ServerCard, AppError> {
-    let (backend, _) = authorize().await?;
-    let id = meshwatch::ServerId::parse(&id).map_err(|_| fail(AppError::NotFound))?;
+/// One server's card: verdict, self-check, metrics, mesh view, entry
+/// points. Loaded ahead of its page (see `crate::preload`).
+#[cfg(feature = "ssr")]
+pub async fn server_card_of(backend: &Backend, id: &str) -> Result<ServerCard, AppError> {
+    let id = meshwatch::ServerId::parse(id).map_err(|_| AppError::NotFound)?;
     backend
         .server_card(&id)
         .await
-        .map_err(|e| fail(internal(e)))?
-        .ok_or_else(|| fail(AppError::NotFound))
+        .map_err(internal)?
+        .ok_or(AppError::NotFound)
 }
 
 /// "Use this server to check blocking on the others" (and its reverse).
@@ -93,19 +94,20 @@ pub async fn set_verifier(id: String, enabled: bool) -> Result<(), AppError> {
 }
 
 /// One user's card: servers with their status and replacements, the
-/// subscription link and QR code, and what the subscription serves now.
-#[server(prefix = "/rpc", endpoint = "user_card")]
-pub async fn load_user_card(id: String) -> Result<UserCard, AppError> {
-    let (backend, _) = authorize().await?;
-    let headers: http::HeaderMap = leptos_axum::extract()
-        .await
-        .map_err(|_| fail(AppError::Internal))?;
-    let id = meshwatch::UserId::parse(&id).map_err(|_| fail(AppError::NotFound))?;
+/// subscription link (under `panel_url`) and QR code, and what the
+/// subscription serves now. Loaded ahead of its page (see `crate::preload`).
+#[cfg(feature = "ssr")]
+pub async fn user_card_of(
+    backend: &Backend,
+    id: &str,
+    panel_url: &str,
+) -> Result<UserCard, AppError> {
+    let id = meshwatch::UserId::parse(id).map_err(|_| AppError::NotFound)?;
     backend
-        .user_card(&id, &crate::auth::panel_url(&headers))
+        .user_card(&id, panel_url)
         .await
-        .map_err(|e| fail(internal(e)))?
-        .ok_or_else(|| fail(AppError::NotFound))
+        .map_err(internal)?
+        .ok_or(AppError::NotFound)
 }
 
 /// The reachability matrix: witnesses × targets.

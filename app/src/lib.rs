@@ -12,6 +12,7 @@ pub mod error;
 pub mod flash;
 pub mod lang;
 pub mod live;
+pub mod preload;
 pub mod ui;
 
 pub use app::{shell, App};

@@ -465,3 +465,30 @@ impl PanelBackend for PanelStore {
             .map_err(backend_error)
     }
 }
+
+/// Loads a card page's data before the page renders (see `app::preload`).
+/// It runs inside the page guard, so only for a signed-in operator.
+pub async fn preload_cards(
+    axum::extract::State(backend): axum::extract::State<app::backend::Backend>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let signed_in = request.extensions().get::<app::auth::SignedIn>().is_some();
+    let page_view = matches!(
+        *request.method(),
+        axum::http::Method::GET | axum::http::Method::HEAD
+    );
+    if !signed_in || !page_view {
+        return next.run(request).await;
+    }
+    let (mut parts, body) = request.into_parts();
+    app::preload::load(
+        &backend,
+        parts.uri.path(),
+        &parts.headers,
+        &mut parts.extensions,
+    )
+    .await;
+    next.run(axum::extract::Request::from_parts(parts, body))
+        .await
+}

@@ -247,6 +247,7 @@ fn router(state: AppState) -> Router {
     let flashes = app::flash::Flashes::default();
     let routes = generate_route_list(App);
     let leptos = state.leptos.clone();
+    let backend_for_pages = backend.clone();
     Router::new()
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
@@ -273,6 +274,10 @@ fn router(state: AppState) -> Router {
             move || shell(leptos.clone()),
         )
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .layer(axum::middleware::from_fn_with_state(
+            backend_for_pages,
+            crate::panel::preload_cards,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             login::guard_pages,

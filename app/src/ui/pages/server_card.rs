@@ -3,10 +3,11 @@
 //! pair-failure causes, and the verifier toggle (a plain form post, so it
 //! works without JavaScript).
 
-use crate::api::{load_server_card, SetVerifier};
+use crate::api::SetVerifier;
 use crate::flash::{outcome_of, take_for_page, Form, Outcome};
 use crate::lang::use_lang;
 use crate::live::LiveRegion;
+use crate::preload;
 use crate::ui::chart::{ChartAxis, Sparkline};
 use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::format;
@@ -15,7 +16,6 @@ use leptos::either::Either;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
 use meshwatch::chart::ChartMetric;
 use meshwatch::i18n::{Text, Ui};
 use meshwatch::status::ServerStatus;
@@ -29,15 +29,17 @@ const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-
 #[component]
 pub fn ServerCardPage() -> impl IntoView {
     let lang = use_lang();
-    let params = use_params_map();
-    let card = Resource::new(
-        move || params.read().get("id").unwrap_or_default(),
-        load_server_card,
-    );
     // Only a failed toggle has something to say; a done one shows itself.
     let refused = match outcome_of(&take_for_page(), Form::Verifier) {
         Some(Outcome::Failed(error)) => Some(view! { <div class="mt-6"><ErrorNote error/></div> }),
         _ => None,
+    };
+    let card = match preload::take::<ServerCard>() {
+        Ok(card) => Either::Left(view! { <Card card=Arc::new(card)/> }),
+        Err(error) => Either::Right(view! {
+            <Title text=lang.ui(Ui::Server)/>
+            <div class="mt-6"><ErrorNote error/></div>
+        }),
     };
     view! {
         <Frame>
@@ -45,27 +47,16 @@ pub fn ServerCardPage() -> impl IntoView {
                 <a href="/" class="hover:underline">{lang.ui(Ui::Servers)}</a>
             </nav>
             {refused}
-            <LiveRegion key="server-card">
-                <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingServer)}</p> }>
-                    {move || Suspend::new(async move {
-                        match card.await {
-                            Ok(card) => Either::Left(view! { <Card card/> }),
-                            Err(error) => Either::Right(view! {
-                                <Title text=lang.ui(Ui::Server)/>
-                                <div class="mt-6"><ErrorNote error/></div>
-                            }),
-                        }
-                    })}
-                </Transition>
-            </LiveRegion>
+            <LiveRegion key="server-card">{card}</LiveRegion>
         </Frame>
     }
 }
 
 #[component]
-fn Card(card: ServerCard) -> impl IntoView {
-    // Each part reads the same card: shared, not copied.
-    let card = Arc::new(card);
+fn Card(
+    /// Each part reads the same card: shared, not copied.
+    card: Arc<ServerCard>,
+) -> impl IntoView {
     let lang = use_lang();
     let v = &card.verdict;
     let status = v.status;

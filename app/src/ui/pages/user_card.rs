@@ -3,14 +3,14 @@
 //! stands in for an out-of-rotation one; the subscription link (copy button,
 //! QR code) and what the subscription serves right now.
 
-use crate::api::load_user_card;
 use crate::lang::use_lang;
 use crate::live::LiveRegion;
+use crate::preload;
 use crate::ui::components::{Chip, CopyButton, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::frame::Frame;
+use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
 use meshwatch::i18n::Ui;
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{PreviewEntry, UserCard, UserRoute, UserServer};
@@ -21,27 +21,19 @@ const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-
 #[component]
 pub fn UserCardPage() -> impl IntoView {
     let lang = use_lang();
-    let params = use_params_map();
-    let card = Resource::new(
-        move || params.read().get("id").unwrap_or_default(),
-        load_user_card,
-    );
+    let card = match preload::take::<UserCard>() {
+        Ok(card) => Either::Left(view! { <Card card/> }),
+        Err(error) => Either::Right(view! {
+            <Title text=lang.ui(Ui::User)/>
+            <div class="mt-6"><ErrorNote error/></div>
+        }),
+    };
     view! {
         <Frame>
             <nav aria-label=lang.ui(Ui::Breadcrumb) class="text-sm text-slate-500">
                 <a href="/users" class="hover:underline">{lang.ui(Ui::Users)}</a>
             </nav>
-            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingUser)}</p> }>
-                {move || Suspend::new(async move {
-                    match card.await {
-                        Ok(card) => view! { <Card card/> }.into_any(),
-                        Err(error) => view! {
-                            <Title text=lang.ui(Ui::User)/>
-                            <div class="mt-6"><ErrorNote error/></div>
-                        }.into_any(),
-                    }
-                })}
-            </Transition>
+            {card}
         </Frame>
     }
 }
@@ -124,17 +116,16 @@ fn ServerLine(s: UserServer) -> impl IntoView {
 fn Subscription(url: Option<String>, qr: Option<String>) -> impl IntoView {
     let lang = use_lang();
     let Some(url) = url else {
-        return view! {
+        return Either::Left(view! {
             <section class=SECTION aria-labelledby="subscription">
                 <h2 id="subscription" class=HEADING>{lang.ui(Ui::Subscription)}</h2>
                 <p class="mt-3 text-sm text-slate-600">
                     {lang.ui(Ui::NoSubscriptionToken)}
                 </p>
             </section>
-        }
-        .into_any();
+        });
     };
-    view! {
+    Either::Right(view! {
         <section class=SECTION aria-labelledby="subscription">
             <h2 id="subscription" class=HEADING>{lang.ui(Ui::Subscription)}</h2>
             <label for="subscription-link" class="mt-3 block text-sm text-slate-600">{lang.ui(Ui::SubscriptionLink)}</label>
@@ -149,8 +140,7 @@ fn Subscription(url: Option<String>, qr: Option<String>) -> impl IntoView {
                 </figure>
             })}
         </section>
-    }
-    .into_any()
+    })
 }
 
 #[component]
@@ -160,9 +150,9 @@ fn Preview(entries: Vec<PreviewEntry>) -> impl IntoView {
         <section class=format!("{SECTION} mt-6") aria-labelledby="preview">
             <h2 id="preview" class=HEADING>{lang.ui(Ui::WhatSubscriptionServes)}</h2>
             {if entries.is_empty() {
-                view! { <p class="mt-3 text-sm text-slate-500">{lang.ui(Ui::NothingServed)}</p> }.into_any()
+                Either::Left(view! { <p class="mt-3 text-sm text-slate-500">{lang.ui(Ui::NothingServed)}</p> })
             } else {
-                view! {
+                Either::Right(view! {
                     <ol class="mt-3 space-y-1 text-sm" data-testid="subscription-preview">
                         {entries.into_iter().map(|e| view! {
                             <li class="flex flex-wrap gap-x-3">
@@ -172,7 +162,7 @@ fn Preview(entries: Vec<PreviewEntry>) -> impl IntoView {
                             </li>
                         }).collect_view()}
                     </ol>
-                }.into_any()
+                })
             }}
         </section>
     }
