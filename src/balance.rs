@@ -38,24 +38,41 @@ pub struct RouteServing {
     pub best_available: bool,
 }
 
-/// A stable 64-bit hash (FNV-1a, then a SplitMix64 finaliser to spread the
-/// bits): the same user and server always rank the same, on every build.
+/// How a user ranks a server: a stable 64-bit hash (FNV-1a, then a
+/// SplitMix64 finaliser to spread the bits), so the same user and server
+/// always rank the same, on every build.
+#[cfg(test)]
 pub(crate) fn rendezvous_score(user: &UserId, server: &ServerId) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in user
-        .as_str()
-        .bytes()
-        .chain([0xff])
-        .chain(server.as_str().bytes())
-    {
+    UserScores::of(user).score(server)
+}
+
+/// A user's side of the rendezvous score (FNV-1a of the user's id and
+/// 0xff, then of the server's id, then SplitMix64's finaliser), hashed
+/// once for every server of a route.
+struct UserScores(u64);
+
+impl UserScores {
+    fn of(user: &UserId) -> Self {
+        let h = fnv1a(0xcbf2_9ce4_8422_2325, user.as_str().as_bytes());
+        UserScores(fnv1a(h, &[0xff]))
+    }
+
+    fn score(&self, server: &ServerId) -> u64 {
+        let mut h = fnv1a(self.0, server.as_str().as_bytes());
+        h ^= h >> 30;
+        h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h ^= h >> 27;
+        h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+        h ^ (h >> 31)
+    }
+}
+
+fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    h ^= h >> 30;
-    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h ^= h >> 27;
-    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^ (h >> 31)
+    h
 }
 
 /// Replacement preference among servers in rotation: healthy first.
@@ -84,10 +101,11 @@ pub fn assign(
 fn assign_route(mesh: &Mesh, verdicts: &[Verdict], user: &UserId, r: usize) -> RouteServing {
     let route = &mesh.routes()[r];
     // Each score is a hash: computed once per server, not per comparison.
+    let scores = UserScores::of(user);
     let mut ranked: Vec<(Reverse<u64>, usize)> = mesh
         .servers_of_route(r)
         .iter()
-        .map(|&s| (Reverse(rendezvous_score(user, &mesh.server(s).id)), s))
+        .map(|&s| (Reverse(scores.score(&mesh.server(s).id)), s))
         .collect();
     let slots = route
         .servers_per_user

@@ -47,6 +47,8 @@ pub struct ChartSeries {
     /// The values drawn as an SVG image (see [`ChartSeries::new`]): drawn
     /// once when the series is built, not on every view of a card.
     pub svg: String,
+    /// The highest value (`None` when no bucket holds one).
+    peak: Option<f32>,
 }
 
 /// Every chart of one server over one window.
@@ -77,7 +79,8 @@ impl ChartSeries {
     /// the size of whatever holds it, with no words (the page puts them
     /// around it, in the reader's language).
     pub fn new(metric: ChartMetric, values: Vec<Option<f32>>) -> Self {
-        let path = draw(&values, ceiling(metric, peak(&values)));
+        let peak = peak(&values);
+        let path = draw(&values, ceiling(metric, peak));
         // The path's own units: one per bucket across, PATH_HEIGHT up.
         let svg = format!(
             r#"<svg viewBox="0 0 {} {PATH_HEIGHT}" preserveAspectRatio="none" aria-hidden="true"><path d="{path}" fill="none" stroke="currentColor" stroke-width="1.5" stroke-linejoin="round" vector-effect="non-scaling-stroke"/></svg>"#,
@@ -87,11 +90,12 @@ impl ChartSeries {
             metric,
             values,
             svg,
+            peak,
         }
     }
 
     pub fn peak(&self) -> Option<f32> {
-        peak(&self.values)
+        self.peak
     }
 
     /// The top of the chart: see [`ceiling`].

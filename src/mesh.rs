@@ -37,6 +37,9 @@ pub struct Mesh {
     ep_index: HashMap<EntryPointId, usize>,
     /// Server indices of each route, in fleet order.
     route_servers: Vec<Vec<usize>>,
+    /// The fleet's countries, in order, and each server's place among them.
+    countries: Vec<String>,
+    country_of: Vec<usize>,
 }
 
 impl Mesh {
@@ -73,6 +76,13 @@ impl Mesh {
                     .collect()
             })
             .collect();
+        let mut countries: Vec<String> = servers.iter().map(|s| s.country.clone()).collect();
+        countries.sort();
+        countries.dedup();
+        let country_of = servers
+            .iter()
+            .map(|s| countries.binary_search(&s.country).unwrap_or_default())
+            .collect();
         Self {
             servers,
             routes,
@@ -82,7 +92,19 @@ impl Mesh {
             server_index,
             ep_index,
             route_servers,
+            countries,
+            country_of,
         }
+    }
+
+    /// Every country of the fleet, once each, in order.
+    pub fn countries(&self) -> &[String] {
+        &self.countries
+    }
+
+    /// Where server `s`'s country is in [`Mesh::countries`].
+    pub fn country_of(&self, s: usize) -> usize {
+        self.country_of[s]
     }
 
     pub fn server_count(&self) -> usize {
@@ -157,5 +179,35 @@ impl Mesh {
     /// Server indices of route `r`.
     pub fn servers_of_route(&self, r: usize) -> &[usize] {
         &self.route_servers[r]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_server_knows_its_place_among_the_fleets_countries() {
+        let server = |id: &str, country: &str| MeshServer {
+            id: ServerId::parse(id).expect("slug"),
+            name: id.to_owned(),
+            country: country.to_owned(),
+            verifier: false,
+            routes: Vec::new(),
+            entry_points: Vec::new(),
+        };
+        let mesh = Mesh::new(
+            vec![
+                server("se-1", "SE"),
+                server("de-1", "DE"),
+                server("de-2", "DE"),
+            ],
+            Vec::new(),
+        );
+        assert_eq!(mesh.countries(), ["DE", "SE"]);
+        assert_eq!(
+            (0..3).map(|s| mesh.country_of(s)).collect::<Vec<_>>(),
+            [1, 0, 0]
+        );
     }
 }

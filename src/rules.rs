@@ -213,15 +213,17 @@ impl Evaluation {
     /// it — the other side of R2's picture. Computed on demand (for one
     /// server card) rather than stored in every verdict, which would cost
     /// N² ids per evaluation.
-    pub fn seeing_witnesses(&self, mesh: &Mesh, s: usize) -> Vec<ServerId> {
-        if mesh.server(s).verifier {
-            return Vec::new();
-        }
+    /// Their indices, in mesh order.
+    pub fn seeing_witnesses<'a>(
+        &'a self,
+        mesh: &'a Mesh,
+        s: usize,
+    ) -> impl Iterator<Item = usize> + 'a {
+        let verifier = mesh.server(s).verifier;
         (0..self.n)
-            .filter(|&w| w != s && self.witnesses[w].votes(mesh.server(w).verifier))
-            .filter(|&w| self.reach(w, s) == Reach::Reaches)
-            .map(|w| mesh.server(w).id.clone())
-            .collect()
+            .filter(move |_| !verifier)
+            .filter(move |&w| w != s && self.witnesses[w].votes(mesh.server(w).verifier))
+            .filter(move |&w| self.reach(w, s) == Reach::Reaches)
     }
 
     fn cutoff_ms(&self) -> i64 {

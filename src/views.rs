@@ -215,10 +215,9 @@ pub struct ServerCard {
     pub server: ServerSummary,
     pub verdict: Verdict,
     pub stale_after_s: u32,
-    /// Fresh reliable witnesses that probe it and still reach it.
-    pub reaching: Vec<ServerRef>,
-    /// Fresh reliable witnesses that fail to reach it (R2's k).
-    pub failing: Vec<ServerRef>,
+    /// What the fresh reliable witnesses that probe it say, by country:
+    /// who still reaches it and who fails to (R2's k).
+    pub opinions: Vec<CountryOpinion>,
     /// Every other server the card names (causes, verifiers).
     pub named: Vec<ServerRef>,
     /// The metrics of its latest report.
@@ -238,10 +237,61 @@ impl ServerCard {
     pub fn label(&self, id: &ServerId) -> String {
         self.named
             .iter()
-            .chain(&self.reaching)
-            .chain(&self.failing)
             .find(|s| &s.id == id)
             .map_or_else(|| id.to_string(), |s| format!("{} ({})", s.name, s.country))
+    }
+}
+
+/// What the witnesses of one country say about a server: the names of
+/// those that reach it and of those that fail to, each list joined for
+/// reading ("de-1, de-2"; empty when none).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CountryOpinion {
+    pub country: String,
+    pub reaching: String,
+    pub failing: String,
+}
+
+impl CountryOpinion {
+    /// Groups witnesses, given as (country, name) with the country as its
+    /// place in `countries` (a fleet's countries, in order), by country:
+    /// countries in order, names in the order given, countries without a
+    /// witness left out. A card lists up to every other server of the
+    /// fleet: each name goes straight into its country's list.
+    pub fn group<'a>(
+        countries: &[String],
+        reaching: impl IntoIterator<Item = (usize, &'a str)>,
+        failing: impl IntoIterator<Item = (usize, &'a str)>,
+    ) -> Vec<CountryOpinion> {
+        fn add(list: &mut String, name: &str) {
+            if !list.is_empty() {
+                list.push_str(", ");
+            }
+            list.push_str(name);
+        }
+        let mut lists: Vec<Option<(String, String)>> = vec![None; countries.len()];
+        for (country, name) in reaching {
+            if let Some(list) = lists.get_mut(country) {
+                add(&mut list.get_or_insert_with(Default::default).0, name);
+            }
+        }
+        for (country, name) in failing {
+            if let Some(list) = lists.get_mut(country) {
+                add(&mut list.get_or_insert_with(Default::default).1, name);
+            }
+        }
+        countries
+            .iter()
+            .zip(lists)
+            .filter_map(|(country, lists)| {
+                let (reaching, failing) = lists?;
+                Some(CountryOpinion {
+                    country: country.clone(),
+                    reaching,
+                    failing,
+                })
+            })
+            .collect()
     }
 }
 
@@ -387,6 +437,28 @@ pub struct OutboxItem {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn witnesses_are_grouped_by_country_in_order() {
+        let countries = ["DE", "FI", "NL", "SE"].map(String::from);
+        let opinions = CountryOpinion::group(
+            &countries,
+            [(3, "se-1"), (0, "de-1"), (0, "de-2")],
+            [(2, "nl-1"), (0, "de-3")],
+        );
+        let rows: Vec<(&str, &str, &str)> = opinions
+            .iter()
+            .map(|o| (o.country.as_str(), o.reaching.as_str(), o.failing.as_str()))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("DE", "de-1, de-2", "de-3"),
+                ("NL", "", "nl-1"),
+                ("SE", "se-1", "")
+            ]
+        );
+    }
 
     fn server() -> ServerSummary {
         ServerSummary {

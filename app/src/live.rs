@@ -19,8 +19,11 @@ pub const REFRESHED_EVENT: &str = "meshwatch:refreshed";
 
 /// A part of a page the live refresh replaces; `key` is unique on the page.
 #[component]
-pub fn LiveRegion(key: &'static str, children: Children) -> impl IntoView {
-    view! { <div data-live-region=key>{children()}</div> }
+pub fn LiveRegion<C: IntoView + 'static>(
+    key: &'static str,
+    children: TypedChildren<C>,
+) -> impl IntoView {
+    view! { <div data-live-region=key>{children.into_inner()()}</div> }
 }
 
 /// The header's "Live" / "Not live" indicator, and the stream behind it.

@@ -14,7 +14,7 @@ use meshwatch::settings::Settings;
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::Verdict;
 use meshwatch::verdict::VerdictChange;
-use meshwatch::views::ServerSummary;
+use meshwatch::views::{CountryOpinion, ServerSummary};
 use meshwatch::{EntryPointId, ServerId, UserId};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -264,14 +264,22 @@ impl Engine {
         self.read().written.get(id).copied().unwrap_or(0)
     }
 
-    /// One server's verdict and the fresh reliable witnesses that still
-    /// reach it (computed for its card only).
-    pub fn server_card(&self, id: &ServerId) -> Option<(Arc<Mesh>, Verdict, Vec<ServerId>)> {
+    /// One server's verdict and what the fresh reliable witnesses that
+    /// probe it say, by country (for its card only).
+    pub fn server_card(&self, id: &ServerId) -> Option<(Arc<Mesh>, Verdict, Vec<CountryOpinion>)> {
         // One lock: the index must belong to the evaluation it reads.
         let state = self.read();
         let (mesh, i, verdict) = verdict_in(&state, id)?;
-        let reaching = state.evaluation.seeing_witnesses(&mesh, i);
-        Some((mesh, verdict, reaching))
+        let witness = |w: usize| (mesh.country_of(w), mesh.server(w).name.as_str());
+        let reaching = state.evaluation.seeing_witnesses(&mesh, i).map(witness);
+        let failing = verdict
+            .quorum
+            .failing_witnesses
+            .iter()
+            .filter_map(|id| mesh.server_index(id))
+            .map(witness);
+        let opinions = CountryOpinion::group(mesh.countries(), reaching, failing);
+        Some((mesh, verdict, opinions))
     }
 
     /// Re-evaluates everything at the current time and returns the

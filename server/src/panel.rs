@@ -100,16 +100,10 @@ impl PanelBackend for PanelStore {
             .read(&self.store, id, written, now)
             .await
             .map_err(backend_error)?;
-        let Some((mesh, verdict, reaching)) = self.engine.server_card(id) else {
+        let Some((mesh, verdict, opinions)) = self.engine.server_card(id) else {
             return Ok(None);
         };
         let reference = |id: &ServerId| server_ref(&mesh, id);
-        let failing = verdict
-            .quorum
-            .failing_witnesses
-            .iter()
-            .filter_map(reference)
-            .collect();
         let mut named: Vec<ServerId> = verdict
             .entry_points
             .iter()
@@ -129,8 +123,7 @@ impl PanelBackend for PanelStore {
             uptime,
             server: (*server).clone(),
             stale_after_s: self.engine.settings().stale_after_s,
-            reaching: reaching.iter().filter_map(reference).collect(),
-            failing,
+            opinions,
             named: named.iter().filter_map(reference).collect(),
             verdict,
             metrics: recent.metrics.clone(),

@@ -223,6 +223,17 @@ mod ranking {
     use proptest::prelude::*;
     use std::cmp::Reverse;
 
+    /// Users keep their servers across upgrades only if the score never
+    /// changes: FNV-1a of "alice", 0xff, "de-1", then SplitMix64's finaliser.
+    #[test]
+    fn the_rendezvous_score_is_stable() {
+        let server = crate::ServerId::parse("de-1").expect("slug");
+        assert_eq!(
+            rendezvous_score(&uid("alice"), &server),
+            12_805_905_197_913_347_092
+        );
+    }
+
     proptest! {
         /// Whatever the size of the route and whichever servers are down,
         /// the user's own servers are the route's k best-ranked, and the

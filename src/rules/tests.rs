@@ -1,6 +1,7 @@
 //! One test per rule sentence of PRODUCT.md §1–§2.
 
 use super::world::{sid, world, world_with, World};
+use crate::ids::ServerId;
 use crate::status::ServerStatus::{self, *};
 
 const FIVE: [(&str, &str); 5] = [
@@ -235,10 +236,12 @@ fn the_witnesses_that_still_see_it_are_listed() {
     let mut w = healthy_five();
     w.probe("de-2", "de-1", false, 3);
     w.probe("nl-1", "de-1", false, 3);
-    assert_eq!(
-        w.evaluation().seeing_witnesses(&w.mesh, w.index("de-1")),
-        vec![sid("fi-1"), sid("us-1")]
-    );
+    let evaluation = w.evaluation();
+    let seeing: Vec<ServerId> = evaluation
+        .seeing_witnesses(&w.mesh, w.index("de-1"))
+        .map(|i| w.mesh.server(i).id.clone())
+        .collect();
+    assert_eq!(seeing, vec![sid("fi-1"), sid("us-1")]);
 }
 
 #[test]

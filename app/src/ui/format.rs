@@ -12,7 +12,24 @@ pub fn bytes(n: u64) -> String {
     if unit == 0 {
         format!("{n} B")
     } else {
-        format!("{value:.1} {}", UNITS[unit])
+        format!("{} {}", decimal(value, 1), UNITS[unit])
+    }
+}
+
+/// `value` with `places` decimals, rounded half away from zero: "42.5".
+/// In integers: std's exact float formatting often falls back to a slow
+/// big-number path, and a server card shows a score of such figures.
+pub fn decimal(value: f64, places: u32) -> String {
+    let scale = 10u64.pow(places.min(9));
+    let scaled = (value.abs() * scale as f64).round();
+    if !scaled.is_finite() || scaled >= u64::MAX as f64 {
+        return format!("{value:.*}", places as usize);
+    }
+    let scaled = scaled as u64;
+    let sign = if value < 0.0 && scaled != 0 { "-" } else { "" };
+    match places.min(9) as usize {
+        0 => format!("{sign}{scaled}"),
+        width => format!("{sign}{}.{:0width$}", scaled / scale, scaled % scale),
     }
 }
 
@@ -63,5 +80,18 @@ mod tests {
         assert_eq!(super::duration(90), "1 min");
         assert_eq!(super::duration(3 * 3600 + 120), "3 h 2 min");
         assert_eq!(super::duration(93_784), "1 d 2 h");
+    }
+
+    #[test]
+    fn decimals_round_half_away_from_zero() {
+        use super::decimal;
+        assert_eq!(decimal(42.0, 1), "42.0");
+        assert_eq!(decimal(99.95, 2), "99.95");
+        assert_eq!(decimal(0.125, 2), "0.13");
+        assert_eq!(decimal(2.5, 0), "3");
+        assert_eq!(decimal(-1.25, 1), "-1.3");
+        assert_eq!(decimal(-0.01, 1), "0.0");
+        assert_eq!(decimal(0.05, 3), "0.050");
+        assert_eq!(decimal(f64::NAN, 1), "NaN");
     }
 }

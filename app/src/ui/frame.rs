@@ -9,9 +9,10 @@ use meshwatch::i18n::{Lang, Ui};
 const NAV_LINK: &str = "rounded-md px-3 py-2 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 aria-[current=page]:bg-slate-900 aria-[current=page]:text-white";
 
 #[component]
-pub fn Frame(
-    /// The page's own content.
-    children: Children,
+pub fn Frame<C: IntoView + 'static>(
+    /// The page's own content (typed, not boxed as any view: rendering
+    /// it needs no conversion).
+    children: TypedChildren<C>,
 ) -> impl IntoView {
     let lang = use_lang();
     let operator = signed_in_operator();
@@ -55,7 +56,7 @@ pub fn Frame(
                 </div>
             </div>
         </header>
-        <main class="mx-auto max-w-6xl px-6 py-8">{children()}</main>
+        <main class="mx-auto max-w-6xl px-6 py-8">{children.into_inner()()}</main>
     }
 }
 

@@ -55,6 +55,25 @@ async fn a_pair_failure_names_both_servers_on_the_card() {
         html.contains("Check from IR-1 (IR) to NL-1 (NL) fails since"),
         "the cause names both servers"
     );
+    // The mesh view: who reaches it and who does not, by country (in
+    // order; a country with no witness probing it is left out).
+    for (n, witness) in ["de-2", "fi-1", "de-1"].into_iter().enumerate() {
+        knock(&app, &tokens[witness], 10 + n as u32, "nl-1-ep", true, 0, 3).await;
+    }
+    let (_, html) = app.page(&cookie, "/servers/nl-1").await;
+    let reach = "<td class=\"py-1 pr-4 text-emerald-800\">";
+    let fail = "<td class=\"py-1 text-red-800\">";
+    for row in [
+        format!(">DE</th>{reach}DE-1, DE-2</td>{fail} </td></tr><tr>"),
+        format!(">FI</th>{reach}FI-1</td>{fail} </td></tr><tr>"),
+        format!(">IR</th>{reach} </td>{fail}IR-1</td>"),
+    ] {
+        assert!(html.contains(&row), "{row:?} missing from the mesh view");
+    }
+    assert!(
+        !html.contains(">NL</th>"),
+        "a server is not its own witness"
+    );
 }
 
 #[tokio::test]

@@ -19,8 +19,7 @@ use leptos_meta::Title;
 use meshwatch::chart::ChartMetric;
 use meshwatch::i18n::{Text, Ui};
 use meshwatch::status::ServerStatus;
-use meshwatch::views::{ServerCard, ServerRef};
-use std::collections::BTreeMap;
+use meshwatch::views::ServerCard;
 use std::sync::Arc;
 
 const SECTION: &str = "rounded-xl border border-slate-200 bg-white p-5 shadow-sm";
@@ -162,7 +161,7 @@ fn SelfCheck(card: Arc<ServerCard>, silent: bool) -> impl IntoView {
 type ReadValue = fn(f64) -> String;
 
 fn percent(p: f64) -> String {
-    format!("{p:.1} %")
+    format!("{} %", format::decimal(p, 1))
 }
 
 fn rate(bytes_per_s: f64) -> String {
@@ -224,13 +223,13 @@ fn Metrics(card: Arc<ServerCard>) -> impl IntoView {
             lang.ui(Ui::Connections),
             m.connections.map_or("—".into(), |c| c.to_string()),
             ChartMetric::Connections,
-            |c| format!("{c:.0}"),
+            |c| format::decimal(c, 0),
         ),
         (
             lang.ui(Ui::Load1),
-            m.load1.map_or("—".into(), |l| format!("{l:.2}")),
+            m.load1.map_or("—".into(), |l| format::decimal(l, 2)),
             ChartMetric::Load1,
-            |l| format!("{l:.2}"),
+            |l| format::decimal(l, 2),
         ),
     ];
     let stale = card.verdict.stale.then(|| view! { <StaleBadge/> });
@@ -293,21 +292,6 @@ fn Notes(card: Arc<ServerCard>) -> impl IntoView {
 /// Who reaches it and who does not, by country: the difference of opinions.
 #[component]
 fn MeshView(card: Arc<ServerCard>) -> impl IntoView {
-    let mut by_country: BTreeMap<String, (Vec<ServerRef>, Vec<ServerRef>)> = BTreeMap::new();
-    for s in &card.reaching {
-        by_country
-            .entry(s.country.clone())
-            .or_default()
-            .0
-            .push(s.clone());
-    }
-    for s in &card.failing {
-        by_country
-            .entry(s.country.clone())
-            .or_default()
-            .1
-            .push(s.clone());
-    }
     let lang = use_lang();
     let q = &card.verdict.quorum;
     let summary = if q.of == 0 {
@@ -317,17 +301,24 @@ fn MeshView(card: Arc<ServerCard>) -> impl IntoView {
     } else {
         lang.unreachable_count(q.failing, q.of)
     };
-    let names = |list: &[ServerRef]| {
-        list.iter()
-            .map(|s| s.name.clone())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let rows = card
+        .opinions
+        .iter()
+        .map(|o| {
+            view! {
+                <tr>
+                    <th scope="row" class="py-1 pr-4 font-medium">{o.country.clone()}</th>
+                    <td class="py-1 pr-4 text-emerald-800">{o.reaching.clone()}</td>
+                    <td class="py-1 text-red-800">{o.failing.clone()}</td>
+                </tr>
+            }
+        })
+        .collect_view();
     view! {
         <section class=format!("{SECTION} mt-6") aria-labelledby="mesh-view">
             <h2 id="mesh-view" class=HEADING>{lang.ui(Ui::MeshView)}</h2>
             <p class="mt-2 text-sm" data-testid="mesh-summary">{summary}</p>
-            {(!by_country.is_empty()).then(|| view! {
+            {(!card.opinions.is_empty()).then(|| view! {
                 <table class="mt-3 w-full text-left text-sm">
                     <thead class="text-xs uppercase text-slate-500">
                         <tr>
@@ -336,15 +327,7 @@ fn MeshView(card: Arc<ServerCard>) -> impl IntoView {
                             <th scope="col" class="py-1">{lang.ui(Ui::CantReachIt)}</th>
                         </tr>
                     </thead>
-                    <tbody class="divide-y divide-slate-100">
-                        {by_country.into_iter().map(|(country, (reach, fail))| view! {
-                            <tr>
-                                <th scope="row" class="py-1 pr-4 font-medium">{country}</th>
-                                <td class="py-1 pr-4 text-emerald-800">{names(&reach)}</td>
-                                <td class="py-1 text-red-800">{names(&fail)}</td>
-                            </tr>
-                        }).collect_view()}
-                    </tbody>
+                    <tbody class="divide-y divide-slate-100">{rows}</tbody>
                 </table>
             })}
         </section>
@@ -446,7 +429,9 @@ fn History(card: Arc<ServerCard>) -> impl IntoView {
         .into_iter()
         .zip(card.uptime)
         .map(|(window, share)| {
-            let value = share.map_or("—".to_string(), |s| format!("{:.2} %", s * 100.0));
+            let value = share.map_or("—".to_string(), |s| {
+                format!("{} %", format::decimal(s * 100.0, 2))
+            });
             view! {
                 <div>
                     <dt class="text-slate-500">{lang.uptime_over(lang.ui(window))}</dt>
