@@ -212,16 +212,15 @@ impl Evaluation {
     /// The fresh reliable witnesses that probe server `s` and still reach
     /// it — the other side of R2's picture. Computed on demand (for one
     /// server card) rather than stored in every verdict, which would cost
-    /// N² ids per evaluation.
-    /// Their indices, in mesh order.
+    /// N² ids per evaluation. Their indices, in mesh order; none when `s`
+    /// is a verifier.
     pub fn seeing_witnesses<'a>(
         &'a self,
         mesh: &'a Mesh,
         s: usize,
     ) -> impl Iterator<Item = usize> + 'a {
-        let verifier = mesh.server(s).verifier;
-        (0..self.n)
-            .filter(move |_| !verifier)
+        let witnesses = if mesh.server(s).verifier { 0 } else { self.n };
+        (0..witnesses)
             .filter(move |&w| w != s && self.witnesses[w].votes(mesh.server(w).verifier))
             .filter(move |&w| self.reach(w, s) == Reach::Reaches)
     }

@@ -181,6 +181,12 @@ fn is_public(path: &str) -> bool {
     PREFIXES.iter().any(|p| path.starts_with(p)) || EXACT.contains(&path)
 }
 
+/// Whether a request asks to see a page (the guard lets every other
+/// method through to handlers that check the session themselves).
+pub fn is_page_view(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD)
+}
+
 /// Every page but the login page needs a session: signed-out browsers are
 /// sent to `/login`, signed-in ones skip it.
 pub async fn guard_pages(
@@ -189,8 +195,7 @@ pub async fn guard_pages(
     next: Next,
 ) -> Response {
     let path = request.uri().path();
-    let page_view = matches!(*request.method(), Method::GET | Method::HEAD);
-    if !page_view || (is_public(path) && path != "/login") {
+    if !is_page_view(request.method()) || (is_public(path) && path != "/login") {
         return next.run(request).await;
     }
     let operator = match auth::session_token(request.headers()) {

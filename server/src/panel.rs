@@ -467,11 +467,7 @@ pub async fn preload_cards(
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     let signed_in = request.extensions().get::<app::auth::SignedIn>().is_some();
-    let page_view = matches!(
-        *request.method(),
-        axum::http::Method::GET | axum::http::Method::HEAD
-    );
-    if !signed_in || !page_view {
+    if !signed_in || !crate::login::is_page_view(request.method()) {
         return next.run(request).await;
     }
     let (mut parts, body) = request.into_parts();

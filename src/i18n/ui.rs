@@ -305,7 +305,6 @@ catalogue! {
     Id => ["Id", "ID", "ID", "Id", "आईडी", "ID"],
 
     // ── User card ───────────────────────────────────────────────────────
-    LoadingUser => ["Loading user…", "Cargando usuario…", "Carregando usuário…", "Läser in användaren…", "उपयोगकर्ता लोड हो रहा है…", "ユーザーを読み込み中…"],
     RouteAllOutOfRotation => [
         "Every server of this route is out of rotation: the subscription serves the best available one.",
         "Todos los servidores de esta ruta están fuera de rotación: la suscripción sirve el mejor disponible.",
@@ -369,7 +368,6 @@ catalogue! {
     ],
 
     // ── Server card ─────────────────────────────────────────────────────
-    LoadingServer => ["Loading server…", "Cargando servidor…", "Carregando servidor…", "Läser in servern…", "सर्वर लोड हो रहा है…", "サーバーを読み込み中…"],
     OutOfRotationReplaced => [
         "Out of rotation: its place in subscriptions is taken by healthy servers of its routes",
         "Fuera de rotación: su lugar en las suscripciones lo ocupan servidores en buen estado de sus rutas",
