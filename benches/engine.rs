@@ -57,7 +57,7 @@ fn fleet(n: usize) -> (Mesh, Evidence) {
                     ok: !fails,
                     error: fails.then_some(ProbeError::Timeout),
                 };
-                evidence.apply_probe(w, e, probe, NOW - 1_000);
+                evidence.apply_probe(w, e, probe, NOW - 1_000, 180_000);
             }
         }
     }

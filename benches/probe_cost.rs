@@ -43,6 +43,7 @@ async fn report(
     let ack = ReportAck {
         accepted_probes: report.probes.len() as u32,
         skipped_probes: 0,
+        fleet_version: 0,
     };
     seen.lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -105,6 +106,7 @@ async fn main() {
         })
         .collect();
     let agent_config = AgentConfig {
+        fleet_version: 1,
         report_interval_s: 10,
         probe_interval_s: PROBE_INTERVAL_S,
         probe_timeout_s: 5,
@@ -183,7 +185,11 @@ async fn main() {
         .iter()
         .map(|(s, e, _)| (*e - *s).num_milliseconds() as f64 / 1000.0)
         .fold(0.0, f64::max);
-    let mut latencies: Vec<u32> = probes.iter().filter_map(|p| p.latency_ms).collect();
+    let mut latencies: Vec<u32> = probes
+        .iter()
+        .filter_map(|p| p.latency_ms)
+        .map(|ms| ms as u32)
+        .collect();
     latencies.sort_unstable();
     let p99 = latencies
         .get(latencies.len().saturating_sub(1) * 99 / 100)

@@ -8,6 +8,10 @@ use serde::{Deserialize, Serialize};
 /// `GET /api/agent/v1/config`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentConfig {
+    /// Changes whenever the peers or probe settings change; every report's
+    /// answer carries the current one (absent from older panels: 0).
+    #[serde(default)]
+    pub fleet_version: u64,
     pub report_interval_s: u32,
     pub probe_interval_s: u32,
     pub probe_timeout_s: u32,
@@ -81,17 +85,22 @@ pub struct ProbeReport {
     pub entry_point_id: String,
     pub at: DateTime<Utc>,
     pub ok: bool,
+    /// Any non-negative number (agents in other languages write `20.0`).
     #[serde(default)]
-    pub latency_ms: Option<u32>,
+    pub latency_ms: Option<f64>,
     #[serde(default)]
     pub error: Option<ProbeError>,
 }
 
 /// The 202 answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportAck {
     pub accepted_probes: u32,
     pub skipped_probes: u32,
+    /// The panel's current [`AgentConfig::fleet_version`]: when it differs
+    /// from the agent's, the agent fetches its config again at once.
+    #[serde(default)]
+    pub fleet_version: u64,
 }
 
 impl Metrics {

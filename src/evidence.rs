@@ -82,9 +82,21 @@ impl PairState {
 
     /// Applies one result; returns false (and changes nothing) when it is not
     /// newer than the last applied one, so retries never double-count.
-    pub fn apply(&mut self, probe: ProbeOutcome, received_ms: i64) -> bool {
+    ///
+    /// A result that follows a stale one (the previous result arrived more
+    /// than `stale_after_ms` before this one) starts a new streak: stale
+    /// evidence never counts, not even inside a streak.
+    pub fn apply(&mut self, probe: ProbeOutcome, received_ms: i64, stale_after_ms: i64) -> bool {
         if probe.at_ms <= self.last_at_ms {
             return false;
+        }
+        // `>=` matches `is_fresh`: the previous result is stale at this
+        // result's receipt exactly when it would no longer count then.
+        if self.received_ms != i64::MIN
+            && received_ms.saturating_sub(self.received_ms) >= stale_after_ms
+        {
+            self.streak = 0;
+            self.first_failure_ms = Self::NO_FAILURE;
         }
         self.last_at_ms = probe.at_ms;
         self.received_ms = received_ms;
@@ -150,15 +162,20 @@ impl Evidence {
     }
 
     /// Applies one probe of `witness` to `entry_point`; false when ignored
-    /// as not newer than the last applied result.
+    /// as not newer than the last applied result (see [`PairState::apply`]).
     pub fn apply_probe(
         &mut self,
         witness: usize,
         entry_point: usize,
         probe: ProbeOutcome,
         received_ms: i64,
+        stale_after_ms: i64,
     ) -> bool {
-        self.pairs[witness * self.entry_points + entry_point].apply(probe, received_ms)
+        self.pairs[witness * self.entry_points + entry_point].apply(
+            probe,
+            received_ms,
+            stale_after_ms,
+        )
     }
 
     pub fn pair(&self, witness: usize, entry_point: usize) -> &PairState {
@@ -185,6 +202,8 @@ pub fn from_ms(ms: i64) -> DateTime<Utc> {
 mod tests {
     use super::*;
 
+    const STALE: i64 = 180_000;
+
     fn fail(at_ms: i64) -> ProbeOutcome {
         ProbeOutcome {
             at_ms,
@@ -196,8 +215,8 @@ mod tests {
     #[test]
     fn a_success_resets_the_streak() {
         let mut p = PairState::default();
-        assert!(p.apply(fail(1), 10));
-        assert!(p.apply(fail(2), 10));
+        assert!(p.apply(fail(1), 10, STALE));
+        assert!(p.apply(fail(2), 10, STALE));
         assert_eq!((p.streak, p.first_failure()), (2, Some(1)));
         assert!(p.apply(
             ProbeOutcome {
@@ -205,9 +224,35 @@ mod tests {
                 ok: true,
                 error: None
             },
-            11
+            11,
+            STALE
         ));
         assert_eq!((p.streak, p.first_failure(), p.last_error), (0, None, None));
+    }
+
+    #[test]
+    fn a_result_after_a_stale_one_starts_a_new_streak() {
+        let mut p = PairState::default();
+        for k in 0..3 {
+            assert!(p.apply(fail(k * 30_000), k * 30_000, STALE));
+        }
+        assert_eq!(p.streak, 3);
+        // The witness fell silent for longer than stale_after.
+        let back = 60_000 + STALE;
+        assert!(p.apply(fail(back), back, STALE));
+        assert_eq!(
+            (p.streak, p.first_failure()),
+            (1, Some(back)),
+            "one failed knock after silence means nothing; its since is the new time"
+        );
+    }
+
+    #[test]
+    fn a_result_within_stale_after_continues_the_streak() {
+        let mut p = PairState::default();
+        assert!(p.apply(fail(0), 0, STALE));
+        assert!(p.apply(fail(STALE - 1), STALE - 1, STALE));
+        assert_eq!((p.streak, p.first_failure()), (2, Some(0)));
     }
 
     #[test]
@@ -218,12 +263,12 @@ mod tests {
     #[test]
     fn results_not_newer_than_the_last_applied_are_ignored() {
         let mut p = PairState::default();
-        assert!(p.apply(fail(5), 10));
+        assert!(p.apply(fail(5), 10, STALE));
         assert!(
-            !p.apply(fail(5), 11),
+            !p.apply(fail(5), 11, STALE),
             "the same result again (a retried report)"
         );
-        assert!(!p.apply(fail(4), 11), "an older result");
+        assert!(!p.apply(fail(4), 11, STALE), "an older result");
         assert_eq!(p.streak, 1);
         assert_eq!(p.received_ms, 10);
     }
@@ -232,7 +277,7 @@ mod tests {
     fn freshness_is_judged_by_receipt_time() {
         let mut p = PairState::default();
         assert!(!p.is_fresh(0), "never probed is never fresh");
-        p.apply(fail(1_000_000), 500);
+        p.apply(fail(1_000_000), 500, STALE);
         assert!(p.is_fresh(499));
         assert!(!p.is_fresh(500));
     }

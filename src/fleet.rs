@@ -66,6 +66,19 @@ pub struct FleetDocument {
     pub servers: Vec<ServerDoc>,
     #[serde(default)]
     pub users: Vec<UserDoc>,
+    /// Servers and users that leave the fleet (unknown ids are no error:
+    /// config management may remove twice).
+    #[serde(default)]
+    pub remove: RemoveDoc,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RemoveDoc {
+    #[serde(default)]
+    pub servers: Vec<String>,
+    #[serde(default)]
+    pub users: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -180,6 +193,8 @@ pub struct Fleet {
     pub routes: Vec<Route>,
     pub servers: Vec<Server>,
     pub users: Vec<User>,
+    pub remove_servers: Vec<ServerId>,
+    pub remove_users: Vec<UserId>,
 }
 
 /// Tokens and credentials are secrets chosen by config management: long
@@ -263,6 +278,10 @@ impl<'a> Seen<'a> {
         }
         self.first_at.insert(id, path);
         Ok(())
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        self.first_at.contains_key(id)
     }
 }
 
@@ -368,10 +387,45 @@ impl FleetDocument {
             })
             .collect::<Result<Vec<_>, _>>()?;
 
+        let remove_servers = self
+            .remove
+            .servers
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                let at = format!("remove.servers[{i}]");
+                if server_ids.contains(id) {
+                    return Err(FleetError::new(
+                        "invalid_field",
+                        format!("{at}: server {id:?} is both upserted and removed"),
+                    ));
+                }
+                slug(id, &at, ServerId)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let remove_users = self
+            .remove
+            .users
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                let at = format!("remove.users[{i}]");
+                if user_ids.contains(id) {
+                    return Err(FleetError::new(
+                        "invalid_field",
+                        format!("{at}: user {id:?} is both upserted and removed"),
+                    ));
+                }
+                slug(id, &at, UserId)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+
         Ok(Fleet {
             routes,
             servers,
             users,
+            remove_servers,
+            remove_users,
         })
     }
 }

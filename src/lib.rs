@@ -13,6 +13,7 @@ pub mod evidence;
 pub mod fleet;
 pub mod i18n;
 pub mod ids;
+pub mod intake;
 pub mod mesh;
 pub mod rules;
 pub mod settings;

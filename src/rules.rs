@@ -21,11 +21,10 @@ enum Reach {
     NotProbed,
     /// At least one probed entry point has no sustained streak.
     Reaches,
-    /// Every probed entry point has a sustained streak, but some entry
-    /// points have no fresh result.
+    /// Every entry point it probes (at least one) has a fresh sustained
+    /// streak. Entry points it has no fresh result for do not count: a
+    /// protocol the agent cannot probe must never make a verdict impossible.
     Fails,
-    /// Every entry point has a fresh sustained streak.
-    FailsAll,
 }
 
 impl Reach {
@@ -33,7 +32,7 @@ impl Reach {
         self != Reach::NotProbed
     }
     fn fails(self) -> bool {
-        matches!(self, Reach::Fails | Reach::FailsAll)
+        self == Reach::Fails
     }
 }
 
@@ -136,7 +135,7 @@ pub fn evaluate(mesh: &Mesh, evidence: &Evidence, settings: &Settings, now_ms: i
                     g.quorum.failing += 1;
                     g.quorum.failing_witnesses.push(id.clone());
                 }
-            } else if reach == Reach::FailsAll {
+            } else if reach.fails() {
                 g.blocked_by.push(id.clone());
             }
         }
@@ -247,7 +246,6 @@ impl Evaluation {
                 Reach::NotProbed
             } else {
                 let eps = mesh.entry_points_of(s);
-                let total = eps.len();
                 let (mut fresh_results, mut sustained) = (0usize, 0usize);
                 for e in eps {
                     let pair = evidence.pair(w, e);
@@ -263,7 +261,6 @@ impl Evaluation {
                 match (fresh_results, sustained) {
                     (0, _) => Reach::NotProbed,
                     (f, s) if s < f => Reach::Reaches,
-                    (f, _) if f == total => Reach::FailsAll,
                     _ => Reach::Fails,
                 }
             };
@@ -326,7 +323,7 @@ impl Evaluation {
                         });
                     }
                 }
-            } else if stats.verifies(self.verifier[w]) && reach == Reach::FailsAll {
+            } else if stats.verifies(self.verifier[w]) && reach.fails() {
                 g.blocked_by.push(id.clone());
             }
         }
@@ -427,7 +424,7 @@ impl Evaluation {
         let mut applied = 0;
         for &&(e, probe) in &ordered {
             let before = cause(evidence.pair(w, e));
-            if evidence.apply_probe(w, e, probe, received_ms) {
+            if evidence.apply_probe(w, e, probe, received_ms, self.settings.stale_after_ms()) {
                 applied += 1;
                 if cause(evidence.pair(w, e)) != before {
                     touched.push(e);

@@ -100,6 +100,7 @@ async fn once_prints_the_report_it_would_send() {
         peer("quic-hy2", 443, Protocol::Hysteria2),
     ];
     let config = AgentConfig {
+        fleet_version: 1,
         report_interval_s: 60,
         probe_interval_s: 30,
         probe_timeout_s: 2,

@@ -114,6 +114,7 @@ pub fn fleet() -> FleetDocument {
                 credential: None,
             })
             .collect(),
+        remove: Default::default(),
     }
 }
 

@@ -17,6 +17,7 @@ use meshwatch::verdict::VerdictChange;
 use meshwatch::views::{CountryOpinion, ServerSummary};
 use meshwatch::{EntryPointId, ServerId, UserId};
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use tokio::sync::broadcast;
 
@@ -74,6 +75,11 @@ pub struct Engine {
     /// Recorded verdict changes, for live pages.
     changes: broadcast::Sender<VerdictChange>,
     metrics: Arc<Metrics>,
+    /// Moves on every change of what agents are told to probe (the fleet
+    /// or the probe settings), so an agent learns of a new entry point on
+    /// its next report rather than at its next config refresh. It starts
+    /// from the start-up time, so a restarted panel never repeats a value.
+    fleet_version: AtomicU64,
 }
 
 /// A report's probe results resolved against the mesh.
@@ -154,7 +160,8 @@ impl Engine {
             };
             let (resolved, _) = resolve(&mesh, &probes);
             for (e, probe) in resolved {
-                if evidence.apply_probe(w, e, probe, pending.received_ms) {
+                if evidence.apply_probe(w, e, probe, pending.received_ms, settings.stale_after_ms())
+                {
                     dirty.insert((w, e));
                 }
             }
@@ -184,6 +191,7 @@ impl Engine {
             servers: PerFleet::default(),
             changes: broadcast::channel(1024).0,
             metrics,
+            fleet_version: AtomicU64::new(u64::try_from(now_ms()).unwrap_or(1)),
         })
     }
 
@@ -199,6 +207,11 @@ impl Engine {
         self.state
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// See [`Engine::fleet_version`]'s field.
+    pub fn fleet_version(&self) -> u64 {
+        self.fleet_version.load(Ordering::Relaxed)
     }
 
     pub fn settings(&self) -> Settings {
@@ -357,28 +370,42 @@ impl Engine {
         &self,
         store: &Store,
         witness: &str,
-        report: &AgentReport,
+        mut report: AgentReport,
     ) -> Result<ReportAck, StoreError> {
         let _order = self.ingest.lock().await;
+        let received_ms = now_ms();
+        // What is stored is what was applied: a replay after a crash then
+        // needs neither the receipt clock nor the agent's.
+        meshwatch::intake::normalize(&mut report, received_ms);
         let witness_id = ServerId::parse(witness).ok();
         let (w, resolved, ack) = {
             let state = self.read();
             let w = witness_id
                 .as_ref()
                 .and_then(|id| state.mesh.server_index(id));
-            let (resolved, skipped) = resolve(&state.mesh, &report.probes);
+            // Every known result is accepted; only the newest of each pair
+            // then counts.
+            let (known, skipped) = resolve(&state.mesh, &report.probes);
             let ack = ReportAck {
-                accepted_probes: u32::try_from(resolved.len()).unwrap_or(u32::MAX),
+                accepted_probes: u32::try_from(known.len()).unwrap_or(u32::MAX),
                 skipped_probes: skipped,
+                fleet_version: self.fleet_version(),
             };
+            meshwatch::intake::keep_newest_per_entry_point(&mut report);
+            let (resolved, _) = resolve(&state.mesh, &report.probes);
             (w, resolved, ack)
         };
-        let received_ms = now_ms();
+        let report = &report;
         let seq = match store
             .store_report(witness, report, received_ms, ack)
             .await?
         {
-            StoredReport::Duplicate(first) => return Ok(first),
+            StoredReport::Duplicate(first) => {
+                return Ok(ReportAck {
+                    fleet_version: self.fleet_version(),
+                    ..first
+                })
+            }
             StoredReport::New { seq } => seq,
         };
         self.metrics.reports_ingested.inc();
@@ -455,6 +482,7 @@ impl Engine {
         state.evidence = evidence;
         state.dirty = dirty;
         state.mesh = Arc::new(mesh);
+        self.fleet_version.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 
@@ -467,6 +495,7 @@ impl Engine {
         let mut state = self.write();
         state.settings = next;
         state.evaluation = evaluate(&state.mesh, &state.evidence, &next, now_ms());
+        self.fleet_version.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 }

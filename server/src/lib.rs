@@ -17,6 +17,7 @@ pub mod ops;
 pub mod panel;
 pub mod per_fleet;
 pub mod qr;
+pub mod report_limit;
 pub mod secrets;
 pub mod sessions;
 pub mod startup;

@@ -104,6 +104,7 @@ impl Application {
             store: store.clone(),
             leptos,
             limiter: Arc::new(LoginLimiter::default()),
+            report_limiter: Arc::default(),
             sessions: Arc::default(),
             engine: engine.clone(),
             metrics,

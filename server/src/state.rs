@@ -13,6 +13,7 @@ pub struct AppState {
     pub store: Store,
     pub leptos: LeptosOptions,
     pub limiter: Arc<LoginLimiter>,
+    pub report_limiter: Arc<crate::report_limit::ReportLimiter>,
     pub sessions: Arc<crate::sessions::SessionCache>,
     pub engine: Arc<Engine>,
     pub metrics: Arc<Metrics>,

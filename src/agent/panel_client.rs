@@ -95,10 +95,7 @@ impl PanelClient {
             return match response.json::<ReportAck>().await {
                 Ok(ack) => Delivery::Accepted(ack),
                 // The panel took it; an odd body does not make it unsent.
-                Err(_) => Delivery::Accepted(ReportAck {
-                    accepted_probes: 0,
-                    skipped_probes: 0,
-                }),
+                Err(_) => Delivery::Accepted(ReportAck::default()),
             };
         }
         let body = response.text().await.unwrap_or_default();

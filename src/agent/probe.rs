@@ -104,7 +104,7 @@ impl Prober {
                 entry_point_id: peer.entry_point_id.clone(),
                 at,
                 ok: outcome.is_ok(),
-                latency_ms: outcome.ok(),
+                latency_ms: outcome.ok().map(f64::from),
                 error: outcome.err(),
             });
         }

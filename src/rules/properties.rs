@@ -12,6 +12,7 @@ use crate::status::ServerStatus;
 use proptest::prelude::*;
 
 const NOW: i64 = 1_800_000_000_000;
+const STALE_MS: i64 = 180_000;
 
 #[derive(Debug, Clone)]
 enum ReportKind {
@@ -132,7 +133,7 @@ fn build(s: &Scenario) -> (Mesh, Evidence) {
                 NOW - stale_ms - 5
             };
             for (k, ok) in sequence.iter().enumerate() {
-                evidence.apply_probe(w, e, outcome(k as i64, *ok), received);
+                evidence.apply_probe(w, e, outcome(k as i64, *ok), received, stale_ms);
             }
         }
     }
@@ -242,12 +243,33 @@ proptest! {
     }
 
     #[test]
+    fn after_silence_fewer_than_failure_streak_new_failures_never_make_a_verdict(
+        before in 0u32..8,
+        after in 0u32..8,
+        failure_streak in 1u32..5,
+        silence_extra_ms in 0i64..1_000_000,
+    ) {
+        let after = after % failure_streak;
+        let mut w = super::world::world(&[("a", "DE"), ("b", "DE"), ("c", "NL")]);
+        w.settings.failure_streak = failure_streak;
+        w.settings.quorum = 1;
+        w.healthy();
+        w.probe("a", "b", false, before);
+        w.now += w.settings.stale_after_ms() + silence_extra_ms;
+        w.all_report_ok();
+        w.probe("a", "b", false, after);
+        let v = w.verdict("b");
+        prop_assert_eq!(v.status, ServerStatus::Healthy);
+        prop_assert!(v.entry_points.iter().all(|e| e.available));
+    }
+
+    #[test]
     fn one_success_resets_a_streak(sequence in prop::collection::vec(any::<bool>(), 0..20)) {
         let mut pair = PairState::default();
         for (k, ok) in sequence.iter().enumerate() {
-            pair.apply(outcome(k as i64, *ok), 0);
+            pair.apply(outcome(k as i64, *ok), 0, STALE_MS);
         }
-        pair.apply(outcome(100, true), 0);
+        pair.apply(outcome(100, true), 0, STALE_MS);
         prop_assert_eq!(pair.streak, 0);
         prop_assert_eq!(pair.first_failure(), None);
     }

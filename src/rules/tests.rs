@@ -165,6 +165,49 @@ fn probe_results_received_longer_ago_than_stale_after_stop_counting() {
     assert_eq!(status(&w, "de-1"), Healthy);
 }
 
+#[test]
+fn a_result_that_follows_a_stale_one_starts_a_new_streak() {
+    let mut w = healthy_five();
+    w.probe("de-2", "de-1", false, 3);
+    assert_eq!(status(&w, "de-1"), EntryPointsUnavailable);
+    // de-2 falls silent past stale_after, then knocks and fails once more.
+    w.now += w.settings.stale_after_ms();
+    w.all_report_ok();
+    w.probe("de-2", "de-1", false, 1);
+    let v = w.verdict("de-1");
+    assert_eq!(
+        v.status, Healthy,
+        "stale evidence never counts, not even inside a streak"
+    );
+    w.probe("de-2", "de-1", false, 2);
+    let v = w.verdict("de-1");
+    assert_eq!(v.status, EntryPointsUnavailable);
+    assert_eq!(
+        crate::evidence::to_ms(v.entry_points[0].causes[0].since),
+        w.evidence
+            .pair(
+                w.index("de-2"),
+                w.mesh.entry_points_of(w.index("de-1")).start
+            )
+            .first_failure()
+            .expect("a streak"),
+    );
+}
+
+#[test]
+fn the_new_streak_since_is_the_time_of_its_first_failure_after_the_silence() {
+    let mut w = healthy_five();
+    w.probe("de-2", "de-1", false, 3);
+    let e = w.mesh.entry_points_of(w.index("de-1")).start;
+    let first = w.evidence.pair(w.index("de-2"), e).first_failure();
+    w.now += w.settings.stale_after_ms();
+    w.all_report_ok();
+    w.probe("de-2", "de-1", false, 3);
+    let again = w.evidence.pair(w.index("de-2"), e).first_failure();
+    assert!(again > first, "{again:?} must be after {first:?}");
+    assert_eq!(status(&w, "de-1"), EntryPointsUnavailable);
+}
+
 // R1 — unreliable witness
 
 #[test]
@@ -360,6 +403,45 @@ fn a_verifier_failing_some_entry_points_blocks_nothing() {
     let mut w = with_verifier();
     w.probe_one("ir-1", "de-1", 0, false, 3);
     assert_eq!(status(&w, "de-1"), Healthy);
+}
+
+#[test]
+fn a_verifier_judges_only_the_entry_points_it_probes() {
+    // de-1's second entry point is of a protocol the verifier's agent
+    // cannot probe: it has no result for it at all.
+    let mut w = world_with(&[
+        ("de-1", "DE", false, 2),
+        ("de-2", "DE", false, 1),
+        ("nl-1", "NL", false, 1),
+        ("ir-1", "IR", true, 1),
+    ]);
+    w.all_report_ok();
+    for witness in ["de-2", "nl-1", "ir-1"] {
+        for target in ["de-1", "de-2", "nl-1", "ir-1"] {
+            if witness != target {
+                w.probe_one(witness, target, 0, true, 1);
+            }
+        }
+    }
+    w.probe_one("ir-1", "de-1", 0, false, 3);
+    let v = w.verdict("de-1");
+    assert_eq!(v.status, Blocked);
+    assert_eq!(v.blocked_by, vec![sid("ir-1")]);
+}
+
+#[test]
+fn fails_to_reach_counts_only_the_entry_points_the_witness_probes() {
+    let mut w = world_with(&[
+        ("de-1", "DE", false, 2),
+        ("de-2", "DE", false, 1),
+        ("nl-1", "NL", false, 1),
+        ("fi-1", "FI", false, 1),
+    ]);
+    w.all_report_ok();
+    for witness in ["de-2", "nl-1", "fi-1"] {
+        w.probe_one(witness, "de-1", 0, false, 3);
+    }
+    assert_eq!(status(&w, "de-1"), Unreachable);
 }
 
 #[test]

@@ -104,7 +104,9 @@ impl World {
             ok,
             error: (!ok).then_some(ProbeError::Timeout),
         };
-        self.evidence.apply_probe(w, e, probe, self.now);
+        let stale_after = self.settings.stale_after_ms();
+        self.evidence
+            .apply_probe(w, e, probe, self.now, stale_after);
     }
 
     /// `witness` probes every entry point of `target` `times` times.

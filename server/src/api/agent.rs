@@ -19,11 +19,57 @@ struct Witness(String);
 pub fn router(state: AppState) -> Router<AppState> {
     Router::new()
         .route("/config", get(config))
-        .route("/report", post(report))
+        .route(
+            "/report",
+            // Inside the token check: the limit is per agent, and it is
+            // taken before the body is read.
+            post(report).route_layer(axum::middleware::from_fn_with_state(
+                state.clone(),
+                limit_reports,
+            )),
+        )
         .route_layer(axum::middleware::from_fn_with_state(
             state,
             require_agent_token,
         ))
+}
+
+/// Too many reports from one agent: 429 with `Retry-After` (whole seconds,
+/// rounded up), which the agent honours.
+async fn limit_reports(
+    State(state): State<AppState>,
+    Extension(Witness(server)): Extension<Witness>,
+    request: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    let interval =
+        std::time::Duration::from_secs(u64::from(state.engine.settings().report_interval_s));
+    let Ok(id) = meshwatch::ServerId::parse(&server) else {
+        return Ok(next.run(request).await);
+    };
+    if let Err(wait) = state
+        .report_limiter
+        .take(&id, interval, std::time::Instant::now())
+    {
+        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        let mut response = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            format!(
+                "at most {} reports per report interval ({} s) from one agent, {} at once; retry in {seconds} s",
+                crate::report_limit::REPORTS_PER_INTERVAL,
+                interval.as_secs(),
+                crate::report_limit::REPORT_BURST,
+            ),
+        )
+        .into_response();
+        response.headers_mut().insert(
+            axum::http::header::RETRY_AFTER,
+            axum::http::HeaderValue::from(seconds.max(1)),
+        );
+        return Ok(response);
+    }
+    Ok(next.run(request).await)
 }
 
 async fn require_agent_token(
@@ -54,6 +100,7 @@ async fn config(
 ) -> Result<ApiJson<AgentConfig>, ApiError> {
     let settings = state.engine.settings();
     Ok(ApiJson(AgentConfig {
+        fleet_version: state.engine.fleet_version(),
         report_interval_s: settings.report_interval_s,
         probe_interval_s: settings.probe_interval_s,
         probe_timeout_s: settings.probe_timeout_s,
@@ -64,14 +111,13 @@ async fn config(
 async fn report(
     State(state): State<AppState>,
     Extension(Witness(server)): Extension<Witness>,
-    ApiJson(report): ApiJson<AgentReport>,
+    ApiJson(mut report): ApiJson<AgentReport>,
 ) -> Result<Response, ApiError> {
-    if uuid::Uuid::parse_str(&report.report_id).is_err() {
-        return Err(ApiError::unprocessable(
-            "invalid_report_id",
-            "report_id must be a UUID",
-        ));
-    }
+    // Compared in canonical form: an agent may write it in upper case.
+    report.report_id = uuid::Uuid::parse_str(&report.report_id)
+        .map_err(|_| ApiError::unprocessable("invalid_report_id", "report_id must be a UUID"))?
+        .hyphenated()
+        .to_string();
     if report.agent_version.is_empty() || report.agent_version.len() > 64 {
         return Err(ApiError::unprocessable(
             "invalid_field",
@@ -87,13 +133,29 @@ async fn report(
     if let Some(i) = report
         .probes
         .iter()
-        .position(|p| !p.ok && p.error.is_none())
+        .position(|p| p.latency_ms.is_some_and(|ms| !ms.is_finite() || ms < 0.0))
     {
         return Err(ApiError::unprocessable(
             "invalid_field",
-            format!("probes[{i}].error is required when ok is false"),
+            format!("probes[{i}].latency_ms must be a number of at least 0"),
         ));
     }
-    let ack = state.engine.ingest(&state.store, &server, &report).await?;
+    let settings = state.engine.settings();
+    let bound = meshwatch::intake::max_probes_per_report(
+        state.engine.mesh().entry_point_count(),
+        settings.report_interval_s,
+        settings.probe_interval_s,
+    );
+    if report.probes.len() > bound {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_many_probes",
+            format!(
+                "a report carries at most {bound} probe results in this fleet ({} sent): split the evidence into several reports",
+                report.probes.len()
+            ),
+        ));
+    }
+    let ack = state.engine.ingest(&state.store, &server, report).await?;
     Ok((StatusCode::ACCEPTED, ApiJson(ack)).into_response())
 }

@@ -23,7 +23,7 @@ pub fn router(state: AppState) -> Router<AppState> {
     Router::new()
         .route("/fleet", put(put_fleet))
         .route("/servers", get(list_servers))
-        .route("/servers/{id}", get(get_server))
+        .route("/servers/{id}", get(get_server).delete(delete_server))
         .route("/servers/{id}/verifier", put(put_verifier))
         .route("/servers/{id}/reports", get(list_reports))
         .route("/demo/faults", axum::routing::post(demo_fault))
@@ -77,6 +77,9 @@ async fn put_fleet(
         .map_err(|e| ApiError::unprocessable(e.code, e.message))?;
     let generated = state.store.apply_fleet(&fleet).await?;
     state.engine.reload_fleet(&state.store).await?;
+    for gone in &fleet.remove_servers {
+        state.report_limiter.forget(gone);
+    }
     tracing::info!(
         routes = fleet.routes.len(),
         servers = fleet.servers.len(),
@@ -106,6 +109,24 @@ async fn get_server(
         .and_then(|server| state.engine.verdict(&server))
         .ok_or_else(|| ApiError::not_found(format!("no server {id:?}")))?;
     Ok(ApiJson(ServerView::new(&mesh, i, &verdict)))
+}
+
+/// `DELETE /api/v1/servers/{id}`: the server leaves its routes, the mesh,
+/// subscriptions and its peers' agent config; its history stays readable
+/// until retention prunes it.
+async fn delete_server(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let server =
+        ServerId::parse(&id).map_err(|_| ApiError::not_found(format!("no server {id:?}")))?;
+    if !state.store.remove_server(&server).await? {
+        return Err(ApiError::not_found(format!("no server {id:?}")));
+    }
+    state.engine.reload_fleet(&state.store).await?;
+    state.report_limiter.forget(&server);
+    tracing::info!(server = %server, "server removed from the fleet");
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// `GET /api/v1/servers/{id}/reports?limit=N` (an addition to API.md): the

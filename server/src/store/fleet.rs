@@ -273,8 +273,26 @@ impl Store {
             }
         }
 
+        for server in &fleet.remove_servers {
+            remove_server_in(&mut tx, server).await?;
+        }
+        for user in &fleet.remove_users {
+            sqlx::query("DELETE FROM users WHERE id = ?")
+                .bind(user.as_str())
+                .execute(&mut *tx)
+                .await?;
+        }
+
         tx.commit().await?;
         Ok(generated)
+    }
+
+    /// Takes a server out of the fleet; false when there is no such server.
+    pub async fn remove_server(&self, server: &ServerId) -> Result<bool, StoreError> {
+        let mut tx = self.write().await?;
+        let removed = remove_server_in(&mut tx, server).await?;
+        tx.commit().await?;
+        Ok(removed)
     }
 
     /// Every server with its routes and entry points, sorted by id.
@@ -497,4 +515,30 @@ fn endpoint_row(row: &sqlx::sqlite::SqliteRow) -> Result<(String, Endpoint), Sto
         params: serde_json::from_str(&params).map_err(|e| corrupt("params", e))?,
     };
     Ok((id, endpoint))
+}
+
+/// Takes a server out of its routes, the mesh, subscriptions and its
+/// peers' agent config (its entry points go), and drops its evidence. Its
+/// status history, metrics and notifications stay (they no longer cascade)
+/// until retention prunes them.
+async fn remove_server_in(
+    tx: &mut Transaction<'static, Sqlite>,
+    server: &ServerId,
+) -> Result<bool, StoreError> {
+    sqlx::query(
+        "DELETE FROM pair_states WHERE witness_id = ?1
+            OR entry_point_id IN (SELECT id FROM entry_points WHERE server_id = ?1)",
+    )
+    .bind(server.as_str())
+    .execute(&mut **tx)
+    .await?;
+    // Routes, entry points, the latest self-report and stored reports
+    // cascade.
+    let removed = sqlx::query("DELETE FROM servers WHERE id = ?")
+        .bind(server.as_str())
+        .execute(&mut **tx)
+        .await?
+        .rows_affected()
+        > 0;
+    Ok(removed)
 }

@@ -282,8 +282,9 @@ impl Store {
     ) -> Result<StoredReport, StoreError> {
         let mut tx = self.write().await?;
         let earlier = sqlx::query(
-            "SELECT accepted_probes, skipped_probes FROM agent_reports WHERE report_id = ?",
+            "SELECT accepted_probes, skipped_probes FROM agent_reports WHERE server_id = ? AND report_id = ?",
         )
+        .bind(server_id)
         .bind(&report.report_id)
         .fetch_optional(&mut *tx)
         .await?;
@@ -295,6 +296,7 @@ impl Store {
             return Ok(StoredReport::Duplicate(ReportAck {
                 accepted_probes: count("accepted_probes")?,
                 skipped_probes: count("skipped_probes")?,
+                fleet_version: 0,
             }));
         }
         let probes = serde_json::to_string(&report.probes).map_err(|e| corrupt("probes", e))?;
@@ -455,8 +457,19 @@ impl Store {
                 .execute(&mut *tx)
                 .await?
                 .rows_affected();
+        // The history of a server that left the fleet is kept for the
+        // window, like everything else.
+        let cutoff = meshwatch::evidence::from_ms(before_ms);
+        let history = sqlx::query(
+            "DELETE FROM status_history WHERE at < ?
+                AND server_id NOT IN (SELECT id FROM servers)",
+        )
+        .bind(cutoff)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
         tx.commit().await?;
-        Ok(metrics + reports)
+        Ok(metrics + reports + history)
     }
 
     /// Marks or unmarks a verifier; false when the server does not exist.

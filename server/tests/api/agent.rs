@@ -22,8 +22,11 @@ pub async fn fleet(app: &TestApp) -> HashMap<String, String> {
     serde_json::from_value(response["agent_tokens"].clone()).expect("tokens")
 }
 
+/// A report sent now (the agent's clock is right: its results' times are
+/// taken as they are).
 pub fn report(id: &str, listener_ok: bool, probes: Vec<Value>) -> Value {
-    json!({"report_id": id, "agent_version": "0.1.0", "sent_at": "2026-12-02T10:00:00Z",
+    let sent_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    json!({"report_id": id, "agent_version": "0.1.0", "sent_at": sent_at,
            "self_check": {"listener_ok": listener_ok, "service_ok": true, "detail": null},
            "metrics": {"cpu_pct": 12.5, "connections": 42}, "probes": probes})
 }
@@ -39,7 +42,9 @@ pub fn probes(entry_point: &str, ok: bool, from: u32, n: u32) -> Vec<Value> {
         .collect()
 }
 
-/// One report of `token`'s server carrying `n` results for `entry_point`.
+/// `n` results of `token`'s server for `entry_point`, one report each (a
+/// report counts at most one result per pair), the first report's id being
+/// `uuid(report_no)`. Returns the last answer.
 pub async fn knock(
     app: &TestApp,
     token: &str,
@@ -49,16 +54,50 @@ pub async fn knock(
     from: u32,
     n: u32,
 ) -> reqwest::Response {
-    post(
-        app,
-        token,
-        &report(&uuid(report_no), true, probes(entry_point, ok, from, n)),
-    )
-    .await
+    post_rounds(app, token, report_no, probes(entry_point, ok, from, n)).await
+}
+
+/// Posts `list` the way an agent does with several probe rounds: one report
+/// per round, each with at most one result per entry point, in order; the
+/// ids are `round_uuid(report_no, round)`. Returns the last answer.
+pub async fn post_rounds(
+    app: &TestApp,
+    token: &str,
+    report_no: u32,
+    list: Vec<Value>,
+) -> reqwest::Response {
+    let mut rounds: Vec<Vec<Value>> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for probe in list {
+        let ep = probe["entry_point_id"].as_str().expect("ep").to_owned();
+        let round = seen.entry(ep).or_insert(0);
+        if rounds.len() <= *round {
+            rounds.push(Vec::new());
+        }
+        rounds[*round].push(probe);
+        *round += 1;
+    }
+    let mut last = None;
+    for (k, round) in rounds.into_iter().enumerate() {
+        let response = post(
+            app,
+            token,
+            &report(&round_uuid(report_no, k as u32), true, round),
+        )
+        .await;
+        assert_eq!(response.status(), 202, "round {k}");
+        last = Some(response);
+    }
+    last.expect("at least one result")
 }
 
 pub fn uuid(n: u32) -> String {
-    format!("00000000-0000-4000-8000-{n:012}")
+    round_uuid(n, 0)
+}
+
+/// The id of round `k` of report `n` (round 0 is `uuid(n)`).
+pub fn round_uuid(n: u32, k: u32) -> String {
+    format!("00000000-0000-4000-8{k:03}-{n:012}")
 }
 
 pub async fn post(app: &TestApp, token: &str, body: &Value) -> reqwest::Response {
@@ -156,7 +195,10 @@ async fn unknown_entry_points_are_skipped_and_counted() {
     let response = post(&app, &tokens["de-1"], &report(&uuid(1), true, list)).await;
     assert_eq!(response.status(), 202);
     let ack: Value = response.json().await.expect("json");
-    assert_eq!(ack, json!({"accepted_probes": 2, "skipped_probes": 1}));
+    assert_eq!(
+        (&ack["accepted_probes"], &ack["skipped_probes"]),
+        (&json!(2), &json!(1))
+    );
 }
 
 #[tokio::test]
@@ -195,21 +237,23 @@ async fn a_retried_report_is_applied_once() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
     all_report(&app, &tokens, 100).await;
-    let twice_failed = report(&uuid(1), true, probes("de-1-ep", false, 0, 2));
     for _ in 0..3 {
-        let response = post(&app, &tokens["nl-1"], &twice_failed).await;
-        assert_eq!(response.status(), 202);
-        assert_eq!(
-            response.json::<Value>().await.expect("json")["accepted_probes"],
-            2
-        );
+        for k in 0..2 {
+            let failed = report(&uuid(1 + k), true, probes("de-1-ep", false, k, 1));
+            let response = post(&app, &tokens["nl-1"], &failed).await;
+            assert_eq!(response.status(), 202);
+            assert_eq!(
+                response.json::<Value>().await.expect("json")["accepted_probes"],
+                1
+            );
+        }
     }
     assert_eq!(
         get(&app, "/api/v1/servers/de-1").await["status"],
         "healthy",
         "streak 2, not 6"
     );
-    knock(&app, &tokens["nl-1"], 2, "de-1-ep", false, 2, 1).await;
+    knock(&app, &tokens["nl-1"], 3, "de-1-ep", false, 2, 1).await;
     let view = get(&app, "/api/v1/servers/de-1").await;
     assert_eq!(view["status"], "entry_points_unavailable");
     assert_eq!(view["entry_points"][0]["causes"][0]["from"], "nl-1");
@@ -273,7 +317,7 @@ async fn a_verifier_blocks_and_the_reverse_means_nothing() {
     all_report(&app, &tokens, 100).await;
     let mut list = probes("de-1-ep", false, 0, 3);
     list.extend(probes("de-2-ep", true, 0, 1));
-    post(&app, &tokens["ir-1"], &report(&uuid(1), true, list)).await;
+    post_rounds(&app, &tokens["ir-1"], 1, list).await;
     let view = get(&app, "/api/v1/servers/de-1").await;
     assert_eq!(view["status"], "blocked");
     assert_eq!(view["blocked_by"], json!(["ir-1"]));
@@ -449,12 +493,13 @@ async fn old_metrics_and_folded_report_ids_are_pruned_but_unfolded_reports_are_k
 async fn the_reports_listing_shows_each_received_report_once_newest_first() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
+    let two_results = |n: u32| report(&uuid(n), true, probes("nl-1-ep", true, n * 10, 2));
     for n in [1, 2] {
-        let r = knock(&app, &tokens["de-1"], n, "nl-1-ep", true, n * 10, 2).await;
+        let r = post(&app, &tokens["de-1"], &two_results(n)).await;
         assert_eq!(r.status(), 202);
     }
     // A retry of report 2 is not a new report.
-    knock(&app, &tokens["de-1"], 2, "nl-1-ep", true, 20, 2).await;
+    post(&app, &tokens["de-1"], &two_results(2)).await;
     let listed = get(&app, "/api/v1/servers/de-1/reports").await;
     let ids: Vec<&str> = listed
         .as_array()

@@ -7,6 +7,7 @@ mod fleet;
 mod forms;
 mod health;
 mod helpers;
+mod intake;
 mod languages;
 mod live_agents;
 mod live_events;

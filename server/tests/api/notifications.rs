@@ -1,6 +1,6 @@
 //! R4's emails: one when a verifier sees a block, one when it clears.
 
-use crate::agent::{all_report, fleet, get, knock, post, probes, report, uuid};
+use crate::agent::{all_report, fleet, get, knock, post_rounds, probes};
 use crate::helpers::{smtp_sink, spawn_app, spawn_app_with, TestApp};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -28,7 +28,7 @@ async fn block_de_1(app: &TestApp) -> HashMap<String, String> {
     all_report(app, &tokens, 100).await;
     let mut seen = probes("de-2-ep", true, 0, 1);
     seen.extend(probes("de-1-ep", false, 0, 3));
-    post(app, &tokens["ir-1"], &report(&uuid(1), true, seen)).await;
+    post_rounds(app, &tokens["ir-1"], 1, seen).await;
     assert_eq!(get(app, "/api/v1/servers/de-1").await["status"], "blocked");
     tokens
 }

@@ -1,7 +1,7 @@
 //! The scenarios of PRODUCT.md, driven only through the agent and
 //! automation APIs.
 
-use crate::agent::{all_report, fleet, get, knock, post, probes, report, uuid};
+use crate::agent::{all_report, fleet, get, knock, post, post_rounds, probes, report, uuid};
 use crate::helpers::{spawn_app, TestApp};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -99,7 +99,7 @@ async fn an_unreliable_witness_is_discarded_and_flagged() {
     healthy_mesh(&app, &tokens, 100).await;
     let mut list = probes("de-1-ep", false, 10, 3);
     list.extend(probes("de-2-ep", false, 10, 3));
-    post(&app, &tokens["fi-1"], &report(&uuid(1), true, list)).await;
+    post_rounds(&app, &tokens["fi-1"], 1, list).await;
     let fi = get(&app, "/api/v1/servers/fi-1").await;
     assert_eq!(fi["unreliable_witness"], json!({"failing": 2, "of": 4}));
     assert_eq!(
@@ -120,7 +120,7 @@ async fn a_verifier_that_reaches_no_one_blocks_no_one() {
         .iter()
         .flat_map(|t| probes(&format!("{t}-ep"), false, 10, 3))
         .collect();
-    post(&app, &tokens["ir-1"], &report(&uuid(1), true, all_fail)).await;
+    post_rounds(&app, &tokens["ir-1"], 1, all_fail).await;
     for target in ["de-1", "de-2", "fi-1", "nl-1"] {
         assert_eq!(
             status(&app, target).await,
@@ -140,7 +140,7 @@ async fn a_blocked_server_is_withheld_while_its_route_has_an_alternative() {
     all_report(&app, &tokens, 100).await;
     let mut seen = probes("de-1-ep", false, 10, 3);
     seen.extend(probes("nl-1-ep", true, 10, 1));
-    post(&app, &tokens["ir-1"], &report(&uuid(1), true, seen)).await;
+    post_rounds(&app, &tokens["ir-1"], 1, seen).await;
     assert_eq!(status(&app, "de-1").await, "blocked");
     let links = app
         .client
