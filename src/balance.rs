@@ -13,6 +13,9 @@ use crate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 
+mod placement;
+pub use placement::Placement;
+
 /// One row of a user's server list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AssignmentRow {

@@ -2,13 +2,15 @@
 //! by the server-rendered and the hydrated panel so both say the same:
 //! the status wording of PRODUCT.md §5 ([`Text`], [`Lang::text`]) and the
 //! panel's own words ([`Ui`], [`Lang::ui`] and the methods of [`ui`] for
-//! phrases with values in them).
+//! phrases with values in them), and the operator's notification messages
+//! ([`notice`]).
 
 use crate::status::ServerStatus;
 use serde::{Deserialize, Serialize};
 
+pub mod notice;
 pub mod ui;
-pub use ui::Ui;
+pub use ui::{PlacementWords, Ui};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Lang {
@@ -406,6 +408,70 @@ mod tests {
             let from = now - chrono::Duration::seconds(s);
             assert_eq!(en.age(from, now), reads, "{s} s");
         }
+    }
+
+    #[test]
+    fn a_server_that_left_rotation_never_reads_as_not_assigned() {
+        use crate::balance::Placement;
+        use crate::views::ServerRef;
+        let other = ServerRef {
+            id: crate::ServerId::parse("de-2").expect("slug"),
+            name: "Frankfurt 2".into(),
+            country: "DE".into(),
+        };
+        for lang in Lang::ALL {
+            let not_assigned = lang.ui(Ui::NotAssignedToUser);
+            for placement in [
+                Placement::ReplacedBy(other.clone()),
+                Placement::OutOfRotation,
+                Placement::OutBestAvailable(other.clone()),
+            ] {
+                let words = lang.placement(&placement);
+                assert_eq!(
+                    words.headline,
+                    lang.ui(Ui::OutOfRotation),
+                    "{lang:?} {placement:?}"
+                );
+                let detail = words.detail.unwrap_or_default();
+                assert!(
+                    !detail.is_empty() && !detail.contains(not_assigned),
+                    "{lang:?} {placement:?}: {detail:?}"
+                );
+            }
+            assert_eq!(
+                lang.placement(&Placement::NotAssigned).headline,
+                not_assigned
+            );
+            assert!(lang
+                .placement(&Placement::OutBestAvailable(other.clone()))
+                .detail
+                .unwrap_or_default()
+                .contains("Frankfurt 2"));
+        }
+        let en = Lang::En;
+        assert_eq!(
+            en.placement(&Placement::ReplacedBy(other.clone())),
+            PlacementWords {
+                headline: "Out of rotation".into(),
+                detail: Some("Replaced by Frankfurt 2 (DE)".into()),
+            }
+        );
+        assert_eq!(
+            en.placement(&Placement::OutOfRotation).detail.as_deref(),
+            Some("Not replaced: this route has no spare server in rotation. The user's other servers on it still serve.")
+        );
+        assert_eq!(
+            en.placement(&Placement::OutBestAvailable(other)).detail.as_deref(),
+            Some("Every server is out of rotation: subscriptions serve the best available one, Frankfurt 2 (DE).")
+        );
+        assert_eq!(
+            en.placement(&Placement::NotAssigned).headline,
+            "Not assigned to this user"
+        );
+        assert_eq!(
+            Lang::Sv.placement(&Placement::OutOfRotation).headline,
+            "Ur rotation"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Read models shared by the panel's server functions and its pages.
 
 use crate::agent_api::Metrics;
+use crate::balance::Placement;
 use crate::fleet::Protocol;
 use crate::ids::{EntryPointId, RouteId, ServerId, UserId};
 use crate::status::ServerStatus;
@@ -304,11 +305,9 @@ pub struct UserServer {
     pub failing: u32,
     pub of: u32,
     pub stale: bool,
-    pub in_subscription: bool,
-    /// Serving in this one's place while it is out of rotation.
-    pub replaced_by: Option<ServerRef>,
-    /// On a replacement: the out-of-rotation server it stands in for.
-    pub replaces: Option<ServerRef>,
+    /// Where it stands in the user's subscription, naming the server that
+    /// replaces it, that it stands in for, or the route's best available.
+    pub placement: Placement<ServerRef>,
 }
 
 /// What one of the user's routes serves.
@@ -411,6 +410,28 @@ pub enum NotificationKind {
     Test,
 }
 
+impl NotificationKind {
+    pub const ALL: [NotificationKind; 3] = [
+        NotificationKind::Blocked,
+        NotificationKind::Cleared,
+        NotificationKind::Test,
+    ];
+
+    /// The API's (and the outbox table's) name: `blocked`, `cleared`, `test`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotificationKind::Blocked => "blocked",
+            NotificationKind::Cleared => "cleared",
+            NotificationKind::Test => "test",
+        }
+    }
+
+    /// Parses the stored name back.
+    pub fn from_wire(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == raw)
+    }
+}
+
 /// Where a notification is in its delivery.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DeliveryState {
@@ -419,13 +440,36 @@ pub enum DeliveryState {
     Failed,
 }
 
+impl DeliveryState {
+    pub const ALL: [DeliveryState; 3] = [
+        DeliveryState::Queued,
+        DeliveryState::Sent,
+        DeliveryState::Failed,
+    ];
+
+    /// The API's (and the outbox table's) name: `queued`, `sent`, `failed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryState::Queued => "queued",
+            DeliveryState::Sent => "sent",
+            DeliveryState::Failed => "failed",
+        }
+    }
+
+    /// Parses the stored name back.
+    pub fn from_wire(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+}
+
 /// One row of the notification outbox.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutboxItem {
     pub id: i64,
     pub kind: NotificationKind,
     pub server: Option<ServerId>,
-    /// An email address or webhook URL; empty when no target is configured.
+    /// An email address or a webhook's label (`webhook (host)`, never its
+    /// URL); empty when no target is configured.
     pub to: String,
     pub subject: String,
     pub state: DeliveryState,
@@ -437,6 +481,18 @@ pub struct OutboxItem {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outbox_kinds_and_states_round_trip_their_stored_names() {
+        for kind in NotificationKind::ALL {
+            assert_eq!(NotificationKind::from_wire(kind.as_str()), Some(kind));
+        }
+        for state in DeliveryState::ALL {
+            assert_eq!(DeliveryState::from_wire(state.as_str()), Some(state));
+        }
+        assert_eq!(NotificationKind::from_wire("Blocked"), None);
+        assert_eq!(DeliveryState::from_wire("sending"), None);
+    }
 
     #[test]
     fn witnesses_are_grouped_by_country_in_order() {

@@ -1,10 +1,14 @@
 //! Delivers the notification outbox — email over SMTP (lettre), and JSON
 //! POSTs to a webhook — retrying with exponential backoff: `queued` →
 //! `sent`, or `failed` after the last try. Each outbox row has one target
-//! (an address or the webhook URL); rows whose kind of target is not
+//! (an address or the webhook); rows whose kind of target is not
 //! configured stay queued.
+//!
+//! The webhook's URL is a secret: it lives only in [`Webhook`], which posts
+//! to it; rows, logs and stored errors name the webhook by its label.
 
 use crate::config::Secret;
+use crate::notify::{webhook_label, Target};
 use crate::store::{Delivery as Outcome, Outgoing, Store};
 use chrono::Utc;
 use lettre::message::header::ContentType;
@@ -27,15 +31,18 @@ pub struct Mailer {
     from: lettre::message::Mailbox,
 }
 
-/// Whether an outbox target is the webhook rather than an email address.
-pub fn is_webhook(target: &str) -> bool {
-    target.starts_with("http://") || target.starts_with("https://")
+/// The configured webhook: the one place its URL is kept.
+pub struct Webhook {
+    client: reqwest::Client,
+    url: Secret,
+    /// `webhook (host)`: how everything else names it.
+    label: String,
 }
 
 /// The configured delivery targets.
 pub struct Delivery {
     pub mailer: Option<Mailer>,
-    pub webhook: Option<reqwest::Client>,
+    pub webhook: Option<Webhook>,
 }
 
 impl Delivery {
@@ -59,22 +66,23 @@ impl Delivery {
             )
             .await?;
         for message in due {
-            let sent = match (&self.webhook, &self.mailer) {
-                (Some(http), _) if is_webhook(&message.recipient) => post(http, &message).await,
-                (_, Some(mailer)) if !is_webhook(&message.recipient) => mailer.send(&message).await,
+            let sent = match (&message.target, &self.webhook, &self.mailer) {
+                (Target::Webhook(_), Some(webhook), _) => webhook.post(&message).await,
+                (Target::Email(address), _, Some(mailer)) => mailer.send(address, &message).await,
                 _ => continue,
             };
+            // `to` is the target's label: never a webhook's URL.
             let outcome = match sent {
                 Ok(()) => {
-                    tracing::info!(id = message.id, to = %message.recipient, "notification sent");
+                    tracing::info!(id = message.id, to = %message.target, "notification sent");
                     Outcome::Sent
                 }
                 Err(error) if message.attempts + 1 >= MAX_ATTEMPTS => {
-                    tracing::error!(id = message.id, %error, "notification failed for good");
+                    tracing::error!(id = message.id, to = %message.target, %error, "notification failed for good");
                     Outcome::Failed { error }
                 }
                 Err(error) => {
-                    tracing::warn!(id = message.id, %error, "notification not sent; will retry");
+                    tracing::warn!(id = message.id, to = %message.target, %error, "notification not sent; will retry");
                     Outcome::Retry {
                         error,
                         at: Utc::now() + backoff(message.attempts),
@@ -87,24 +95,65 @@ impl Delivery {
     }
 }
 
-/// The webhook body: the notification as JSON.
-async fn post(http: &reqwest::Client, message: &Outgoing) -> Result<(), String> {
-    let body = serde_json::json!({
-        "id": message.id, "kind": message.kind, "server_id": message.server_id,
-        "subject": message.subject, "body": message.body,
-    });
-    let response = http
-        .post(&message.recipient)
-        .timeout(Duration::from_secs(20))
-        .json(&body)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?;
-    if response.status().is_success() {
-        Ok(())
-    } else {
-        Err(format!("webhook answered {}", response.status()))
+impl Webhook {
+    pub fn new(url: Secret) -> Self {
+        Self {
+            client: reqwest::Client::new(),
+            label: webhook_label(url.expose()),
+            url,
+        }
     }
+
+    /// The webhook body: the notification as JSON.
+    async fn post(&self, message: &Outgoing) -> Result<(), String> {
+        let body = serde_json::json!({
+            "id": message.id, "kind": message.kind.as_str(), "server_id": message.server_id,
+            "subject": message.subject, "body": message.body,
+        });
+        let response = self
+            .client
+            .post(self.url.expose())
+            .timeout(Duration::from_secs(20))
+            .json(&body)
+            .send()
+            .await
+            .map_err(|e| self.describe(e))?;
+        if response.status().is_success() {
+            Ok(())
+        } else {
+            Err(format!("{} answered {}", self.label, response.status()))
+        }
+    }
+
+    /// A delivery error as it may be logged and stored. reqwest names the
+    /// URL in its errors: that goes (`without_url`), the causes below it
+    /// stay (they say what failed: DNS, connect, TLS…), and any trace of
+    /// the URL left among them is replaced by the label.
+    fn describe(&self, err: reqwest::Error) -> String {
+        use std::error::Error as _;
+        let err = err.without_url();
+        let mut text = format!("{}: {err}", self.label);
+        let mut cause = err.source();
+        while let Some(c) = cause {
+            text.push_str(": ");
+            text.push_str(&c.to_string());
+            cause = c.source();
+        }
+        redact(&text, self.url.expose(), &self.label)
+    }
+}
+
+/// `text` with every spelling of `url` (as given, and as the URL parser
+/// normalises it) replaced by `label`.
+fn redact(text: &str, url: &str, label: &str) -> String {
+    let normalised = reqwest::Url::parse(url).map(|u| u.to_string()).ok();
+    let mut out = text.to_owned();
+    for spelling in [Some(url.to_owned()), normalised].into_iter().flatten() {
+        if !spelling.is_empty() {
+            out = out.replace(&spelling, label);
+        }
+    }
+    out
 }
 
 impl Mailer {
@@ -121,11 +170,10 @@ impl Mailer {
         Ok(Self { transport, from })
     }
 
-    async fn send(&self, message: &Outgoing) -> Result<(), String> {
-        let to = message
-            .recipient
+    async fn send(&self, address: &str, message: &Outgoing) -> Result<(), String> {
+        let to = address
             .parse()
-            .map_err(|e| format!("recipient {:?}: {e}", message.recipient))?;
+            .map_err(|e| format!("recipient {address:?}: {e}"))?;
         let email = Message::builder()
             .from(self.from.clone())
             .to(to)
@@ -143,7 +191,51 @@ impl Mailer {
 
 #[cfg(test)]
 mod tests {
-    use super::backoff;
+    use super::{backoff, redact, Webhook};
+    use crate::config::Secret;
+
+    #[tokio::test]
+    async fn a_webhook_error_never_names_the_url() {
+        // Port 9 on loopback: nothing listens, the connection is refused.
+        let url = "http://hook-user:s3cret@127.0.0.1:9/t/abc123?token=xyz";
+        let webhook = Webhook::new(Secret::new(url.to_owned()));
+        // No proxy: the error must be the refused connection itself.
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .expect("client");
+        let err = client
+            .post(webhook.url.expose())
+            .send()
+            .await
+            .expect_err("nothing listens there");
+        let text = webhook.describe(err);
+        assert!(text.starts_with("webhook (127.0.0.1): "), "{text}");
+        for secret in ["s3cret", "abc123", "xyz", "hook-user", "/t/"] {
+            assert!(!text.contains(secret), "{secret} in {text:?}");
+        }
+    }
+
+    #[test]
+    fn any_spelling_of_the_url_is_replaced_by_the_label() {
+        let label = "webhook (hooks.example.net)";
+        assert_eq!(
+            redact(
+                "posting to https://hooks.example.net/t/1 failed",
+                "https://hooks.example.net/t/1",
+                label
+            ),
+            "posting to webhook (hooks.example.net) failed"
+        );
+        assert_eq!(
+            redact(
+                "error for url (https://hooks.example.net/)",
+                "https://HOOKS.example.net",
+                label
+            ),
+            "error for url (webhook (hooks.example.net))"
+        );
+    }
 
     #[test]
     fn backoff_doubles_and_is_capped() {

@@ -1,9 +1,16 @@
 //! `POST /lang`: the language switcher's form. Remembers the choice in a
 //! cookie for a year and goes back to the page it came from, so it works
 //! without JavaScript and the next render is already in that language.
+//!
+//! A signed-in operator's choice is also the notifications' language: the
+//! cookie lives in one browser, the notifications are written by the
+//! panel, so the choice is kept panel-wide in the settings too.
 
 use crate::login::{see_other, with_cookie};
+use crate::secrets::TokenHash;
+use crate::state::AppState;
 use app::auth;
+use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Form;
@@ -15,7 +22,11 @@ pub struct Choice {
     lang: String,
 }
 
-pub async fn choose(headers: HeaderMap, Form(choice): Form<Choice>) -> Response {
+pub async fn choose(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(choice): Form<Choice>,
+) -> Response {
     if auth::is_cross_site(&headers) {
         return (
             StatusCode::FORBIDDEN,
@@ -30,6 +41,7 @@ pub async fn choose(headers: HeaderMap, Form(choice): Form<Choice>) -> Response 
         )
             .into_response();
     };
+    remember_for_notifications(&state, &headers, lang).await;
     let secure = if auth::is_https(&headers, false) {
         "; Secure"
     } else {
@@ -40,6 +52,32 @@ pub async fn choose(headers: HeaderMap, Form(choice): Form<Choice>) -> Response 
         lang.code()
     );
     with_cookie(see_other(&back_to(&headers)), cookie)
+}
+
+/// Keeps a signed-in operator's choice as the notifications' language. A
+/// visitor without a session (the sign-in page has the switcher too) only
+/// gets the cookie. Failing to keep it costs the notifications their
+/// language, not the operator their page: it is logged, not answered.
+async fn remember_for_notifications(state: &AppState, headers: &HeaderMap, lang: Lang) {
+    let Some(token) = auth::session_token(headers) else {
+        return;
+    };
+    let signed_in = match state
+        .sessions
+        .operator(&state.store, &TokenHash::of(token))
+        .await
+    {
+        Ok(operator) => operator.is_some(),
+        Err(err) => {
+            tracing::error!(error = %err, "cannot check a session");
+            false
+        }
+    };
+    if signed_in {
+        if let Err(err) = state.store.set_notify_lang(lang).await {
+            tracing::error!(error = %err, "cannot keep the notifications' language");
+        }
+    }
 }
 
 /// The path of the referring page when it is one of ours, else `/`.

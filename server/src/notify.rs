@@ -1,22 +1,43 @@
 //! Notifications (PRODUCT.md R4): one message when a verifier sees a
 //! server's address blocked, one when it clears — derived from recorded
-//! status changes, so never more than one per incident.
+//! status changes, so never more than one per incident. The words come
+//! from the catalogue's templates ([`meshwatch::i18n::notice`]) in the
+//! operator's language; this module gathers the facts they name.
+
+mod target;
+
+pub use target::{webhook_label, Target};
 
 use crate::store::{Endpoint, NewNotification};
+use meshwatch::i18n::notice::{BlockEvent, Incident, Notice};
+use meshwatch::i18n::Lang;
 use meshwatch::mesh::Mesh;
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::{Verdict, VerdictChange};
+use meshwatch::views::{NotificationKind, ServerRef};
+use meshwatch::ServerId;
 use std::collections::HashMap;
 
 impl NewNotification {
     /// The same message for another target.
-    pub fn to(&self, recipient: &str) -> NewNotification {
+    pub fn to(&self, target: &Target) -> NewNotification {
         NewNotification {
             kind: self.kind,
             server_id: self.server_id.clone(),
-            recipient: recipient.to_owned(),
+            target: target.clone(),
             subject: self.subject.clone(),
             body: self.body.clone(),
+        }
+    }
+
+    /// A message not yet addressed (see [`NewNotification::to`]).
+    fn unaddressed(kind: NotificationKind, server: &ServerId, notice: Notice) -> Self {
+        NewNotification {
+            kind,
+            server_id: Some(server.to_string()),
+            target: Target::Nowhere,
+            subject: notice.subject,
+            body: notice.body,
         }
     }
 }
@@ -24,9 +45,9 @@ impl NewNotification {
 /// "Send test email" from the panel: proves the delivery path works.
 pub fn test_message(operator: &str) -> NewNotification {
     NewNotification {
-        kind: "test",
+        kind: NotificationKind::Test,
         server_id: None,
-        recipient: String::new(),
+        target: Target::Nowhere,
         subject: "meshwatch: test message".into(),
         body: format!(
             "This is a test message from your meshwatch panel, sent by {operator}.\n\
@@ -35,40 +56,35 @@ pub fn test_message(operator: &str) -> NewNotification {
     }
 }
 
-/// The notifications a batch of recorded changes calls for. When more than
-/// half of the fleet leaves rotation at once, the per-server messages are
-/// folded into one fleet-wide message (likewise for a mass clearing): an
-/// outage of the operator's own network should not send a hundred emails.
+/// The notifications a batch of recorded changes calls for, in `lang`.
+/// When more than half of the fleet leaves rotation at once, the
+/// per-server messages are folded into one fleet-wide message (likewise
+/// for a mass clearing): an outage of the operator's own network should
+/// not send a hundred emails.
 ///
-/// Each message is queued once per target (email address, webhook URL).
+/// Each message is queued once per target (email address, webhook).
 pub fn for_changes(
     changes: &[VerdictChange],
     mesh: &Mesh,
     verdicts: &[Verdict],
     endpoints: &HashMap<String, Endpoint>,
-    targets: &[String],
+    lang: Lang,
+    targets: &[Target],
 ) -> Vec<NewNotification> {
-    let recipient = "";
-    let per_server = per_server(changes, mesh, verdicts, endpoints, recipient);
+    let per_server = per_server(changes, mesh, verdicts, endpoints, lang);
     let half = mesh.server_count() / 2;
     let left = changes.iter().filter(|c| left_rotation(c)).count();
     let returned = changes.iter().filter(|c| returned_to_rotation(c)).count();
-    let (blocked, cleared): (Vec<_>, Vec<_>) =
-        per_server.into_iter().partition(|n| n.kind == "blocked");
+    let (blocked, cleared): (Vec<_>, Vec<_>) = per_server
+        .into_iter()
+        .partition(|n| n.kind == NotificationKind::Blocked);
     let mut out = Vec::new();
-    for (kind, group, moved, what) in [
-        ("blocked", blocked, left, "left rotation"),
-        ("cleared", cleared, returned, "returned to rotation"),
+    for (event, group, moved) in [
+        (BlockEvent::Started, blocked, left),
+        (BlockEvent::Cleared, cleared, returned),
     ] {
         if moved > half && group.len() > 1 {
-            out.push(fleet_wide(
-                kind,
-                &group,
-                moved,
-                mesh.server_count(),
-                what,
-                recipient,
-            ));
+            out.push(fleet_wide(lang, event, &group, moved, mesh.server_count()));
         } else {
             out.extend(group);
         }
@@ -76,6 +92,13 @@ pub fn for_changes(
     out.iter()
         .flat_map(|m| targets.iter().map(move |t| m.to(t)))
         .collect()
+}
+
+fn kind_of(event: BlockEvent) -> NotificationKind {
+    match event {
+        BlockEvent::Started => NotificationKind::Blocked,
+        BlockEvent::Cleared => NotificationKind::Cleared,
+    }
 }
 
 fn out_of_rotation(conditions: &[ServerStatus]) -> bool {
@@ -92,25 +115,70 @@ fn returned_to_rotation(c: &VerdictChange) -> bool {
 
 /// One message for many servers, filed under the first of them.
 fn fleet_wide(
-    kind: &'static str,
+    lang: Lang,
+    event: BlockEvent,
     group: &[NewNotification],
     moved: usize,
     fleet: usize,
-    what: &str,
-    recipient: &str,
 ) -> NewNotification {
-    let details: Vec<String> = group.iter().map(|n| format!("- {}", n.subject)).collect();
+    let subjects: Vec<String> = group.iter().map(|n| n.subject.clone()).collect();
+    let notice = lang.fleet_wide_notice(event, moved, fleet, &subjects);
     NewNotification {
-        kind,
-        server_id: group[0].server_id.clone(),
-        recipient: recipient.to_owned(),
-        subject: format!("meshwatch: {moved} of {fleet} servers {what} at once"),
-        body: format!(
-            "{moved} of your {fleet} servers {what} at the same moment — more likely a problem of your own \
-             network or of the panel's view than {count} separate incidents.\n\n{}\n",
-            details.join("\n"),
-            count = group.len(),
-        ),
+        kind: kind_of(event),
+        server_id: group.first().and_then(|n| n.server_id.clone()),
+        target: Target::Nowhere,
+        subject: notice.subject,
+        body: notice.body,
+    }
+}
+
+fn server_ref(mesh: &Mesh, s: usize) -> ServerRef {
+    let server = mesh.server(s);
+    ServerRef {
+        id: server.id.clone(),
+        name: server.name.clone(),
+        country: server.country.clone(),
+    }
+}
+
+/// `host:port` of each entry point of server `s`, each once, in order
+/// (an IPv6 host in brackets, as clients write it).
+fn addresses(mesh: &Mesh, s: usize, endpoints: &HashMap<String, Endpoint>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in mesh
+        .server(s)
+        .entry_points
+        .iter()
+        .filter_map(|e| endpoints.get(e.as_str()))
+    {
+        let address = if e.host.contains(':') {
+            format!("[{}]:{}", e.host, e.port)
+        } else {
+            format!("{}:{}", e.host, e.port)
+        };
+        if !out.contains(&address) {
+            out.push(address);
+        }
+    }
+    out
+}
+
+/// The verifiers a message names. A block names those that see it; a
+/// clearing, the verifiers whose word counts now (fresh, not suspended),
+/// which reach the server again.
+fn verifiers(mesh: &Mesh, verdicts: &[Verdict], s: usize, event: BlockEvent) -> Vec<ServerRef> {
+    match event {
+        BlockEvent::Started => verdicts[s]
+            .blocked_by
+            .iter()
+            .filter_map(|v| mesh.server_index(v))
+            .map(|v| server_ref(mesh, v))
+            .collect(),
+        BlockEvent::Cleared => (0..mesh.server_count())
+            .filter(|&v| v != s && mesh.server(v).verifier)
+            .filter(|&v| !verdicts[v].stale && !verdicts[v].suspended_verifier)
+            .map(|v| server_ref(mesh, v))
+            .collect(),
     }
 }
 
@@ -120,60 +188,31 @@ fn per_server(
     mesh: &Mesh,
     verdicts: &[Verdict],
     endpoints: &HashMap<String, Endpoint>,
-    recipient: &str,
+    lang: Lang,
 ) -> Vec<NewNotification> {
     changes
         .iter()
-        .filter(|c| c.became_blocked() || c.block_cleared())
         .filter_map(|c| {
-            let s = mesh.server_index(&c.server)?;
-            let server = mesh.server(s);
-            let addresses: Vec<String> = server
-                .entry_points
-                .iter()
-                .filter_map(|e| endpoints.get(e.as_str()))
-                .map(|e| format!("{}:{}", e.host, e.port))
-                .collect();
-            let addresses = if addresses.is_empty() { "no entry points".to_owned() } else { addresses.join(", ") };
-            let since = c.at.format("%Y-%m-%d %H:%M UTC");
-            Some(if c.became_blocked() {
-                let verifiers: Vec<String> = verdicts[s]
-                    .blocked_by
-                    .iter()
-                    .map(|v| {
-                        let country = mesh.server_index(v).map(|i| mesh.server(i).country.clone()).unwrap_or_default();
-                        format!("{v} ({country})")
-                    })
-                    .collect();
-                NewNotification {
-                    kind: "blocked",
-                    server_id: Some(c.server.to_string()),
-                    recipient: recipient.to_owned(),
-                    subject: format!("meshwatch: address of {} ({}) is blocked", server.name, server.id),
-                    body: format!(
-                        "The address of server {name} ({id}, {country}) — {addresses} — is blocked as seen by \\
-                         the verifier {verifiers} since {since}.\\n\\n\\
-                         Its entry points are no longer served while its route has alternatives.\\n\\
-                         Advice: change this server's IP address; meshwatch will notice when it is reachable again.\\n",
-                        name = server.name,
-                        id = server.id,
-                        country = server.country,
-                        verifiers = verifiers.join(", "),
-                    ),
-                }
+            let event = if c.became_blocked() {
+                BlockEvent::Started
+            } else if c.block_cleared() {
+                BlockEvent::Cleared
             } else {
-                NewNotification {
-                    kind: "cleared",
-                    server_id: Some(c.server.to_string()),
-                    recipient: recipient.to_owned(),
-                    subject: format!("meshwatch: address of {} ({}) is reachable again", server.name, server.id),
-                    body: format!(
-                        "The block on server {} ({}) — {addresses} — cleared at {since}: the verifiers reach it \\
-                         again and it is back in rotation.\\n",
-                        server.name, server.id
-                    ),
-                }
-            })
+                return None;
+            };
+            let s = mesh.server_index(&c.server)?;
+            let incident = Incident {
+                event,
+                server: server_ref(mesh, s),
+                addresses: addresses(mesh, s, endpoints),
+                verifiers: verifiers(mesh, verdicts, s, event),
+                at: c.at,
+            };
+            Some(NewNotification::unaddressed(
+                kind_of(event),
+                &c.server,
+                lang.incident_notice(&incident),
+            ))
         })
         .collect()
 }
@@ -181,8 +220,9 @@ fn per_server(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use meshwatch::fleet::Protocol;
     use meshwatch::mesh::{MeshRoute, MeshServer};
-    use meshwatch::{EntryPointId, RouteId, ServerId};
+    use meshwatch::{EntryPointId, RouteId};
 
     fn mesh(n: usize) -> Mesh {
         let servers = (0..n)
@@ -209,41 +249,118 @@ mod tests {
         meshwatch::rules::evaluate(mesh, &evidence, &Default::default(), 0).into_verdicts()
     }
 
-    fn blocked(i: usize) -> VerdictChange {
+    fn endpoints(n: usize) -> HashMap<String, Endpoint> {
+        (0..n)
+            .map(|i| {
+                let id = format!("s{i}-ep");
+                let endpoint = Endpoint {
+                    id: id.clone(),
+                    name: format!("S{i}"),
+                    protocol: Protocol::Vless,
+                    host: format!("203.0.113.{i}"),
+                    port: 443,
+                    sni: None,
+                    params: Default::default(),
+                };
+                (id, endpoint)
+            })
+            .collect()
+    }
+
+    fn change(i: usize, now: &[ServerStatus], before: &[ServerStatus]) -> VerdictChange {
         VerdictChange {
             server: ServerId::parse(&format!("s{i}")).expect("slug"),
-            status: ServerStatus::Blocked,
-            conditions: vec![ServerStatus::Blocked],
-            previous: vec![ServerStatus::Healthy],
+            status: now[0],
+            conditions: now.to_vec(),
+            previous: before.to_vec(),
             at: chrono::Utc::now(),
         }
+    }
+
+    fn blocked(i: usize) -> VerdictChange {
+        change(i, &[ServerStatus::Blocked], &[ServerStatus::Healthy])
+    }
+
+    fn targets() -> Vec<Target> {
+        vec![
+            Target::Email("ops@example.com".to_owned()),
+            Target::Webhook("webhook (hooks.example.com)".to_owned()),
+        ]
     }
 
     #[test]
     fn each_block_gets_its_own_message() {
         let m = mesh(6);
-        let targets = [
-            "ops@example.com".to_owned(),
-            "https://hooks.example.com/x".to_owned(),
-        ];
         let out = for_changes(
             &[blocked(0), blocked(1)],
             &m,
             &verdicts(&m),
-            &HashMap::new(),
-            &targets,
+            &endpoints(6),
+            Lang::En,
+            &targets(),
         );
         assert_eq!(out.len(), 4, "one per server and target");
-        assert_eq!(out[1].recipient, "https://hooks.example.com/x");
+        assert_eq!(out[1].target, targets()[1]);
         let out = for_changes(
             &[blocked(0), blocked(1)],
             &m,
             &verdicts(&m),
-            &HashMap::new(),
-            &targets[..1],
+            &endpoints(6),
+            Lang::En,
+            &targets()[..1],
         );
         assert_eq!(out.len(), 2);
-        assert!(out.iter().all(|n| n.kind == "blocked"));
+        assert!(out.iter().all(|n| n.kind == NotificationKind::Blocked));
+    }
+
+    #[test]
+    fn a_block_message_names_the_server_its_country_and_addresses_with_real_line_breaks() {
+        let m = mesh(6);
+        let out = for_changes(
+            &[blocked(2)],
+            &m,
+            &verdicts(&m),
+            &endpoints(6),
+            Lang::En,
+            &targets()[..1],
+        );
+        let message = &out[0];
+        assert_eq!(message.subject, "meshwatch: address of S2 (s2) is blocked");
+        let lines: Vec<&str> = message.body.lines().collect();
+        assert!(lines.contains(&"Server: S2 (s2)"), "{}", message.body);
+        assert!(lines.contains(&"Country: DE"), "{}", message.body);
+        assert!(
+            lines.contains(&"Addresses: 203.0.113.2:443"),
+            "{}",
+            message.body
+        );
+        assert!(!message.body.contains('\\'), "{}", message.body);
+        assert!(message.body.contains("change this server's IP address"));
+    }
+
+    #[test]
+    fn messages_speak_the_operator_s_language() {
+        let m = mesh(6);
+        let cleared = change(3, &[ServerStatus::Healthy], &[ServerStatus::Blocked]);
+        let out = for_changes(
+            &[cleared],
+            &m,
+            &verdicts(&m),
+            &endpoints(6),
+            Lang::Pt,
+            &targets()[..1],
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].kind, NotificationKind::Cleared);
+        assert_eq!(
+            out[0].subject,
+            "meshwatch: o endereço de S3 (s3) voltou a ser acessível"
+        );
+        assert!(
+            out[0].body.lines().any(|l| l == "País: DE"),
+            "{}",
+            out[0].body
+        );
     }
 
     #[test]
@@ -254,8 +371,9 @@ mod tests {
             &changes,
             &m,
             &verdicts(&m),
-            &HashMap::new(),
-            &["ops@example.com".to_owned()],
+            &endpoints(6),
+            Lang::En,
+            &targets()[..1],
         );
         assert_eq!(out.len(), 1);
         assert_eq!(
@@ -263,5 +381,16 @@ mod tests {
             "meshwatch: 4 of 6 servers left rotation at once"
         );
         assert!(out[0].body.contains("S3 (s3)"), "{}", out[0].body);
+        assert!(!out[0].body.contains('\\'), "{}", out[0].body);
+    }
+
+    #[test]
+    fn an_ipv6_address_is_written_in_brackets() {
+        let m = mesh(1);
+        let mut endpoints = endpoints(1);
+        if let Some(e) = endpoints.get_mut("s0-ep") {
+            e.host = "2001:db8::1".into();
+        }
+        assert_eq!(addresses(&m, 0, &endpoints), ["[2001:db8::1]:443"]);
     }
 }

@@ -24,8 +24,9 @@ pub struct PanelStore {
     pub engine: Arc<Engine>,
     pub sessions: Arc<crate::sessions::SessionCache>,
     pub card_cache: CardCache,
-    /// Where notifications go (email addresses, webhook URLs; `""` = none).
-    pub targets: Arc<Vec<String>>,
+    /// Where notifications go (email addresses, the webhook by its label,
+    /// or nowhere).
+    pub targets: Arc<Vec<crate::notify::Target>>,
 }
 
 fn backend_error(err: StoreError) -> BackendError {
@@ -172,12 +173,9 @@ impl PanelBackend for PanelStore {
                                 failing: verdict.quorum.failing,
                                 of: verdict.quorum.of,
                                 stale: verdict.stale,
-                                in_subscription: row.in_subscription,
-                                replaced_by: row
-                                    .replaced_by
-                                    .as_ref()
-                                    .and_then(|s| server_ref(mesh, s)),
-                                replaces: row.replaces.as_ref().and_then(|s| server_ref(mesh, s)),
+                                placement: r
+                                    .placement_of(row)
+                                    .map(|other| server_ref(mesh, &other))?,
                             })
                         })
                         .collect(),
@@ -324,18 +322,10 @@ impl PanelBackend for PanelStore {
         let rows = self.store.notifications().await.map_err(backend_error)?;
         rows.into_iter()
             .map(|n| {
-                let kind = match n.kind.as_str() {
-                    "blocked" => NotificationKind::Blocked,
-                    "cleared" => NotificationKind::Cleared,
-                    "test" => NotificationKind::Test,
-                    other => return Err(BackendError(format!("outbox kind {other:?}"))),
-                };
-                let state = match n.state.as_str() {
-                    "queued" => DeliveryState::Queued,
-                    "sent" => DeliveryState::Sent,
-                    "failed" => DeliveryState::Failed,
-                    other => return Err(BackendError(format!("outbox state {other:?}"))),
-                };
+                let kind = NotificationKind::from_wire(&n.kind)
+                    .ok_or_else(|| BackendError(format!("outbox kind {:?}", n.kind)))?;
+                let state = DeliveryState::from_wire(&n.state)
+                    .ok_or_else(|| BackendError(format!("outbox state {:?}", n.state)))?;
                 Ok(OutboxItem {
                     id: n.id,
                     kind,

@@ -3,10 +3,11 @@
 
 use crate::api::{self, ApiError};
 use crate::config::Config;
-use crate::delivery::{Delivery, Mailer};
+use crate::delivery::{Delivery, Mailer, Webhook};
 use crate::demo;
 use crate::engine::Engine;
 use crate::login::{self, LoginLimiter};
+use crate::notify::Target;
 use crate::ops;
 use crate::panel::PanelStore;
 use crate::secrets::{self, TokenHash};
@@ -117,7 +118,7 @@ impl Application {
                 Some(url) => Some(Mailer::new(url, &config.notify_from)?),
                 None => None,
             },
-            webhook: config.webhook_url.as_ref().map(|_| reqwest::Client::new()),
+            webhook: config.webhook_url.clone().map(Webhook::new),
         };
         let background = tokio::spawn(run_engine(engine, store.clone(), targets));
         let delivery = (delivery.mailer.is_some() || delivery.webhook.is_some())
@@ -171,13 +172,19 @@ const RETENTION: chrono::Duration = chrono::Duration::days(7);
 /// How often pair state is checkpointed to the store.
 const CHECKPOINT_EVERY: Duration = Duration::from_secs(30);
 
-/// Where each notification goes: the email address and/or the webhook. With
-/// neither, one undeliverable row is still queued so the panel can show it.
-fn notification_targets(config: &Config) -> Vec<String> {
-    let mut targets: Vec<String> = config.notify_to.iter().cloned().collect();
-    targets.extend(config.webhook_url.iter().map(|u| u.expose().to_owned()));
+/// Where each notification goes: the email address and/or the webhook (by
+/// its label: the URL stays with delivery). With neither, one undeliverable
+/// row is still queued so the panel can show it.
+fn notification_targets(config: &Config) -> Vec<Target> {
+    let mut targets: Vec<Target> = config
+        .notify_to
+        .iter()
+        .cloned()
+        .map(Target::Email)
+        .collect();
+    targets.extend(config.webhook_url.iter().map(Target::webhook));
     if targets.is_empty() {
-        vec![String::new()]
+        vec![Target::Nowhere]
     } else {
         targets
     }
@@ -185,7 +192,7 @@ fn notification_targets(config: &Config) -> Vec<String> {
 
 /// The evaluator tick (once a second, so staleness takes effect without
 /// reports) and the periodic checkpoint of changed pairs.
-async fn run_engine(engine: Arc<Engine>, store: Store, targets: Vec<String>) {
+async fn run_engine(engine: Arc<Engine>, store: Store, targets: Vec<Target>) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_checkpoint = tokio::time::Instant::now();
@@ -215,20 +222,22 @@ async fn run_engine(engine: Arc<Engine>, store: Store, targets: Vec<String>) {
 }
 
 /// Status history rows and, for blocks starting or clearing, the
-/// notifications — in one transaction.
+/// notifications (in the operator's panel language, else English) — in
+/// one transaction.
 async fn record_changes(
     engine: &Engine,
     store: &Store,
     changes: &[meshwatch::verdict::VerdictChange],
-    targets: &[String],
+    targets: &[Target],
 ) -> Result<(), crate::store::StoreError> {
     let wants_mail = changes
         .iter()
         .any(|c| c.became_blocked() || c.block_cleared());
     let notifications = if wants_mail {
         let endpoints = engine.endpoints(store).await?;
+        let lang = store.notify_lang().await?.unwrap_or_default();
         engine.with_verdicts(|mesh, verdicts| {
-            crate::notify::for_changes(changes, mesh, verdicts, &endpoints, targets)
+            crate::notify::for_changes(changes, mesh, verdicts, &endpoints, lang, targets)
         })
     } else {
         Vec::new()

@@ -19,9 +19,10 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// Fault control of the live demo fleet, when it runs.
     pub demo: Option<crate::demo::live::DemoControl>,
-    /// Where notifications go: email address, webhook URL, or `""` (none
-    /// configured: rows stay queued so the panel can show them).
-    pub targets: Arc<Vec<String>>,
+    /// Where notifications go: email address, webhook (by label), or
+    /// nowhere (none configured: rows stay queued so the panel can show
+    /// them).
+    pub targets: Arc<Vec<crate::notify::Target>>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

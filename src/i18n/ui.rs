@@ -8,7 +8,17 @@
 //! tests and the API match it, so it changes only on purpose.
 
 use super::{Lang, Text};
+use crate::balance::Placement;
+use crate::views::ServerRef;
 use chrono::{DateTime, Utc};
+
+/// What the user card says next to one of the user's servers: a headline
+/// and, when it needs one, the line under it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacementWords {
+    pub headline: String,
+    pub detail: Option<String>,
+}
 
 /// Declares [`Ui`], [`Ui::ALL`] and [`Lang::ui`] from one table, so a key
 /// cannot exist without a text in every language.
@@ -322,6 +332,26 @@ catalogue! {
         "इस उपयोगकर्ता को आवंटित नहीं",
         "このユーザーには割り当てられていません",
     ],
+    /// Under "Out of rotation" on the user card: one of the user's servers
+    /// left rotation and no spare server of the route can take its place.
+    NoSpareToReplace => [
+        "Not replaced: this route has no spare server in rotation. The user's other servers on it still serve.",
+        "Sin sustituto: esta ruta no tiene ningún servidor libre en rotación. Los demás servidores del usuario en ella siguen en servicio.",
+        "Sem substituto: esta rota não tem nenhum servidor livre em rotação. Os outros servidores do usuário nela continuam atendendo.",
+        "Inte ersatt: rutten har ingen ledig server i rotation. Användarens övriga servrar i rutten levererar fortfarande.",
+        "कोई विकल्प नहीं: इस रूट में रोटेशन में कोई खाली सर्वर नहीं है। इस रूट पर उपयोगकर्ता के बाकी सर्वर अब भी सेवा दे रहे हैं।",
+        "代替なし: このルートには代わりに使えるローテーション中のサーバーがありません。このユーザーの同じルートの他のサーバーは引き続き提供されています。",
+    ],
+    /// On the user card: every server of the route is out and the
+    /// subscription serves this one anyway.
+    ServedAsBestAvailable => [
+        "In the subscription as the route's best available server",
+        "En la suscripción como el mejor servidor disponible de la ruta",
+        "Na assinatura como o melhor servidor disponível da rota",
+        "I prenumerationen som ruttens bästa tillgängliga server",
+        "रूट के सबसे अच्छे उपलब्ध सर्वर के रूप में सब्सक्रिप्शन में",
+        "ルートで利用可能な最善のサーバーとしてサブスクリプションに含まれる",
+    ],
     Subscription => ["Subscription", "Suscripción", "Assinatura", "Prenumeration", "सब्सक्रिप्शन", "サブスクリプション"],
     NoSubscriptionToken => [
         "The panel does not know this user's subscription token (it was provisioned before links were kept). Give it again with PUT /api/v1/fleet (sub_token) to show the link here.",
@@ -433,6 +463,15 @@ catalogue! {
     CantReachIt => ["Can't reach it", "No lo alcanzan", "Não alcançam", "Når den inte", "नहीं पहुँच पा रहे", "到達不可"],
     /// An entry point nobody fails to reach.
     Available => ["Available", "Disponible", "Acessível", "Nåbar", "उपलब्ध", "到達可能"],
+    /// Under an entry point's pair-failure causes (PRODUCT.md §6).
+    PairFailureGuidance => [
+        "A pair failure alone cannot tell which side is blocked. Whether to replace a server is your call — usually the one the clients can't reach.",
+        "Un fallo entre dos servidores no basta para saber qué lado está bloqueado. Reemplazar un servidor es decisión tuya; normalmente, el que los clientes no pueden alcanzar.",
+        "Uma falha entre dois servidores, por si só, não indica qual lado está bloqueado. Substituir um servidor é decisão sua — normalmente, aquele que os clientes não conseguem alcançar.",
+        "Ett fel mellan två servrar säger inte ensamt vilken sida som är blockerad. Om en server ska bytas ut avgör du – oftast den som klienterna inte når.",
+        "सिर्फ़ दो सर्वरों के बीच की विफलता से यह पता नहीं चलता कि कौन-सा पक्ष ब्लॉक है। किसी सर्वर को बदलना है या नहीं, यह आपका निर्णय है — आमतौर पर वह सर्वर जिस तक क्लाइंट नहीं पहुँच पा रहे।",
+        "2 台のサーバー間のチェック失敗だけでは、どちら側がブロックされているかは判断できません。サーバーを置き換えるかどうかはオペレーターの判断です。通常は、クライアントから到達できない側を置き換えます。",
+    ],
     NoSustainedFailure => [
         "No witness reports a sustained failure towards it.",
         "Ningún testigo informa de un fallo sostenido hacia él.",
@@ -868,6 +907,27 @@ impl Lang {
             Lang::Hi => format!("{name} ({country}) की जगह ले रहा है"),
             Lang::Ja => format!("{name}（{country}）の代替"),
         }
+    }
+
+    /// What the user card says of a server's place in the user's
+    /// subscription: one of the user's own servers that left rotation
+    /// reads as out of rotation (with its replacement, or why there is
+    /// none); only a server the balancing never gave them is "not assigned".
+    pub fn placement(self, placement: &Placement<ServerRef>) -> PlacementWords {
+        let out = || self.ui(Ui::OutOfRotation).to_owned();
+        let (headline, detail) = match placement {
+            Placement::Serving => (self.ui(Ui::InTheSubscription).to_owned(), None),
+            Placement::ReplacedBy(by) => (out(), Some(self.replaced_by(&by.name, &by.country))),
+            Placement::StandsInFor(of) => (self.stands_in_for(&of.name, &of.country), None),
+            Placement::OutOfRotation => (out(), Some(self.ui(Ui::NoSpareToReplace).to_owned())),
+            Placement::OutBestAvailable(best) => (
+                out(),
+                Some(self.route_serves_best_available(&best.name, &best.country)),
+            ),
+            Placement::BestAvailable => (self.ui(Ui::ServedAsBestAvailable).to_owned(), None),
+            Placement::NotAssigned => (self.ui(Ui::NotAssignedToUser).to_owned(), None),
+        };
+        PlacementWords { headline, detail }
     }
 
     // ── Server card ─────────────────────────────────────────────────────

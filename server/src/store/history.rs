@@ -2,20 +2,24 @@
 //! recorded "blocked" always has its email queued.
 
 use super::{corrupt, Store, StoreError};
+use crate::notify::Target;
 use chrono::{DateTime, Utc};
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::VerdictChange;
+use meshwatch::views::NotificationKind;
 use serde::Serialize;
 use sqlx::Row;
 use std::collections::HashMap;
 
 /// A notification to queue.
+#[derive(Debug, Clone)]
 pub struct NewNotification {
-    /// `blocked`, `cleared` or `test`.
-    pub kind: &'static str,
+    pub kind: NotificationKind,
     /// `None` for a test message.
     pub server_id: Option<String>,
-    pub recipient: String,
+    /// Stored as its kind and label: a webhook's URL never reaches the
+    /// database.
+    pub target: Target,
     pub subject: String,
     pub body: String,
 }
@@ -23,9 +27,9 @@ pub struct NewNotification {
 /// A queued notification to deliver.
 pub struct Outgoing {
     pub id: i64,
-    pub kind: String,
+    pub kind: NotificationKind,
     pub server_id: Option<String>,
-    pub recipient: String,
+    pub target: Target,
     pub subject: String,
     pub body: String,
     pub attempts: i64,
@@ -44,6 +48,7 @@ pub struct NotificationView {
     pub id: i64,
     pub kind: String,
     pub server_id: Option<String>,
+    /// The target's label: an email address, `webhook (host)`, or empty.
     pub to: String,
     pub subject: String,
     pub state: String,
@@ -95,12 +100,13 @@ impl Store {
         }
         for n in notifications {
             sqlx::query(
-                "INSERT INTO notification_outbox (kind, server_id, recipient, subject, body, created_at)
-                 VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO notification_outbox (kind, server_id, target, recipient, subject, body, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?)",
             )
-            .bind(n.kind)
+            .bind(n.kind.as_str())
             .bind(&n.server_id)
-            .bind(&n.recipient)
+            .bind(n.target.column())
+            .bind(n.target.label())
             .bind(&n.subject)
             .bind(&n.body)
             .bind(Utc::now())
@@ -145,8 +151,8 @@ impl Store {
     }
 
     /// Queued notifications due for a delivery attempt, oldest first.
-    /// Only targets of a configured kind are returned (email addresses,
-    /// webhook URLs), so undeliverable rows never crowd out deliverable ones.
+    /// Only targets of a configured kind are returned (email, webhook), so
+    /// undeliverable rows never crowd out deliverable ones.
     pub async fn due_notifications(
         &self,
         now: DateTime<Utc>,
@@ -155,10 +161,10 @@ impl Store {
         webhook: bool,
     ) -> Result<Vec<Outgoing>, StoreError> {
         sqlx::query(
-            "SELECT id, kind, server_id, recipient, subject, body, attempts FROM notification_outbox
+            "SELECT id, kind, server_id, target, recipient, subject, body, attempts
+             FROM notification_outbox
              WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
-               AND ((? AND recipient <> '' AND recipient NOT LIKE 'http%')
-                 OR (? AND (recipient LIKE 'http://%' OR recipient LIKE 'https://%')))
+               AND ((? AND target = 'email') OR (? AND target = 'webhook'))
              ORDER BY id LIMIT ?",
         )
         .bind(now)
@@ -169,11 +175,15 @@ impl Store {
         .await?
         .into_iter()
         .map(|row| {
+            let kind: String = row.try_get("kind")?;
+            let column: String = row.try_get("target")?;
             Ok(Outgoing {
                 id: row.try_get("id")?,
-                kind: row.try_get("kind")?,
+                kind: NotificationKind::from_wire(&kind)
+                    .ok_or_else(|| corrupt("notification kind", &kind))?,
                 server_id: row.try_get("server_id")?,
-                recipient: row.try_get("recipient")?,
+                target: Target::from_columns(&column, row.try_get("recipient")?)
+                    .ok_or_else(|| corrupt("notification target", &column))?,
                 subject: row.try_get("subject")?,
                 body: row.try_get("body")?,
                 attempts: row.try_get("attempts")?,

@@ -1,6 +1,8 @@
-//! The verdict parameters (one row).
+//! The panel-wide settings (one row): the verdict parameters, and the
+//! language notifications are written in.
 
 use super::{corrupt, Store, StoreError};
+use meshwatch::i18n::Lang;
 use meshwatch::settings::Settings;
 use sqlx::Row;
 
@@ -43,6 +45,30 @@ impl Store {
         .bind(s.unreliable_fraction)
         .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The language an operator last chose in the panel, which the
+    /// notifications speak; `None` until one is chosen (they speak
+    /// English). Notifications go to the panel's targets, not to one
+    /// operator, so the choice is panel-wide.
+    pub async fn notify_lang(&self) -> Result<Option<Lang>, StoreError> {
+        let code: Option<String> = sqlx::query("SELECT notify_lang FROM settings WHERE id = 1")
+            .fetch_one(&self.reader)
+            .await?
+            .try_get("notify_lang")?;
+        code.map(|code| Lang::from_code(&code).ok_or_else(|| corrupt("notify_lang", &code)))
+            .transpose()
+    }
+
+    /// Remembers an operator's choice of panel language for notifications.
+    pub async fn set_notify_lang(&self, lang: Lang) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        sqlx::query("UPDATE settings SET notify_lang = ? WHERE id = 1")
+            .bind(lang.code())
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(())
     }

@@ -75,3 +75,33 @@ async fn the_switcher_sets_the_cookie_and_goes_back() {
     assert_eq!(cross.status(), 403);
     assert!(cross.headers().get("set-cookie").is_none());
 }
+
+#[tokio::test]
+async fn a_signed_in_operator_s_choice_becomes_the_notifications_language() {
+    let app = spawn_app().await;
+    let switch = |lang: &'static str, cookie: Option<String>| {
+        let mut request = app.client.post(app.url("/lang")).form(&[("lang", lang)]);
+        if let Some(cookie) = cookie {
+            request = request.header("cookie", cookie);
+        }
+        request.send()
+    };
+    let store = app.store().await;
+    assert_eq!(store.notify_lang().await.expect("read"), None, "English");
+
+    let anonymous = switch("ja", None).await.expect("sent");
+    assert_eq!(anonymous.status(), 303);
+    assert_eq!(
+        store.notify_lang().await.expect("read"),
+        None,
+        "a browser without a session sets its cookie only"
+    );
+
+    let session = app.signed_in("ops", "a long password").await;
+    let chosen = switch("sv", Some(session)).await.expect("sent");
+    assert_eq!(chosen.status(), 303);
+    assert_eq!(
+        store.notify_lang().await.expect("read"),
+        Some(meshwatch::i18n::Lang::Sv)
+    );
+}

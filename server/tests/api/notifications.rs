@@ -42,10 +42,10 @@ async fn a_block_sends_one_notification_and_its_clearing_another() {
     assert_eq!(outbox[0]["kind"], "blocked");
     assert_eq!(outbox[0]["server_id"], "de-1");
     assert_eq!(outbox[0]["state"], "queued", "no SMTP configured: it waits");
-    assert!(outbox[0]["subject"]
-        .as_str()
-        .expect("subject")
-        .contains("DE-1"));
+    assert_eq!(
+        outbox[0]["subject"], "meshwatch: address of DE-1 (de-1) is blocked",
+        "English until an operator chooses a language"
+    );
 
     // More evidence of the same incident sends nothing more.
     knock(&app, &tokens["ir-1"], 2, "de-1-ep", false, 3, 2).await;
@@ -61,6 +61,10 @@ async fn a_block_sends_one_notification_and_its_clearing_another() {
     knock(&app, &tokens["ir-1"], 3, "de-1-ep", true, 10, 1).await;
     let outbox = outbox_with(&app, 2).await;
     assert_eq!(outbox[0]["kind"], "cleared", "newest first");
+    assert_eq!(
+        outbox[0]["subject"],
+        "meshwatch: address of DE-1 (de-1) is reachable again"
+    );
     assert_eq!(outbox[1]["kind"], "blocked");
 
     let history = app
@@ -100,15 +104,15 @@ async fn notifications_are_delivered_over_smtp() {
         message.contains("Subject: meshwatch: address of DE-1 (de-1) is blocked"),
         "{message}"
     );
-    assert!(
-        message.contains("ir-1 (IR)"),
-        "names the verifier: {message}"
-    );
-    assert!(
-        message.contains("127.0.30.1:443"),
-        "names the address: {message}"
-    );
-    assert!(message.contains("change this server's IP"), "{message}");
+    // The body travels quoted-printable (its long lines are wrapped): the
+    // short fact lines arrive whole; the webhook test reads the full text.
+    let (_, body) = message.split_once("\n\n").expect("headers, then the body");
+    assert!(!body.contains('\\'), "a backslash in:\n{body}");
+    let lines: Vec<&str> = body.lines().collect();
+    for line in FACTS {
+        assert!(lines.contains(&line), "{line:?} missing from:\n{body}");
+    }
+    assert!(body.contains("change this server's IP"), "{body}");
     for _ in 0..50 {
         let outbox = get(&app, "/api/v1/notifications").await;
         if outbox[0]["state"] == "sent" {
@@ -120,9 +124,45 @@ async fn notifications_are_delivered_over_smtp() {
     panic!("the notification was never marked sent");
 }
 
-#[tokio::test]
-async fn notifications_are_posted_to_the_webhook() {
-    let (tx, mut hooks) = tokio::sync::mpsc::unbounded_channel::<Value>();
+/// What de-1's block message names, one fact a line: server, country,
+/// address, verifier.
+const FACTS: [&str; 4] = [
+    "Server: DE-1 (de-1)",
+    "Country: DE",
+    "Addresses: 127.0.30.1:443",
+    "Verifiers: IR-1 (ir-1, IR)",
+];
+
+/// A block message as the operator reads it: real lines, no source
+/// escapes or indentation, and every fact — server, country, address,
+/// verifier and since when — and the advice.
+fn assert_reads_well(body: &str) {
+    assert!(!body.contains('\\'), "a backslash in:\n{body}");
+    assert!(!body.contains("\\n"), "a literal \\n in:\n{body}");
+    let lines: Vec<&str> = body.lines().collect();
+    assert!(lines.len() >= 8, "one fact per line:\n{body}");
+    assert!(lines.iter().all(|l| *l == l.trim()), "indented:\n{body}");
+    for line in FACTS {
+        assert!(lines.contains(&line), "{line:?} missing from:\n{body}");
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("Advice: change this server's IP address")),
+        "the advice:\n{body}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("Blocked since: ")),
+        "since when:\n{body}"
+    );
+}
+
+/// A receiver for webhook posts on loopback; `path_and_query` is appended
+/// to its address to make the configured URL.
+async fn webhook_receiver(
+    path_and_query: &str,
+) -> (String, tokio::sync::mpsc::UnboundedReceiver<Value>) {
+    let (tx, hooks) = tokio::sync::mpsc::unbounded_channel::<Value>();
     let receiver = axum::Router::new().route(
         "/hook",
         axum::routing::post(move |axum::Json(body): axum::Json<Value>| {
@@ -136,9 +176,18 @@ async fn notifications_are_posted_to_the_webhook() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
-    let hook = format!("http://{}/hook", listener.local_addr().expect("addr"));
+    let hook = format!(
+        "http://{}{path_and_query}",
+        listener.local_addr().expect("addr")
+    );
     tokio::spawn(async move { axum::serve(listener, receiver).await });
+    (hook, hooks)
+}
 
+#[tokio::test]
+async fn notifications_are_posted_to_the_webhook() {
+    // The URL is a secret: its token must show nowhere but in the request.
+    let (hook, mut hooks) = webhook_receiver("/hook?token=s3cret-hook-token").await;
     let app = spawn_app_with(&[("MESHWATCH_WEBHOOK_URL", hook.clone())]).await;
     block_de_1(&app).await;
     let body = tokio::time::timeout(Duration::from_secs(10), hooks.recv())
@@ -147,15 +196,72 @@ async fn notifications_are_posted_to_the_webhook() {
         .expect("a body");
     assert_eq!(body["kind"], "blocked");
     assert_eq!(body["server_id"], "de-1");
+    assert_eq!(
+        body["subject"],
+        "meshwatch: address of DE-1 (de-1) is blocked"
+    );
+    assert_reads_well(body["body"].as_str().expect("the text"));
+    let cookie = app.signed_in("ops", "a long password").await;
     for _ in 0..50 {
         let outbox = get(&app, "/api/v1/notifications").await;
         if outbox[0]["state"] == "sent" {
-            assert_eq!(outbox[0]["to"], hook);
+            assert_eq!(outbox[0]["to"], "webhook (127.0.0.1)");
+            assert!(!outbox.to_string().contains("s3cret"), "{outbox}");
+            let (_, html) = app.page(&cookie, "/notifications").await;
+            assert!(html.contains("webhook (127.0.0.1)"));
+            assert!(
+                !html.contains("s3cret") && !html.contains(&hook),
+                "the page shows the label only"
+            );
             return;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("the webhook notification was never marked sent");
+}
+
+#[tokio::test]
+async fn a_failed_webhook_delivery_keeps_its_error_without_the_url() {
+    // Port 9 on loopback: nothing listens, every attempt is refused.
+    let hook = "http://127.0.0.1:9/hook?token=s3cret-hook-token";
+    let app = spawn_app_with(&[("MESHWATCH_WEBHOOK_URL", hook.to_owned())]).await;
+    block_de_1(&app).await;
+    for _ in 0..100 {
+        let outbox = get(&app, "/api/v1/notifications").await;
+        if let Some(error) = outbox[0]["last_error"].as_str() {
+            assert!(error.starts_with("webhook (127.0.0.1)"), "{error}");
+            assert!(
+                !error.contains("s3cret") && !error.contains("/hook"),
+                "{error}"
+            );
+            assert_eq!(outbox[0]["to"], "webhook (127.0.0.1)");
+            assert_eq!(outbox[0]["state"], "queued", "it will be retried");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no delivery attempt was recorded");
+}
+
+#[tokio::test]
+async fn notifications_speak_the_language_the_operator_chose() {
+    let app = spawn_app().await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let chosen = app
+        .client
+        .post(app.url("/lang"))
+        .header("cookie", &cookie)
+        .form(&[("lang", "es")])
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(chosen.status(), 303);
+    block_de_1(&app).await;
+    let outbox = outbox_with(&app, 1).await;
+    assert_eq!(
+        outbox[0]["subject"],
+        "meshwatch: la dirección de DE-1 (de-1) está bloqueada"
+    );
 }
 
 #[tokio::test]

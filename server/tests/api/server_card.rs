@@ -26,6 +26,10 @@ async fn the_card_shows_the_verdict_self_check_and_silence() {
     ] {
         assert!(html.contains(text), "{text:?} missing from the card");
     }
+    assert!(
+        !html.contains("A pair failure alone"),
+        "no pair failure, no guidance"
+    );
 
     // nl-1 never reported: the card says the agent is silent.
     let (_, html) = app.page(&cookie, "/servers/nl-1").await;
@@ -54,6 +58,17 @@ async fn a_pair_failure_names_both_servers_on_the_card() {
     assert!(
         html.contains("Check from IR-1 (IR) to NL-1 (NL) fails since"),
         "the cause names both servers"
+    );
+    assert!(
+        html.contains("A pair failure alone cannot tell which side is blocked.")
+            && html.contains("usually the one the clients can"),
+        "the cause carries the guidance: whose call a replacement is"
+    );
+    let (_, es) = app
+        .page(&format!("{cookie}; meshwatch_lang=es"), "/servers/nl-1")
+        .await;
+    assert!(
+        es.contains("Un fallo entre dos servidores no basta para saber qué lado está bloqueado.")
     );
     // The mesh view: who reaches it and who does not, by country (in
     // order; a country with no witness probing it is left out).

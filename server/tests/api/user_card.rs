@@ -246,3 +246,79 @@ async fn a_renamed_user_reads_the_new_name_and_link_at_once() {
     assert!(html.contains("/sub/alicia-subscription-token-01"));
     assert!(html.contains("Route nl") && !html.contains("Route de"));
 }
+
+#[tokio::test]
+async fn a_server_of_the_user_that_left_rotation_reads_out_of_rotation_not_unassigned() {
+    let app = spawn_app().await;
+    // No servers_per_user: both servers are the user's, so neither has a
+    // spare to replace it.
+    let fleet = json!({
+        "routes": [{"id": "de", "name": "Germany"}],
+        "servers": [
+            {"id": "de-1", "name": "Frankfurt 1", "country": "DE", "routes": ["de"],
+             "entry_points": [{"id": "de-1-vless", "protocol": "vless", "host": "127.0.41.1", "port": 443}]},
+            {"id": "de-2", "name": "Frankfurt 2", "country": "DE", "routes": ["de"],
+             "entry_points": [{"id": "de-2-vless", "protocol": "vless", "host": "127.0.41.2", "port": 443}]}],
+        "users": [{"id": "alice", "name": "Alice", "routes": ["de"]}]
+    });
+    let answer: Value = app.put_fleet(&fleet).await.json().await.expect("json");
+    let agent = |id: &str| {
+        answer["agent_tokens"][id]
+            .as_str()
+            .expect("token")
+            .to_owned()
+    };
+    post(&app, &agent("de-1"), &report(&uuid(1), false, vec![])).await;
+    post(&app, &agent("de-2"), &report(&uuid(2), true, vec![])).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+
+    let (status, html) = app.page(&cookie, "/users/alice").await;
+    assert_eq!(status, 200);
+    assert!(html.contains("Server unavailable"));
+    assert!(html.contains("Out of rotation"), "the server left rotation");
+    assert!(
+        html.contains("Not replaced: this route has no spare server in rotation."),
+        "and nothing of the route could replace it"
+    );
+    assert!(
+        !html.contains("Not assigned to this user"),
+        "it was the user's: never 'not assigned'"
+    );
+    // The API's rows stay as API.md writes them.
+    let user = get(&app, "/api/v1/users/alice").await;
+    let row = |id: &str| {
+        user["servers"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .find(|r| r["server_id"] == id)
+            .cloned()
+            .expect("a row")
+    };
+    assert_eq!(
+        row("de-1"),
+        json!({"server_id": "de-1", "status": "unavailable", "caption": "Server unavailable",
+               "in_subscription": false, "replaced_by": null})
+    );
+    assert_eq!(
+        row("de-2"),
+        json!({"server_id": "de-2", "status": "healthy", "caption": "",
+               "in_subscription": true, "replaced_by": null})
+    );
+
+    // In every language, out of rotation is not "not assigned".
+    let (_, ja) = app
+        .page(&format!("{cookie}; meshwatch_lang=ja"), "/users/alice")
+        .await;
+    assert!(ja.contains("ローテーション外"));
+    assert!(!ja.contains("このユーザーには割り当てられていません"));
+
+    // The whole route out: the user's servers point to the best available.
+    post(&app, &agent("de-2"), &report(&uuid(3), false, vec![])).await;
+    let (_, html) = app.page(&cookie, "/users/alice").await;
+    assert!(html.contains(
+        "Every server is out of rotation: subscriptions serve the best available one, Frankfurt"
+    ));
+    assert!(html.contains("In the subscription as the route"));
+    assert!(!html.contains("Not assigned to this user"));
+}

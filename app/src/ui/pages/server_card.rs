@@ -1,7 +1,7 @@
 //! The server card: its verdict with every condition, self-check, metrics,
 //! who reaches it and who does not (by country), entry points with their
-//! pair-failure causes, and the verifier toggle (a plain form post, so it
-//! works without JavaScript).
+//! pair-failure causes and the guidance on them, and the verifier toggle
+//! (a plain form post, so it works without JavaScript).
 
 use crate::api::SetVerifier;
 use crate::flash::{outcome_of, take_for_page, Form, Outcome};
@@ -377,7 +377,12 @@ fn EntryPoints(card: Arc<ServerCard>) -> impl IntoView {
                             {if causes.is_empty() {
                                 Either::Left(view! { <p>{lang.ui(Ui::NoSustainedFailure)}</p> })
                             } else {
-                                Either::Right(view! { <ul class="list-disc space-y-1 pl-5">{causes.into_iter().map(|c| view! { <li>{c}</li> }).collect_view()}</ul> })
+                                // Neither side is blamed (R3), so the card
+                                // says whose call a replacement is.
+                                Either::Right(view! {
+                                    <ul class="list-disc space-y-1 pl-5">{causes.into_iter().map(|c| view! { <li>{c}</li> }).collect_view()}</ul>
+                                    <p role="note" class="mt-2 text-slate-600">{lang.ui(Ui::PairFailureGuidance)}</p>
+                                })
                             }}
                         </div>
                     </details>

@@ -1,7 +1,8 @@
 //! The user card: each of the user's servers with its status dot and, when
-//! something is wrong, the caption in the product's wording; which server
-//! stands in for an out-of-rotation one; the subscription link (copy button,
-//! QR code) and what the subscription serves right now.
+//! something is wrong, the caption in the product's wording; where it stands
+//! in the subscription (serving, out of rotation with its replacement or
+//! the route's best available, standing in for another); the subscription
+//! link (copy button, QR code) and what the subscription serves right now.
 
 use crate::lang::use_lang;
 use crate::live::LiveRegion;
@@ -92,12 +93,7 @@ fn ServerLine(s: UserServer) -> impl IntoView {
     let count =
         (s.status == ServerStatus::Unreachable).then(|| lang.unreachable_count(s.failing, s.of));
     let stale = (s.stale && s.status != ServerStatus::NoData).then(|| view! { <StaleBadge/> });
-    let serving = match (&s.replaced_by, &s.replaces, s.in_subscription) {
-        (Some(by), _, _) => lang.replaced_by(&by.name, &by.country),
-        (None, Some(of), _) => lang.stands_in_for(&of.name, &of.country),
-        (None, None, true) => lang.ui(Ui::InTheSubscription).to_string(),
-        (None, None, false) => lang.ui(Ui::NotAssignedToUser).to_string(),
-    };
+    let place = lang.placement(&s.placement);
     view! {
         <li class="flex flex-wrap items-start gap-x-4 gap-y-1 py-2 text-sm" data-testid="user-server">
             <a href=format!("/servers/{}", s.server.id) class="min-w-40 font-medium text-slate-900 hover:underline">
@@ -107,7 +103,10 @@ fn ServerLine(s: UserServer) -> impl IntoView {
                 <span class="inline-flex items-center gap-2"><StatusDot status=s.status/>{stale}</span>
                 {count.map(|c| view! { <span class="text-slate-600">{c}</span> })}
             </span>
-            <span class="ml-auto text-slate-500">{serving}</span>
+            <span class="ml-auto flex flex-col text-right text-slate-500">
+                <span>{place.headline}</span>
+                {place.detail.map(|d| view! { <span class="text-xs text-slate-600">{d}</span> })}
+            </span>
         </li>
     }
 }

@@ -1,0 +1,105 @@
+//! Where an outbox message goes. A webhook URL is a secret (it often
+//! carries a token in its path, query or user part): the outbox, the
+//! panel, the API and the logs only ever see its label, `webhook (host)`;
+//! delivery takes the URL from its own configuration
+//! ([`crate::delivery::Webhook`]).
+
+use crate::config::Secret;
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// Neither email nor webhook is configured: the message waits in the
+    /// outbox so the panel can say why nothing was sent.
+    Nowhere,
+    /// An email address (not a secret: shown as it is).
+    Email(String),
+    /// The configured webhook, known here by its label only.
+    Webhook(String),
+}
+
+impl Target {
+    /// The configured webhook as a target: named by its host alone.
+    pub fn webhook(url: &Secret) -> Target {
+        Target::Webhook(webhook_label(url.expose()))
+    }
+
+    /// The outbox's `target` column: how the message is delivered.
+    pub fn column(&self) -> &'static str {
+        match self {
+            Target::Nowhere => "none",
+            Target::Email(_) => "email",
+            Target::Webhook(_) => "webhook",
+        }
+    }
+
+    /// What the outbox's `recipient` column keeps and everyone may see:
+    /// the address, the webhook's label, or nothing.
+    pub fn label(&self) -> &str {
+        match self {
+            Target::Nowhere => "",
+            Target::Email(address) => address,
+            Target::Webhook(label) => label,
+        }
+    }
+
+    /// The target stored as (`target`, `recipient`); `None` when the
+    /// column holds something else.
+    pub fn from_columns(column: &str, label: String) -> Option<Target> {
+        match column {
+            "none" => Some(Target::Nowhere),
+            "email" => Some(Target::Email(label)),
+            "webhook" => Some(Target::Webhook(label)),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// `webhook (hooks.example.net)`: the host is enough to tell webhooks
+/// apart, and the rest of a URL (user, path, query) is where secrets live.
+pub fn webhook_label(url: &str) -> String {
+    match reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+    {
+        Some(host) => format!("webhook ({host})"),
+        None => "webhook".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_webhook_is_named_by_its_host_alone() {
+        let url =
+            Secret::new("https://bot:s3cret@hooks.example.net:8443/t/abc123?token=xyz".into());
+        let target = Target::webhook(&url);
+        assert_eq!(target.label(), "webhook (hooks.example.net)");
+        assert_eq!(target.to_string(), "webhook (hooks.example.net)");
+        for secret in ["s3cret", "abc123", "xyz", "8443", "bot"] {
+            assert!(!format!("{target:?}").contains(secret), "{secret}");
+        }
+        assert_eq!(webhook_label("not a url"), "webhook");
+    }
+
+    #[test]
+    fn a_target_is_stored_and_read_back() {
+        for target in [
+            Target::Nowhere,
+            Target::Email("ops@example.com".into()),
+            Target::Webhook("webhook (hooks.example.net)".into()),
+        ] {
+            let read = Target::from_columns(target.column(), target.label().to_owned());
+            assert_eq!(read.as_ref(), Some(&target));
+        }
+        assert_eq!(Target::from_columns("fax", String::new()), None);
+    }
+}

@@ -1,0 +1,534 @@
+//! The operator's messages about blocked addresses (PRODUCT.md R4) — email
+//! subject and body, and the webhook's text — in the six languages.
+//!
+//! Each kind of message has one template: [`Lang::incident_notice`] lays
+//! out a block that started or cleared (what happened; server, country,
+//! addresses, verifiers and since when, one per line; what it means; what
+//! to do), [`Lang::fleet_wide_notice`] the fold of many at once. Only the
+//! words differ between languages, never the layout, and every line break
+//! is a real one.
+
+use super::Lang;
+use crate::views::ServerRef;
+use chrono::{DateTime, Utc};
+
+/// Whether a server's block started or cleared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockEvent {
+    Started,
+    Cleared,
+}
+
+/// What a message about one server's block tells the operator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Incident {
+    pub event: BlockEvent,
+    pub server: ServerRef,
+    /// `host:port` of its entry points, each once.
+    pub addresses: Vec<String>,
+    /// Started: the verifiers that see the block. Cleared: the verifiers,
+    /// which reach it again.
+    pub verifiers: Vec<ServerRef>,
+    /// When the block started or cleared.
+    pub at: DateTime<Utc>,
+}
+
+/// A rendered message: the email's subject and plain-text body (the
+/// webhook carries both).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub subject: String,
+    pub body: String,
+}
+
+/// The fixed words of the incident template in one language. Labels carry
+/// their own punctuation (a colon and a space).
+struct Words {
+    server: &'static str,
+    country: &'static str,
+    addresses: &'static str,
+    verifiers: &'static str,
+    blocked_since: &'static str,
+    cleared_at: &'static str,
+    blocked_effect: &'static str,
+    blocked_advice: &'static str,
+    cleared_effect: &'static str,
+    cleared_advice: &'static str,
+    /// An empty list.
+    none: &'static str,
+    list_separator: &'static str,
+}
+
+fn words(lang: Lang) -> Words {
+    match lang {
+        Lang::En => Words {
+            server: "Server: ",
+            country: "Country: ",
+            addresses: "Addresses: ",
+            verifiers: "Verifiers: ",
+            blocked_since: "Blocked since: ",
+            cleared_at: "Cleared at: ",
+            blocked_effect: "Its entry points are no longer served to users while its route has other servers in rotation.",
+            blocked_advice: "Advice: change this server's IP address. meshwatch notices by itself when the address is reachable again.",
+            cleared_effect: "The verifiers reach it again: its entry points are served again unless another condition keeps it out of rotation.",
+            cleared_advice: "No action is needed.",
+            none: "none",
+            list_separator: ", ",
+        },
+        Lang::Es => Words {
+            server: "Servidor: ",
+            country: "País: ",
+            addresses: "Direcciones: ",
+            verifiers: "Verificadores: ",
+            blocked_since: "Bloqueada desde: ",
+            cleared_at: "Desbloqueada el: ",
+            blocked_effect: "Sus puntos de entrada ya no se sirven a los usuarios mientras su ruta tenga otros servidores en rotación.",
+            blocked_advice: "Recomendación: cambia la dirección IP de este servidor. meshwatch detectará por sí solo cuándo vuelve a ser accesible.",
+            cleared_effect: "Los verificadores vuelven a alcanzarlo: sus puntos de entrada se sirven de nuevo, salvo que otra condición lo mantenga fuera de rotación.",
+            cleared_advice: "No hace falta hacer nada.",
+            none: "ninguno",
+            list_separator: ", ",
+        },
+        Lang::Pt => Words {
+            server: "Servidor: ",
+            country: "País: ",
+            addresses: "Endereços: ",
+            verifiers: "Verificadores: ",
+            blocked_since: "Bloqueado desde: ",
+            cleared_at: "Desbloqueado em: ",
+            blocked_effect: "Seus pontos de entrada deixam de ser servidos aos usuários enquanto sua rota tiver outros servidores em rotação.",
+            blocked_advice: "Recomendação: troque o endereço IP deste servidor. O meshwatch percebe sozinho quando o endereço voltar a ser acessível.",
+            cleared_effect: "Os verificadores voltaram a alcançá-lo: seus pontos de entrada são servidos novamente, a menos que outra condição o mantenha fora de rotação.",
+            cleared_advice: "Nenhuma ação é necessária.",
+            none: "nenhum",
+            list_separator: ", ",
+        },
+        Lang::Sv => Words {
+            server: "Server: ",
+            country: "Land: ",
+            addresses: "Adresser: ",
+            verifiers: "Verifierare: ",
+            blocked_since: "Blockerad sedan: ",
+            cleared_at: "Blockeringen hävdes: ",
+            blocked_effect: "Dess ingångspunkter levereras inte längre till användarna så länge rutten har andra servrar i rotation.",
+            blocked_advice: "Råd: byt den här serverns IP-adress. meshwatch märker själv när adressen är nåbar igen.",
+            cleared_effect: "Verifierarna når den igen: dess ingångspunkter levereras på nytt, om inte något annat tillstånd håller den ur rotation.",
+            cleared_advice: "Ingen åtgärd behövs.",
+            none: "inga",
+            list_separator: ", ",
+        },
+        Lang::Hi => Words {
+            server: "सर्वर: ",
+            country: "देश: ",
+            addresses: "पते: ",
+            verifiers: "सत्यापक: ",
+            blocked_since: "ब्लॉक होने का समय: ",
+            cleared_at: "ब्लॉक हटने का समय: ",
+            blocked_effect: "जब तक इसके रूट में रोटेशन में दूसरे सर्वर हैं, इसके प्रवेश बिंदु उपयोगकर्ताओं को नहीं दिए जाते।",
+            blocked_advice: "सलाह: इस सर्वर का IP पता बदलें। पता फिर से पहुँच योग्य होने पर meshwatch अपने-आप पहचान लेगा।",
+            cleared_effect: "सत्यापक फिर से इस तक पहुँच रहे हैं: इसके प्रवेश बिंदु फिर से दिए जा रहे हैं, जब तक कोई दूसरी स्थिति इसे रोटेशन से बाहर न रखे।",
+            cleared_advice: "कोई कार्रवाई आवश्यक नहीं है।",
+            none: "कोई नहीं",
+            list_separator: ", ",
+        },
+        Lang::Ja => Words {
+            server: "サーバー: ",
+            country: "国: ",
+            addresses: "アドレス: ",
+            verifiers: "検証サーバー: ",
+            blocked_since: "ブロック開始: ",
+            cleared_at: "ブロック解除: ",
+            blocked_effect: "ルートにローテーション中の他のサーバーがある間、このサーバーの接続ポイントはユーザーに提供されません。",
+            blocked_advice: "推奨: このサーバーの IP アドレスを変更してください。アドレスに再び到達できるようになると、meshwatch が自動的に検知します。",
+            cleared_effect: "検証サーバーから再び到達できます。他の状態によってローテーション外になっていない限り、接続ポイントは再び提供されます。",
+            cleared_advice: "対応は不要です。",
+            none: "なし",
+            list_separator: "、",
+        },
+    }
+}
+
+/// "Frankfurt 1 (de-1)": how the messages name a server.
+fn named(server: &ServerRef) -> String {
+    format!("{} ({})", server.name, server.id)
+}
+
+fn join_or(items: &[String], separator: &str, none: &str) -> String {
+    if items.is_empty() {
+        none.to_owned()
+    } else {
+        items.join(separator)
+    }
+}
+
+/// Lines joined with real line breaks, the last one ended too.
+fn lines(lines: &[String]) -> String {
+    let mut body = lines.join("\n");
+    body.push('\n');
+    body
+}
+
+impl Lang {
+    /// The message about one server's block starting or clearing.
+    pub fn incident_notice(self, incident: &Incident) -> Notice {
+        let w = words(self);
+        let server = &incident.server;
+        let (name, id) = (server.name.as_str(), server.id.as_str());
+        let verifiers: Vec<String> = incident
+            .verifiers
+            .iter()
+            .map(|v| format!("{} ({}, {})", v.name, v.id, v.country))
+            .collect();
+        let (when, effect, advice) = match incident.event {
+            BlockEvent::Started => (w.blocked_since, w.blocked_effect, w.blocked_advice),
+            BlockEvent::Cleared => (w.cleared_at, w.cleared_effect, w.cleared_advice),
+        };
+        let body = lines(&[
+            self.incident_headline(incident.event, name, id),
+            String::new(),
+            format!("{}{}", w.server, named(server)),
+            format!("{}{}", w.country, server.country),
+            format!(
+                "{}{}",
+                w.addresses,
+                join_or(&incident.addresses, w.list_separator, w.none)
+            ),
+            format!(
+                "{}{}",
+                w.verifiers,
+                join_or(&verifiers, w.list_separator, w.none)
+            ),
+            format!("{when}{}", incident.at.format("%Y-%m-%d %H:%M UTC")),
+            String::new(),
+            effect.to_owned(),
+            advice.to_owned(),
+        ]);
+        Notice {
+            subject: self.incident_subject(incident.event, name, id),
+            body,
+        }
+    }
+
+    fn incident_subject(self, event: BlockEvent, name: &str, id: &str) -> String {
+        use BlockEvent::*;
+        match (self, event) {
+            (Lang::En, Started) => format!("meshwatch: address of {name} ({id}) is blocked"),
+            (Lang::En, Cleared) => {
+                format!("meshwatch: address of {name} ({id}) is reachable again")
+            }
+            (Lang::Es, Started) => {
+                format!("meshwatch: la dirección de {name} ({id}) está bloqueada")
+            }
+            (Lang::Es, Cleared) => {
+                format!("meshwatch: la dirección de {name} ({id}) vuelve a ser accesible")
+            }
+            (Lang::Pt, Started) => format!("meshwatch: o endereço de {name} ({id}) está bloqueado"),
+            (Lang::Pt, Cleared) => {
+                format!("meshwatch: o endereço de {name} ({id}) voltou a ser acessível")
+            }
+            (Lang::Sv, Started) => format!("meshwatch: adressen till {name} ({id}) är blockerad"),
+            (Lang::Sv, Cleared) => format!("meshwatch: adressen till {name} ({id}) är nåbar igen"),
+            (Lang::Hi, Started) => format!("meshwatch: {name} ({id}) का पता ब्लॉक है"),
+            (Lang::Hi, Cleared) => {
+                format!("meshwatch: {name} ({id}) का पता फिर से पहुँच योग्य है")
+            }
+            (Lang::Ja, Started) => {
+                format!("meshwatch: {name}（{id}）のアドレスがブロックされています")
+            }
+            (Lang::Ja, Cleared) => format!("meshwatch: {name}（{id}）のアドレスに再び到達できます"),
+        }
+    }
+
+    fn incident_headline(self, event: BlockEvent, name: &str, id: &str) -> String {
+        use BlockEvent::*;
+        match (self, event) {
+            (Lang::En, Started) => {
+                format!("The address of server {name} ({id}) is blocked as seen by your verifiers.")
+            }
+            (Lang::En, Cleared) => format!("The block on server {name} ({id}) has cleared."),
+            (Lang::Es, Started) => format!(
+                "La dirección del servidor {name} ({id}) está bloqueada según tus verificadores."
+            ),
+            (Lang::Es, Cleared) => {
+                format!("El bloqueo del servidor {name} ({id}) se ha levantado.")
+            }
+            (Lang::Pt, Started) => format!(
+                "O endereço do servidor {name} ({id}) está bloqueado segundo seus verificadores."
+            ),
+            (Lang::Pt, Cleared) => format!("O bloqueio do servidor {name} ({id}) foi removido."),
+            (Lang::Sv, Started) => {
+                format!("Adressen till servern {name} ({id}) är blockerad enligt dina verifierare.")
+            }
+            (Lang::Sv, Cleared) => format!("Blockeringen av servern {name} ({id}) har hävts."),
+            (Lang::Hi, Started) => {
+                format!("आपके सत्यापकों के अनुसार सर्वर {name} ({id}) का पता ब्लॉक है।")
+            }
+            (Lang::Hi, Cleared) => format!("सर्वर {name} ({id}) का ब्लॉक हट गया है।"),
+            (Lang::Ja, Started) => format!(
+                "検証サーバーから見て、サーバー {name}（{id}）のアドレスがブロックされています。"
+            ),
+            (Lang::Ja, Cleared) => {
+                format!("サーバー {name}（{id}）のブロックが解除されました。")
+            }
+        }
+    }
+
+    /// One message for many servers whose blocks started (or cleared) in
+    /// the same moment as most of the fleet left (or returned to)
+    /// rotation: `moved` of `fleet` servers moved, and `subjects` are the
+    /// per-server messages it stands for.
+    pub fn fleet_wide_notice(
+        self,
+        event: BlockEvent,
+        moved: usize,
+        fleet: usize,
+        subjects: &[String],
+    ) -> Notice {
+        use BlockEvent::*;
+        let count = subjects.len();
+        let (subject, headline) = match (self, event) {
+            (Lang::En, Started) => (
+                format!("meshwatch: {moved} of {fleet} servers left rotation at once"),
+                format!("{moved} of your {fleet} servers left rotation at the same moment: more likely a problem of your own network or of the panel's view than {count} separate incidents."),
+            ),
+            (Lang::En, Cleared) => (
+                format!("meshwatch: {moved} of {fleet} servers returned to rotation at once"),
+                format!("{moved} of your {fleet} servers returned to rotation at the same moment: more likely a problem of your own network or of the panel's view than {count} separate incidents."),
+            ),
+            (Lang::Es, Started) => (
+                format!("meshwatch: {moved} de {fleet} servidores salieron de rotación a la vez"),
+                format!("{moved} de tus {fleet} servidores salieron de rotación en el mismo momento: es más probable un problema de tu propia red o de la vista del panel que {count} incidentes distintos."),
+            ),
+            (Lang::Es, Cleared) => (
+                format!("meshwatch: {moved} de {fleet} servidores volvieron a la rotación a la vez"),
+                format!("{moved} de tus {fleet} servidores volvieron a la rotación en el mismo momento: es más probable un problema de tu propia red o de la vista del panel que {count} incidentes distintos."),
+            ),
+            (Lang::Pt, Started) => (
+                format!("meshwatch: {moved} de {fleet} servidores saíram de rotação ao mesmo tempo"),
+                format!("{moved} dos seus {fleet} servidores saíram de rotação no mesmo momento: é mais provável um problema da sua própria rede ou da visão do painel do que {count} incidentes separados."),
+            ),
+            (Lang::Pt, Cleared) => (
+                format!("meshwatch: {moved} de {fleet} servidores voltaram à rotação ao mesmo tempo"),
+                format!("{moved} dos seus {fleet} servidores voltaram à rotação no mesmo momento: é mais provável um problema da sua própria rede ou da visão do painel do que {count} incidentes separados."),
+            ),
+            (Lang::Sv, Started) => (
+                format!("meshwatch: {moved} av {fleet} servrar lämnade rotationen samtidigt"),
+                format!("{moved} av dina {fleet} servrar lämnade rotationen i samma ögonblick: troligare ett problem i ditt eget nät eller i panelens vy än {count} separata incidenter."),
+            ),
+            (Lang::Sv, Cleared) => (
+                format!("meshwatch: {moved} av {fleet} servrar återvände till rotationen samtidigt"),
+                format!("{moved} av dina {fleet} servrar återvände till rotationen i samma ögonblick: troligare ett problem i ditt eget nät eller i panelens vy än {count} separata incidenter."),
+            ),
+            (Lang::Hi, Started) => (
+                format!("meshwatch: {fleet} में से {moved} सर्वर एक साथ रोटेशन से बाहर हुए"),
+                format!("आपके {fleet} में से {moved} सर्वर एक ही समय पर रोटेशन से बाहर हुए: {count} अलग-अलग घटनाओं की तुलना में आपके अपने नेटवर्क या पैनल के नज़रिए में समस्या होने की संभावना अधिक है।"),
+            ),
+            (Lang::Hi, Cleared) => (
+                format!("meshwatch: {fleet} में से {moved} सर्वर एक साथ रोटेशन में लौटे"),
+                format!("आपके {fleet} में से {moved} सर्वर एक ही समय पर रोटेशन में लौटे: {count} अलग-अलग घटनाओं की तुलना में आपके अपने नेटवर्क या पैनल के नज़रिए में समस्या होने की संभावना अधिक है।"),
+            ),
+            (Lang::Ja, Started) => (
+                format!("meshwatch: {fleet} 台中 {moved} 台のサーバーが同時にローテーション外になりました"),
+                format!("{fleet} 台中 {moved} 台のサーバーが同時にローテーション外になりました。{count} 件の個別の障害というより、お使いのネットワークまたはパネル側の問題である可能性が高いです。"),
+            ),
+            (Lang::Ja, Cleared) => (
+                format!("meshwatch: {fleet} 台中 {moved} 台のサーバーが同時にローテーションに戻りました"),
+                format!("{fleet} 台中 {moved} 台のサーバーが同時にローテーションに戻りました。{count} 件の個別の障害というより、お使いのネットワークまたはパネル側の問題である可能性が高いです。"),
+            ),
+        };
+        let mut body = vec![headline, String::new()];
+        body.extend(subjects.iter().map(|s| format!("- {s}")));
+        Notice {
+            subject,
+            body: lines(&body),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ServerId;
+
+    fn server(id: &str, name: &str, country: &str) -> ServerRef {
+        ServerRef {
+            id: ServerId::parse(id).expect("slug"),
+            name: name.to_owned(),
+            country: country.to_owned(),
+        }
+    }
+
+    fn blocked() -> Incident {
+        Incident {
+            event: BlockEvent::Started,
+            server: server("de-1", "Frankfurt 1", "DE"),
+            addresses: vec!["203.0.113.10:443".into(), "203.0.113.10:8443".into()],
+            verifiers: vec![server("ru-1", "Moscow 1", "RU")],
+            at: DateTime::parse_from_rfc3339("2026-12-02T10:04:00Z")
+                .map(|t| t.with_timezone(&Utc))
+                .expect("time"),
+        }
+    }
+
+    fn cleared() -> Incident {
+        Incident {
+            event: BlockEvent::Cleared,
+            ..blocked()
+        }
+    }
+
+    #[test]
+    fn the_english_block_message_reads_line_by_line() {
+        let notice = Lang::En.incident_notice(&blocked());
+        assert_eq!(
+            notice.subject,
+            "meshwatch: address of Frankfurt 1 (de-1) is blocked"
+        );
+        assert_eq!(
+            notice.body,
+            "The address of server Frankfurt 1 (de-1) is blocked as seen by your verifiers.\n\
+             \n\
+             Server: Frankfurt 1 (de-1)\n\
+             Country: DE\n\
+             Addresses: 203.0.113.10:443, 203.0.113.10:8443\n\
+             Verifiers: Moscow 1 (ru-1, RU)\n\
+             Blocked since: 2026-12-02 10:04 UTC\n\
+             \n\
+             Its entry points are no longer served to users while its route has other servers in rotation.\n\
+             Advice: change this server's IP address. meshwatch notices by itself when the address is reachable again.\n"
+        );
+    }
+
+    #[test]
+    fn the_english_clearing_message_says_when_and_that_nothing_is_needed() {
+        let notice = Lang::En.incident_notice(&cleared());
+        assert_eq!(
+            notice.subject,
+            "meshwatch: address of Frankfurt 1 (de-1) is reachable again"
+        );
+        let lines: Vec<&str> = notice.body.lines().collect();
+        assert_eq!(
+            lines[0],
+            "The block on server Frankfurt 1 (de-1) has cleared."
+        );
+        assert!(lines.contains(&"Cleared at: 2026-12-02 10:04 UTC"));
+        assert!(lines.contains(&"Verifiers: Moscow 1 (ru-1, RU)"));
+        assert_eq!(lines.last(), Some(&"No action is needed."));
+    }
+
+    #[test]
+    fn the_spanish_block_message_names_everything_in_spanish() {
+        let notice = Lang::Es.incident_notice(&blocked());
+        assert_eq!(
+            notice.subject,
+            "meshwatch: la dirección de Frankfurt 1 (de-1) está bloqueada"
+        );
+        let lines: Vec<&str> = notice.body.lines().collect();
+        for line in [
+            "Servidor: Frankfurt 1 (de-1)",
+            "País: DE",
+            "Direcciones: 203.0.113.10:443, 203.0.113.10:8443",
+            "Verificadores: Moscow 1 (ru-1, RU)",
+            "Bloqueada desde: 2026-12-02 10:04 UTC",
+        ] {
+            assert!(lines.contains(&line), "{line:?} missing:\n{}", notice.body);
+        }
+        assert!(notice
+            .body
+            .contains("cambia la dirección IP de este servidor"));
+    }
+
+    #[test]
+    fn the_japanese_block_message_lists_with_the_japanese_separator() {
+        let notice = Lang::Ja.incident_notice(&blocked());
+        assert!(notice
+            .body
+            .lines()
+            .any(|l| l == "アドレス: 203.0.113.10:443、203.0.113.10:8443"));
+        assert!(notice.body.contains("IP アドレスを変更してください"));
+    }
+
+    #[test]
+    fn every_language_has_real_line_breaks_and_every_fact() {
+        for lang in Lang::ALL {
+            for incident in [blocked(), cleared()] {
+                let notice = lang.incident_notice(&incident);
+                let text = format!("{}\n{}", notice.subject, notice.body);
+                assert!(!text.contains('\\'), "{lang:?}: a backslash in {text}");
+                assert!(!notice.subject.contains('\n'), "{lang:?}: one-line subject");
+                assert_eq!(
+                    notice.body.lines().count(),
+                    10,
+                    "{lang:?}: the template's ten lines\n{}",
+                    notice.body
+                );
+                assert!(
+                    notice.body.lines().all(|l| l == l.trim()),
+                    "{lang:?}: no indentation\n{}",
+                    notice.body
+                );
+                for fact in [
+                    "Frankfurt 1",
+                    "de-1",
+                    "DE",
+                    "203.0.113.10:443",
+                    "Moscow 1 (ru-1, RU)",
+                    "2026-12-02 10:04 UTC",
+                ] {
+                    assert!(notice.body.contains(fact), "{lang:?}: {fact} missing");
+                }
+                if lang != Lang::En {
+                    let english = Lang::En.incident_notice(&incident);
+                    assert_ne!(notice.subject, english.subject, "{lang:?}");
+                    // Eight lines have words; "Server: " is Swedish too.
+                    let translated = notice
+                        .body
+                        .lines()
+                        .zip(english.body.lines())
+                        .filter(|(line, en)| line != en)
+                        .count();
+                    assert!(
+                        translated >= 7,
+                        "{lang:?}: English left in\n{}",
+                        notice.body
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn no_verifier_and_no_address_read_as_none() {
+        let mut incident = blocked();
+        incident.addresses.clear();
+        incident.verifiers.clear();
+        let body = Lang::En.incident_notice(&incident).body;
+        assert!(body.contains("\nAddresses: none\n") && body.contains("\nVerifiers: none\n"));
+    }
+
+    #[test]
+    fn a_fleet_wide_message_lists_the_messages_it_folds() {
+        let subjects = vec![
+            "meshwatch: address of A (a) is blocked".to_owned(),
+            "meshwatch: address of B (b) is blocked".to_owned(),
+        ];
+        let notice = Lang::En.fleet_wide_notice(BlockEvent::Started, 4, 6, &subjects);
+        assert_eq!(
+            notice.subject,
+            "meshwatch: 4 of 6 servers left rotation at once"
+        );
+        assert!(notice
+            .body
+            .ends_with("\n\n- meshwatch: address of A (a) is blocked\n- meshwatch: address of B (b) is blocked\n"));
+        for lang in Lang::ALL {
+            for event in [BlockEvent::Started, BlockEvent::Cleared] {
+                let notice = lang.fleet_wide_notice(event, 4, 6, &subjects);
+                assert!(
+                    !notice.body.contains('\\')
+                        && notice.body.contains("- meshwatch: address of B")
+                );
+                assert!(notice.subject.contains('4') && notice.subject.contains('6'));
+            }
+        }
+    }
+}
