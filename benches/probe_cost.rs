@@ -102,6 +102,7 @@ async fn main() {
                 host: target.ip().to_string(),
                 port: target.port(),
                 sni: Some("www.example.com".into()),
+                alpn: None,
             }
         })
         .collect();

@@ -27,6 +27,11 @@ pub struct Peer {
     pub host: String,
     pub port: u16,
     pub sni: Option<String>,
+    /// The ALPN protocols the entry point's app offers, where the entry
+    /// point sets them (TUIC's `params.alpn`); absent, the agent offers the
+    /// protocol's default. An addition to API.md: older agents ignore it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpn: Option<Vec<String>>,
 }
 
 /// `POST /api/agent/v1/report` body.

@@ -494,6 +494,34 @@ impl Fleet {
     }
 }
 
+/// The ALPN protocols an agent must offer to probe an entry point the way
+/// its app connects, where the entry point chooses them: TUIC's
+/// `params.alpn`, written as share links write it (`"h3,spdy/3.1"`) or as
+/// a list. `None` leaves the protocol's default (Hysteria2's apps always
+/// offer `h3`).
+pub fn probe_alpn(
+    protocol: Protocol,
+    params: &serde_json::Map<String, serde_json::Value>,
+) -> Option<Vec<String>> {
+    if protocol != Protocol::Tuic {
+        return None;
+    }
+    let names: Vec<String> = match params.get("alpn")? {
+        serde_json::Value::String(list) => list.split(',').map(str::to_owned).collect(),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .filter_map(|item| item.as_str().map(str::to_owned))
+            .collect(),
+        _ => return None,
+    };
+    let names: Vec<String> = names
+        .into_iter()
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty())
+        .collect();
+    (!names.is_empty()).then_some(names)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -622,5 +650,32 @@ mod tests {
         let mut v = api_example();
         v["servers"][0]["country"] = json!("de");
         assert_eq!(doc(v).validate().expect("valid").servers[0].country, "DE");
+    }
+
+    #[test]
+    fn tuic_takes_its_probe_alpn_from_params_as_links_or_lists_write_it() {
+        let params = |value: serde_json::Value| value.as_object().cloned().expect("object");
+        let h3_spdy = Some(vec!["h3".to_owned(), "spdy/3.1".to_owned()]);
+        assert_eq!(
+            probe_alpn(Protocol::Tuic, &params(json!({"alpn": "h3, spdy/3.1"}))),
+            h3_spdy
+        );
+        assert_eq!(
+            probe_alpn(Protocol::Tuic, &params(json!({"alpn": ["h3", "spdy/3.1"]}))),
+            h3_spdy
+        );
+        for unset in [
+            json!({}),
+            json!({"alpn": ""}),
+            json!({"alpn": 3}),
+            json!({"alpn": []}),
+        ] {
+            assert_eq!(probe_alpn(Protocol::Tuic, &params(unset)), None);
+        }
+        assert_eq!(
+            probe_alpn(Protocol::Hysteria2, &params(json!({"alpn": "h2"}))),
+            None,
+            "Hysteria2 apps offer h3 whatever the params say"
+        );
     }
 }

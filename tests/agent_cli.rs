@@ -3,7 +3,7 @@
 
 use axum::routing::get;
 use axum::{Json, Router};
-use meshwatch::agent::lab::{LabListener, PathFilter};
+use meshwatch::agent::lab::{LabListener, LabQuicListener, PathFilter};
 use meshwatch::agent_api::{AgentConfig, AgentReport, Peer};
 use meshwatch::fleet::Protocol;
 use std::process::Command;
@@ -94,10 +94,13 @@ async fn once_prints_the_report_it_would_send() {
         .expect("bind");
     let closed_port = closed.local_addr().expect("addr").port();
     drop(closed);
+    let quic = LabQuicListener::spawn("127.0.0.1:0".parse().expect("addr"), PathFilter::new())
+        .await
+        .expect("QUIC entry point");
     let peers = vec![
         peer("up-vless", entry.address().port(), Protocol::Vless),
         peer("down-trojan", closed_port, Protocol::Trojan),
-        peer("quic-hy2", 443, Protocol::Hysteria2),
+        peer("up-hy2", quic.address().port(), Protocol::Hysteria2),
     ];
     let config = AgentConfig {
         fleet_version: 1,
@@ -144,10 +147,8 @@ async fn once_prints_the_report_it_would_send() {
     let down = by_id("down-trojan").expect("probed");
     assert!(!down.ok);
     assert_eq!(down.error, Some(meshwatch::evidence::ProbeError::Refused));
-    assert!(
-        by_id("quic-hy2").is_none(),
-        "QUIC entry points are not knocked"
-    );
+    let quic = by_id("up-hy2").expect("QUIC entry points are probed");
+    assert!(quic.ok, "{quic:?}");
 }
 
 fn peer(id: &str, port: u16, protocol: Protocol) -> Peer {
@@ -158,6 +159,7 @@ fn peer(id: &str, port: u16, protocol: Protocol) -> Peer {
         host: "127.0.0.1".into(),
         port,
         sni: Some("www.example.com".into()),
+        alpn: None,
     }
 }
 

@@ -132,3 +132,14 @@ test('5. a verifier marked from its card sees a block: the server leaves the sub
   const unmark = await request.put('/api/v1/servers/us-1/verifier', { headers: auth, data: { enabled: false } });
   expect(unmark.ok()).toBeTruthy();
 });
+
+test('6. a QUIC block leaves TCP alone: only the Hysteria2 entry point is not available', async ({ page, request }) => {
+  await fault(request, { fault: 'quic_blocked', witnesses: ['de-3'], target: 'nl-1', active: true });
+  await statusOf(request, 'nl-1', 'entry_points_unavailable');
+  await signInDemo(page);
+  await page.goto('/servers/nl-1');
+  await page.getByText('nl-1-hy2').click();
+  await expect(page.getByText(/Check from Berlin 1 \(DE\) to Amsterdam 1 \(NL\) fails since/)).toBeVisible();
+  await fault(request, { fault: 'quic_blocked', witnesses: ['de-3'], target: 'nl-1', active: false });
+  await statusOf(request, 'nl-1', 'healthy');
+});

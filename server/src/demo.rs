@@ -1,7 +1,9 @@
 //! `MESHWATCH_DEMO=1`: a demo fleet in five countries and a demo operator,
 //! so a newcomer has something to look at. Entry points sit on loopback
-//! addresses (127.0.10.x), never on real interfaces; [`live`] runs a real
-//! agent for each server and scripts network faults between them.
+//! addresses (127.0.10.x), never on real interfaces: a VLESS (TLS) one on
+//! every server, and a Hysteria2 (QUIC) one on the same address and port
+//! on one server per country. [`live`] runs a real agent for each server
+//! and scripts network faults between them.
 
 pub mod live;
 
@@ -49,7 +51,17 @@ pub fn address_of(index: usize) -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(127, 0, 10, index as u8 + 1))
 }
 
+/// The TLS entry points' TCP port, and the QUIC ones' UDP port.
 pub const DEMO_PORT: u16 = 4443;
+
+/// The servers that also serve Hysteria2, one per country, so that a QUIC
+/// block shows beside working TCP. Helsinki 1 keeps its one entry point:
+/// the browser journeys read its pair-failure cause as the only one.
+pub const QUIC_SERVERS: [&str; 5] = ["de-1", "nl-1", "fi-2", "us-2", "jp-1"];
+
+pub fn serves_quic(id: &str) -> bool {
+    QUIC_SERVERS.contains(&id)
+}
 
 /// Fast enough that every status shows within two minutes of start.
 pub fn settings() -> Settings {
@@ -94,14 +106,21 @@ pub fn fleet() -> FleetDocument {
                 agent_token: None,
                 // The Tokyo box sits far from the others: a natural verifier.
                 verifier: Some(*id == "jp-1"),
-                entry_points: vec![EntryPointDoc {
-                    id: format!("{id}-vless"),
-                    protocol: "vless".into(),
+                entry_points: [
+                    ("vless", "vless", true),
+                    ("hy2", "hysteria2", serves_quic(id)),
+                ]
+                .into_iter()
+                .filter(|(.., served)| *served)
+                .map(|(suffix, protocol, _)| EntryPointDoc {
+                    id: format!("{id}-{suffix}"),
+                    protocol: protocol.into(),
                     host: address_of(i).to_string(),
                     port: i64::from(DEMO_PORT),
                     sni: Some("www.example.com".into()),
                     params: Default::default(),
-                }],
+                })
+                .collect(),
             })
             .collect(),
         users: USERS
@@ -218,5 +237,20 @@ mod tests {
         assert!(countries.len() >= 4);
         assert!(fleet.unknown_route(&Default::default()).is_none());
         assert_eq!(super::settings().validate(), Ok(()));
+        let quic: Vec<_> = fleet
+            .servers
+            .iter()
+            .filter(|s| {
+                s.entry_points
+                    .iter()
+                    .any(|e| e.protocol == meshwatch::fleet::Protocol::Hysteria2)
+            })
+            .map(|s| s.id.as_str())
+            .collect();
+        assert_eq!(quic, super::QUIC_SERVERS);
+        assert!(fleet
+            .servers
+            .iter()
+            .all(|s| s.entry_points[0].id.as_str().ends_with("-vless")));
     }
 }

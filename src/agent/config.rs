@@ -378,7 +378,7 @@ impl AgentSettings {
         ));
         line(format!("service check:      {:?}", self.service));
         line(format!(
-            "probes:             every peer entry point, TCP + TLS, {} at a time{}",
+            "probes:             every peer entry point (TCP + TLS, or QUIC), {} at a time{}",
             self.probe_concurrency,
             self.probe_source
                 .map(|s| format!(", from {s}"))

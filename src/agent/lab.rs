@@ -1,12 +1,15 @@
 //! A loopback lab for the demo fleet, the tests and the probe benchmark:
-//! TLS listeners standing in for VPN entry points, and a [`PathFilter`] that
-//! cuts chosen witness → entry point paths at the network layer.
+//! TLS listeners and QUIC listeners standing in for VPN entry points, and a
+//! [`PathFilter`] that cuts chosen witness → entry point paths at the
+//! network layer.
 //!
 //! Each agent probes from its own loopback source address (127.0.x.y), so a
 //! listener can tell witnesses apart by the connection's source address and
 //! treat each path as a middlebox would: let it through, reset it, or swallow
 //! it (the prober then times out). Nothing here touches a real interface.
 
+use quinn::crypto::rustls::QuicServerConfig;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use std::collections::HashMap;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
@@ -25,10 +28,23 @@ pub enum Cut {
     Blackhole,
 }
 
-/// Which (entry point address, witness source address) paths are cut.
+/// What is cut on one (entry point address, witness source address) path.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct PathState {
+    /// The whole path: TCP as this says, UDP dropped.
+    cut: Option<Cut>,
+    /// UDP only (QUIC blocked, TCP let through).
+    udp_blocked: bool,
+}
+
+/// Which (entry point address, witness source address) paths are cut. A
+/// cut path loses both transports — UDP has no reset, so its datagrams are
+/// dropped either way; a UDP block, as censors that block QUIC wholesale
+/// do, loses UDP only. The two are kept apart, so lifting one leaves the
+/// other in place.
 #[derive(Clone, Default)]
 pub struct PathFilter {
-    cuts: Arc<RwLock<HashMap<(SocketAddr, IpAddr), Cut>>>,
+    paths: Arc<RwLock<HashMap<(SocketAddr, IpAddr), PathState>>>,
 }
 
 impl PathFilter {
@@ -37,27 +53,56 @@ impl PathFilter {
     }
 
     pub fn cut(&self, target: SocketAddr, source: IpAddr, how: Cut) {
-        self.write().insert((target, source), how);
+        self.update(target, source, |path| path.cut = Some(how));
     }
 
     pub fn restore(&self, target: SocketAddr, source: IpAddr) {
-        self.write().remove(&(target, source));
+        self.update(target, source, |path| path.cut = None);
+    }
+
+    pub fn block_udp(&self, target: SocketAddr, source: IpAddr) {
+        self.update(target, source, |path| path.udp_blocked = true);
+    }
+
+    pub fn unblock_udp(&self, target: SocketAddr, source: IpAddr) {
+        self.update(target, source, |path| path.udp_blocked = false);
     }
 
     pub fn restore_all(&self) {
         self.write().clear();
     }
 
+    /// How a TCP connection on this path is treated.
     pub fn verdict(&self, target: SocketAddr, source: IpAddr) -> Option<Cut> {
-        self.cuts
+        self.path(target, source).cut
+    }
+
+    /// Whether UDP datagrams on this path are dropped.
+    pub fn drops_udp(&self, target: SocketAddr, source: IpAddr) -> bool {
+        let path = self.path(target, source);
+        path.cut.is_some() || path.udp_blocked
+    }
+
+    fn path(&self, target: SocketAddr, source: IpAddr) -> PathState {
+        self.paths
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .get(&(target, source))
             .copied()
+            .unwrap_or_default()
     }
 
-    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<(SocketAddr, IpAddr), Cut>> {
-        self.cuts
+    fn update(&self, target: SocketAddr, source: IpAddr, change: impl FnOnce(&mut PathState)) {
+        let mut paths = self.write();
+        let path = paths.entry((target, source)).or_default();
+        change(path);
+        if *path == PathState::default() {
+            paths.remove(&(target, source));
+        }
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<(SocketAddr, IpAddr), PathState>> {
+        self.paths
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -129,24 +174,131 @@ async fn serve(mut stream: TcpStream, acceptor: TlsAcceptor, cut: Option<Cut>) {
     }
 }
 
-/// One self-signed certificate per process: generating keys is slow.
+/// A QUIC listener standing in for a Hysteria2 entry point: it completes
+/// handshakes (self-signed certificate, ALPN `h3` unless told otherwise)
+/// and holds each connection until the client closes it. UDP from a source
+/// the filter drops goes unanswered. Dropping it closes every connection
+/// and then the port (probes are then refused).
+pub struct LabQuicListener {
+    address: SocketAddr,
+    endpoint: quinn::Endpoint,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl LabQuicListener {
+    pub async fn spawn(address: SocketAddr, filter: PathFilter) -> io::Result<Self> {
+        Self::spawn_with_alpn(address, filter, &["h3"]).await
+    }
+
+    pub async fn spawn_with_alpn(
+        address: SocketAddr,
+        filter: PathFilter,
+        alpn: &[&str],
+    ) -> io::Result<Self> {
+        let mut tls = tls_config(&[&rustls::version::TLS13])?;
+        tls.alpn_protocols = alpn.iter().map(|p| p.as_bytes().to_vec()).collect();
+        let crypto = QuicServerConfig::try_from(tls).map_err(io::Error::other)?;
+        let endpoint =
+            quinn::Endpoint::server(quinn::ServerConfig::with_crypto(Arc::new(crypto)), address)?;
+        let address = endpoint.local_addr()?;
+        let accepting = endpoint.clone();
+        let task = tokio::spawn(async move {
+            while let Some(incoming) = accepting.accept().await {
+                if filter.drops_udp(address, incoming.remote_address().ip()) {
+                    incoming.ignore();
+                    continue;
+                }
+                let Ok(connecting) = incoming.accept() else {
+                    continue;
+                };
+                tokio::spawn(async move {
+                    let Ok(Ok(connection)) =
+                        tokio::time::timeout(Duration::from_secs(10), connecting).await
+                    else {
+                        return;
+                    };
+                    // Held until the client closes it, as a VPN would.
+                    let _ =
+                        tokio::time::timeout(Duration::from_secs(30), connection.closed()).await;
+                });
+            }
+        });
+        Ok(Self {
+            address,
+            endpoint,
+            task,
+        })
+    }
+
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+}
+
+impl Drop for LabQuicListener {
+    fn drop(&mut self) {
+        // Open connections would keep the socket bound: a stopped service
+        // must let them go and free its port.
+        self.endpoint.close(0u32.into(), b"");
+        self.task.abort();
+    }
+}
+
+/// The TLS configuration of the TCP listeners, built once.
 fn server_config() -> io::Result<Arc<rustls::ServerConfig>> {
     static CONFIG: OnceLock<Result<Arc<rustls::ServerConfig>, String>> = OnceLock::new();
     CONFIG
         .get_or_init(|| {
-            let cert = rcgen::generate_simple_self_signed(vec!["www.example.com".into()])
-                .map_err(|e| e.to_string())?;
-            let key = rustls::pki_types::PrivateKeyDer::Pkcs8(cert.key_pair.serialize_der().into());
-            rustls::ServerConfig::builder_with_provider(Arc::new(
-                rustls::crypto::ring::default_provider(),
-            ))
-            .with_safe_default_protocol_versions()
-            .map_err(|e| e.to_string())?
-            .with_no_client_auth()
-            .with_single_cert(vec![cert.cert.der().clone()], key)
-            .map(Arc::new)
-            .map_err(|e| e.to_string())
+            tls_config(rustls::DEFAULT_VERSIONS)
+                .map(Arc::new)
+                .map_err(|e| e.to_string())
         })
         .clone()
         .map_err(io::Error::other)
+}
+
+fn tls_config(
+    versions: &[&'static rustls::SupportedProtocolVersion],
+) -> io::Result<rustls::ServerConfig> {
+    let (cert, key) = identity()?;
+    rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_protocol_versions(versions)
+        .map_err(io::Error::other)?
+        .with_no_client_auth()
+        .with_single_cert(vec![cert], PrivateKeyDer::Pkcs8(key))
+        .map_err(io::Error::other)
+}
+
+/// One self-signed certificate per process: generating keys is slow.
+fn identity() -> io::Result<(CertificateDer<'static>, PrivatePkcs8KeyDer<'static>)> {
+    static IDENTITY: OnceLock<Result<(CertificateDer<'static>, Vec<u8>), String>> = OnceLock::new();
+    IDENTITY
+        .get_or_init(|| {
+            let cert = rcgen::generate_simple_self_signed(vec!["www.example.com".into()])
+                .map_err(|e| e.to_string())?;
+            Ok((cert.cert.der().clone(), cert.key_pair.serialize_der()))
+        })
+        .clone()
+        .map(|(cert, key)| (cert, PrivatePkcs8KeyDer::from(key)))
+        .map_err(io::Error::other)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_udp_block_leaves_tcp_alone_and_lifts_on_its_own() {
+        let filter = PathFilter::new();
+        let source = IpAddr::from([127, 0, 10, 2]);
+        let target: SocketAddr = "127.0.10.1:4443".parse().expect("addr");
+        filter.block_udp(target, source);
+        assert!(filter.drops_udp(target, source));
+        assert_eq!(filter.verdict(target, source), None);
+        filter.cut(target, source, Cut::Blackhole);
+        filter.restore(target, source);
+        assert!(filter.drops_udp(target, source), "the UDP block stays");
+        filter.unblock_udp(target, source);
+        assert!(!filter.drops_udp(target, source));
+    }
 }

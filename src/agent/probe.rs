@@ -1,24 +1,34 @@
 //! Mesh probes: reach a peer's entry point the way a user's app would — a
 //! TCP connect, then a TLS handshake with the entry point's SNI where the
-//! protocol speaks TLS. What a blocked address breaks is *reachability*, so
-//! the handshake accepts any certificate (an unknown CA is not a failure)
-//! while still checking that the server holds the key it presents.
+//! protocol speaks TLS; for the QUIC protocols a QUIC handshake with the
+//! entry point's SNI and the app's ALPN. What a blocked address breaks is
+//! *reachability*, so the handshakes accept any certificate (an unknown CA
+//! is not a failure) while still checking that the server holds the key it
+//! presents.
 
 use crate::agent_api::{Peer, ProbeReport};
 use crate::evidence::ProbeError;
 use crate::fleet::Protocol;
 use chrono::Utc;
 use futures_util::future::join_all;
+use quinn::crypto::rustls::QuicClientConfig;
+use quinn::udp::{RecvMeta, Transmit};
+use quinn::{AsyncUdpSocket, ConnectError, ConnectionError, TransportErrorCode, UdpPoller};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
+use std::future::Future;
 use std::io;
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::task::{ready, Context, Poll};
 use std::time::{Duration, Instant};
-use tokio::net::{TcpSocket, TcpStream};
+use tokio::io::{Interest, ReadBuf};
+use tokio::net::{TcpSocket, TcpStream, UdpSocket};
+use tokio::sync::watch;
 use tokio_rustls::TlsConnector;
 
 /// How an entry point is probed.
@@ -28,24 +38,46 @@ pub enum Method {
     Tcp,
     /// TCP connect, then a TLS handshake.
     TcpTls,
-    /// QUIC-based (Hysteria2, TUIC): not probed — a TCP knock would say
-    /// nothing about a UDP service, and a failure would be invented.
-    NotProbed,
+    /// A QUIC handshake over UDP (Hysteria2, TUIC): TLS 1.3 with the entry
+    /// point's SNI and the ALPN the protocol's apps offer.
+    Quic,
 }
+
+/// What QUIC apps offer when nothing else is set: Hysteria2 clients always
+/// speak `h3`, and it is TUIC's usual choice.
+const DEFAULT_ALPN: &str = "h3";
 
 pub fn method(protocol: Protocol, sni: Option<&str>) -> Method {
     match protocol {
         Protocol::Trojan => Method::TcpTls,
         Protocol::Vless | Protocol::Vmess if sni.is_some() => Method::TcpTls,
         Protocol::Vless | Protocol::Vmess | Protocol::Shadowsocks => Method::Tcp,
-        Protocol::Hysteria2 | Protocol::Tuic => Method::NotProbed,
+        Protocol::Hysteria2 | Protocol::Tuic => Method::Quic,
     }
 }
 
-/// Probes peers; cheap to clone (the TLS configuration is shared).
+/// The ALPN protocols a QUIC entry point's app offers: `h3` for Hysteria2
+/// (its apps send nothing else); TUIC's are the entry point's own
+/// (`params.alpn`, which the panel passes on), `h3` when it sets none.
+pub fn quic_alpn(peer: &Peer) -> Vec<Vec<u8>> {
+    let configured = match peer.protocol {
+        Protocol::Tuic => peer.alpn.as_deref().unwrap_or_default(),
+        _ => &[],
+    };
+    if configured.is_empty() {
+        vec![DEFAULT_ALPN.as_bytes().to_vec()]
+    } else {
+        configured.iter().map(|p| p.as_bytes().to_vec()).collect()
+    }
+}
+
+/// Probes peers; cheap to clone (the TLS configurations are shared).
 #[derive(Clone)]
 pub struct Prober {
     tls: TlsConnector,
+    /// QUIC's TLS 1.3 client without ALPN: each probe adds its entry
+    /// point's.
+    quic: Arc<rustls::ClientConfig>,
     timeout: Duration,
     source: Option<IpAddr>,
 }
@@ -53,24 +85,30 @@ pub struct Prober {
 impl Prober {
     pub fn new(timeout: Duration, source: Option<IpAddr>) -> Self {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = rustls::ClientConfig::builder_with_provider(provider.clone())
-            .with_safe_default_protocol_versions()
-            .map(|b| {
-                b.dangerous()
-                    .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
-                    .with_no_client_auth()
-            });
-        // The ring provider supports the safe default versions; should that
-        // ever change, probing without TLS would report wrong results.
-        let config = config.unwrap_or_else(|e| panic!("rustls cannot build a client: {e}"));
+        let client = |versions: &[&'static rustls::SupportedProtocolVersion]| {
+            rustls::ClientConfig::builder_with_provider(provider.clone())
+                .with_protocol_versions(versions)
+                .map(|b| {
+                    b.dangerous()
+                        .with_custom_certificate_verifier(Arc::new(AnyCertificate(
+                            provider.clone(),
+                        )))
+                        .with_no_client_auth()
+                })
+                // The ring provider supports TLS 1.2 and 1.3; should that
+                // ever change, probing without TLS would report wrong
+                // results.
+                .unwrap_or_else(|e| panic!("rustls cannot build a client: {e}"))
+        };
         Self {
-            tls: TlsConnector::from(Arc::new(config)),
+            tls: TlsConnector::from(Arc::new(client(rustls::DEFAULT_VERSIONS))),
+            quic: Arc::new(client(&[&rustls::version::TLS13])),
             timeout,
             source,
         }
     }
 
-    /// One probe of every probed peer, at most `concurrency` at a time.
+    /// One probe of every peer, at most `concurrency` at a time.
     /// Results are stamped with the agent's clock shifted by `clock_offset`.
     pub async fn round(
         &self,
@@ -78,13 +116,9 @@ impl Prober {
         concurrency: usize,
         clock_offset: chrono::Duration,
     ) -> Vec<ProbeReport> {
-        let probed: Vec<&Peer> = peers
-            .iter()
-            .filter(|p| method(p.protocol, p.sni.as_deref()) != Method::NotProbed)
-            .collect();
         let next = AtomicUsize::new(0);
-        let workers = (0..concurrency.clamp(1, probed.len().max(1)))
-            .map(|_| self.worker(&probed, &next, clock_offset));
+        let workers = (0..concurrency.clamp(1, peers.len().max(1)))
+            .map(|_| self.worker(peers, &next, clock_offset));
         join_all(workers).await.into_iter().flatten().collect()
     }
 
@@ -92,7 +126,7 @@ impl Prober {
     /// these share a round, which bounds the connections in flight.
     async fn worker(
         &self,
-        peers: &[&Peer],
+        peers: &[Peer],
         next: &AtomicUsize,
         clock_offset: chrono::Duration,
     ) -> Vec<ProbeReport> {
@@ -118,17 +152,25 @@ impl Prober {
         let address = tokio::time::timeout_at(deadline, resolve(&peer.host, peer.port))
             .await
             .map_err(|_| ProbeError::Timeout)??;
-        let stream = tokio::time::timeout_at(deadline, self.connect(address))
-            .await
-            .map_err(|_| ProbeError::Timeout)?
-            .map_err(|e| classify_io(&e))?;
-        if method(peer.protocol, peer.sni.as_deref()) == Method::TcpTls {
-            let name = peer.sni.as_deref().unwrap_or(&peer.host);
-            let name = ServerName::try_from(name.to_string()).map_err(|_| ProbeError::TlsError)?;
-            tokio::time::timeout_at(deadline, self.tls.connect(name, stream))
+        let how = method(peer.protocol, peer.sni.as_deref());
+        if how == Method::Quic {
+            tokio::time::timeout_at(deadline, self.quic_handshake(peer, address))
+                .await
+                .map_err(|_| ProbeError::Timeout)??;
+        } else {
+            let stream = tokio::time::timeout_at(deadline, self.connect(address))
                 .await
                 .map_err(|_| ProbeError::Timeout)?
-                .map_err(|e| classify_tls(&e))?;
+                .map_err(|e| classify_io(&e))?;
+            if how == Method::TcpTls {
+                let name = peer.sni.as_deref().unwrap_or(&peer.host);
+                let name =
+                    ServerName::try_from(name.to_string()).map_err(|_| ProbeError::TlsError)?;
+                tokio::time::timeout_at(deadline, self.tls.connect(name, stream))
+                    .await
+                    .map_err(|_| ProbeError::Timeout)?
+                    .map_err(|e| classify_tls(&e))?;
+            }
         }
         Ok(u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX))
     }
@@ -144,6 +186,187 @@ impl Prober {
         }
         socket.connect(address).await
     }
+
+    /// One QUIC connection from its own socket, closed as soon as the
+    /// handshake completes. The socket is the probe's own, not shared by
+    /// every probe as an app's one endpoint would be, because only a
+    /// connected UDP socket hears the ICMP port unreachable that tells a
+    /// stopped service (`refused`) from a dropped path (`timeout`).
+    async fn quic_handshake(&self, peer: &Peer, address: SocketAddr) -> Result<(), ProbeError> {
+        let socket =
+            Arc::new(ProbeSocket::connect(self.source, address).map_err(|e| classify_io(&e))?);
+        let endpoint = quinn::Endpoint::new_with_abstract_socket(
+            quinn::EndpointConfig::default(),
+            None,
+            socket.clone(),
+            Arc::new(quinn::TokioRuntime),
+        )
+        .map_err(|e| classify_io(&e))?;
+        let mut tls = (*self.quic).clone();
+        tls.alpn_protocols = quic_alpn(peer);
+        // Cannot fail: ring provides TLS 1.3's AES-128-GCM, QUIC's initial suite.
+        let crypto = QuicClientConfig::try_from(tls).map_err(|_| ProbeError::Other)?;
+        let name = peer.sni.as_deref().unwrap_or(&peer.host);
+        let connecting = endpoint
+            .connect_with(quinn::ClientConfig::new(Arc::new(crypto)), address, name)
+            .map_err(|e| classify_connect(&e))?;
+        tokio::select! {
+            connected = connecting => {
+                let connection = connected.map_err(|e| classify_quic(&e))?;
+                // The endpoint lives on until the close is delivered, so
+                // the server frees the connection at once.
+                connection.close(0u32.into(), b"");
+                Ok(())
+            }
+            kind = socket.failed() => Err(classify_kind(kind)),
+        }
+    }
+}
+
+/// A UDP socket connected to one entry point, for one QUIC probe.
+///
+/// Connected, because Linux reports an ICMP error (port unreachable: no
+/// service there) only to a connected UDP socket — quinn's own sockets are
+/// unconnected and never see it. Plain sends and receives, one datagram at
+/// a time: a handshake needs no GSO/GRO, and quinn sizes its receive buffer
+/// by them.
+#[derive(Debug)]
+struct ProbeSocket {
+    io: UdpSocket,
+    /// The first error quinn's I/O met. quinn would end the connection's
+    /// task on it and leave the handshake waiting for its timeout, so the
+    /// datagram is dropped instead and the probe reads the error here.
+    failure: watch::Sender<Option<io::ErrorKind>>,
+}
+
+impl ProbeSocket {
+    fn connect(source: Option<IpAddr>, peer: SocketAddr) -> io::Result<Self> {
+        let local = match source {
+            Some(ip) => SocketAddr::new(ip, 0),
+            None if peer.is_ipv4() => SocketAddr::new(Ipv4Addr::UNSPECIFIED.into(), 0),
+            None => SocketAddr::new(Ipv6Addr::UNSPECIFIED.into(), 0),
+        };
+        let socket = std::net::UdpSocket::bind(local)?;
+        socket.connect(peer)?;
+        socket.set_nonblocking(true)?;
+        Ok(Self {
+            io: UdpSocket::from_std(socket)?,
+            failure: watch::Sender::new(None),
+        })
+    }
+
+    fn remember(&self, e: &io::Error) {
+        self.failure.send_if_modified(|failure| {
+            let first = failure.is_none();
+            if first {
+                *failure = Some(e.kind());
+            }
+            first
+        });
+    }
+
+    /// Resolves with the first network error the socket reports, whether
+    /// the kernel queued it (an ICMP error wakes no reader: it is read with
+    /// `SO_ERROR`) or quinn's I/O met it.
+    async fn failed(&self) -> io::ErrorKind {
+        let mut met = self.failure.subscribe();
+        let queued = self
+            .io
+            .async_io(Interest::ERROR, || match self.io.take_error() {
+                Ok(Some(e)) | Err(e) => Ok(e),
+                Ok(None) => Err(io::ErrorKind::WouldBlock.into()),
+            });
+        tokio::select! {
+            e = queued => match e {
+                Ok(e) | Err(e) => e.kind(),
+            },
+            kind = met.wait_for(Option::is_some) => {
+                kind.ok().and_then(|kind| *kind).unwrap_or(io::ErrorKind::Other)
+            }
+        }
+    }
+}
+
+impl AsyncUdpSocket for ProbeSocket {
+    fn create_io_poller(self: Arc<Self>) -> Pin<Box<dyn UdpPoller>> {
+        Box::pin(Writable {
+            socket: self,
+            ready: None,
+        })
+    }
+
+    fn try_send(&self, transmit: &Transmit) -> io::Result<()> {
+        match self.io.try_send(transmit.contents) {
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Err(e),
+            Err(e) => {
+                self.remember(&e);
+                Ok(())
+            }
+        }
+    }
+
+    fn poll_recv(
+        &self,
+        cx: &mut Context,
+        bufs: &mut [io::IoSliceMut<'_>],
+        meta: &mut [RecvMeta],
+    ) -> Poll<io::Result<usize>> {
+        let (Some(buf), Some(meta)) = (bufs.first_mut(), meta.first_mut()) else {
+            return Poll::Ready(Ok(0));
+        };
+        loop {
+            let mut read = ReadBuf::new(buf);
+            match ready!(self.io.poll_recv_from(cx, &mut read)) {
+                Ok(from) => {
+                    let len = read.filled().len();
+                    *meta = RecvMeta {
+                        addr: from,
+                        len,
+                        stride: len,
+                        ecn: None,
+                        dst_ip: None,
+                    };
+                    return Poll::Ready(Ok(1));
+                }
+                // A socket error is reported once (the kernel clears it),
+                // so the next receive waits for data again.
+                Err(e) => self.remember(&e),
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.local_addr()
+    }
+}
+
+/// Waits until the probe's socket can send, with its own waker (quinn may
+/// wait on one socket from several tasks).
+struct Writable {
+    socket: Arc<ProbeSocket>,
+    ready: Option<Pin<Box<dyn Future<Output = io::Result<()>> + Send + Sync>>>,
+}
+
+impl std::fmt::Debug for Writable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writable").finish_non_exhaustive()
+    }
+}
+
+impl UdpPoller for Writable {
+    fn poll_writable(self: Pin<&mut Self>, cx: &mut Context) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let ready = this.ready.get_or_insert_with(|| {
+            let socket = this.socket.clone();
+            Box::pin(async move { socket.io.writable().await })
+        });
+        let result = ready.as_mut().poll(cx);
+        if result.is_ready() {
+            this.ready = None;
+        }
+        result
+    }
 }
 
 async fn resolve(host: &str, port: u16) -> Result<SocketAddr, ProbeError> {
@@ -157,10 +380,14 @@ async fn resolve(host: &str, port: u16) -> Result<SocketAddr, ProbeError> {
         .ok_or(ProbeError::DnsError)
 }
 
-/// The error kind of a failed TCP connect.
+/// The error kind of a failed TCP connect (or a UDP socket's error).
 pub fn classify_io(e: &io::Error) -> ProbeError {
+    classify_kind(e.kind())
+}
+
+fn classify_kind(kind: io::ErrorKind) -> ProbeError {
     use io::ErrorKind::*;
-    match e.kind() {
+    match kind {
         ConnectionRefused => ProbeError::Refused,
         ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof => ProbeError::Reset,
         TimedOut => ProbeError::Timeout,
@@ -175,6 +402,35 @@ pub fn classify_tls(e: &io::Error) -> ProbeError {
     match e.kind() {
         io::ErrorKind::InvalidData => ProbeError::TlsError,
         _ => classify_io(e),
+    }
+}
+
+/// The error kind of a QUIC handshake that quinn would not start.
+pub fn classify_connect(e: &ConnectError) -> ProbeError {
+    match e {
+        ConnectError::InvalidServerName(_) => ProbeError::TlsError,
+        _ => ProbeError::Other,
+    }
+}
+
+/// The error kind of a failed QUIC handshake. TLS alerts travel as QUIC
+/// CRYPTO_ERROR codes (0x100 + the alert), whichever side raised them; a
+/// server that turns new connections away says CONNECTION_REFUSED.
+pub fn classify_quic(e: &ConnectionError) -> ProbeError {
+    let crypto = |code: TransportErrorCode| (0x100..0x200).contains(&u64::from(code));
+    match e {
+        ConnectionError::TimedOut => ProbeError::Timeout,
+        ConnectionError::Reset => ProbeError::Reset,
+        ConnectionError::TransportError(e) if crypto(e.code) => ProbeError::TlsError,
+        ConnectionError::ConnectionClosed(close) if crypto(close.error_code) => {
+            ProbeError::TlsError
+        }
+        ConnectionError::ConnectionClosed(close)
+            if close.error_code == TransportErrorCode::CONNECTION_REFUSED =>
+        {
+            ProbeError::Refused
+        }
+        _ => ProbeError::Other,
     }
 }
 
@@ -231,7 +487,7 @@ impl ServerCertVerifier for AnyCertificate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::lab::{Cut, LabListener, PathFilter};
+    use crate::agent::lab::{Cut, LabListener, LabQuicListener, PathFilter};
 
     fn peer(host: &str, port: u16, protocol: Protocol, sni: Option<&str>) -> Peer {
         Peer {
@@ -241,7 +497,12 @@ mod tests {
             host: host.into(),
             port,
             sni: sni.map(Into::into),
+            alpn: None,
         }
+    }
+
+    fn localhost() -> IpAddr {
+        IpAddr::from([127, 0, 0, 1])
     }
 
     #[test]
@@ -270,16 +531,161 @@ mod tests {
     }
 
     #[test]
-    fn only_tls_protocols_get_a_handshake_and_quic_is_not_knocked() {
+    fn tls_protocols_get_a_handshake_and_quic_ones_a_quic_handshake() {
         assert_eq!(method(Protocol::Trojan, None), Method::TcpTls);
         assert_eq!(method(Protocol::Vless, Some("x.com")), Method::TcpTls);
         assert_eq!(method(Protocol::Vless, None), Method::Tcp);
         assert_eq!(method(Protocol::Shadowsocks, Some("x.com")), Method::Tcp);
+        assert_eq!(method(Protocol::Hysteria2, Some("x.com")), Method::Quic);
+        assert_eq!(method(Protocol::Tuic, None), Method::Quic);
+    }
+
+    #[test]
+    fn hysteria2_offers_h3_and_tuic_its_own_alpn() {
+        let h3 = vec![b"h3".to_vec()];
+        let mut tuic = peer("x", 443, Protocol::Tuic, None);
+        assert_eq!(quic_alpn(&tuic), h3);
+        tuic.alpn = Some(vec![]);
+        assert_eq!(quic_alpn(&tuic), h3);
+        tuic.alpn = Some(vec!["h3".into(), "spdy/3.1".into()]);
+        assert_eq!(quic_alpn(&tuic), vec![b"h3".to_vec(), b"spdy/3.1".to_vec()]);
+        let mut hysteria = peer("x", 443, Protocol::Hysteria2, None);
+        hysteria.alpn = Some(vec!["h2".into()]);
+        assert_eq!(quic_alpn(&hysteria), h3);
+    }
+
+    #[test]
+    fn quic_errors_map_to_the_api_error_kinds() {
+        let alert = |code| ConnectionError::TransportError(TransportErrorCode::crypto(code).into());
+        assert_eq!(classify_quic(&alert(120)), ProbeError::TlsError);
         assert_eq!(
-            method(Protocol::Hysteria2, Some("x.com")),
-            Method::NotProbed
+            classify_quic(&ConnectionError::TransportError(
+                TransportErrorCode::PROTOCOL_VIOLATION.into()
+            )),
+            ProbeError::Other
         );
-        assert_eq!(method(Protocol::Tuic, None), Method::NotProbed);
+        assert_eq!(
+            classify_quic(&ConnectionError::TimedOut),
+            ProbeError::Timeout
+        );
+        assert_eq!(classify_quic(&ConnectionError::Reset), ProbeError::Reset);
+        assert_eq!(
+            classify_quic(&ConnectionError::VersionMismatch),
+            ProbeError::Other
+        );
+        assert_eq!(
+            classify_connect(&ConnectError::InvalidServerName("-".into())),
+            ProbeError::TlsError
+        );
+    }
+
+    #[tokio::test]
+    async fn a_quic_entry_point_speaking_h3_is_reachable() {
+        let lab = LabQuicListener::spawn("127.0.0.1:0".parse().expect("addr"), PathFilter::new())
+            .await
+            .expect("listener");
+        let port = lab.address().port();
+        let prober = Prober::new(Duration::from_secs(2), None);
+        for (protocol, sni) in [
+            (Protocol::Hysteria2, Some("www.example.com")),
+            (Protocol::Tuic, None),
+        ] {
+            let outcome = prober.probe(&peer("127.0.0.1", port, protocol, sni)).await;
+            assert!(outcome.is_ok(), "{protocol}: {outcome:?}");
+        }
+        let from_localhost = Prober::new(Duration::from_secs(2), Some(localhost()));
+        let hysteria = peer("127.0.0.1", port, Protocol::Hysteria2, None);
+        assert!(from_localhost.probe(&hysteria).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_quic_entry_point_reachable_over_ipv6() {
+        let Ok(lab) =
+            LabQuicListener::spawn("[::1]:0".parse().expect("addr"), PathFilter::new()).await
+        else {
+            // No IPv6 loopback here (some containers): nothing to test.
+            return;
+        };
+        let prober = Prober::new(Duration::from_secs(2), None);
+        let hysteria = peer("::1", lab.address().port(), Protocol::Hysteria2, None);
+        assert_eq!(prober.probe(&hysteria).await.map(|_| ()), Ok(()));
+    }
+
+    #[tokio::test]
+    async fn quic_failures_get_their_kind() {
+        let filter = PathFilter::new();
+        let lab = LabQuicListener::spawn("127.0.0.1:0".parse().expect("addr"), filter.clone())
+            .await
+            .expect("listener");
+        let prober = Prober::new(Duration::from_millis(400), Some(localhost()));
+        let hysteria = |port| {
+            peer(
+                "127.0.0.1",
+                port,
+                Protocol::Hysteria2,
+                Some("www.example.com"),
+            )
+        };
+
+        // Nothing listens on the port: the kernel answers with an ICMP port
+        // unreachable, which the probe's connected socket hears.
+        let closed = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
+        let closed_port = closed.local_addr().expect("addr").port();
+        drop(closed);
+        assert_eq!(
+            prober.probe(&hysteria(closed_port)).await,
+            Err(ProbeError::Refused)
+        );
+
+        // A socket that swallows every datagram.
+        let silent = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
+        let silent_port = silent.local_addr().expect("addr").port();
+        assert_eq!(
+            prober.probe(&hysteria(silent_port)).await,
+            Err(ProbeError::Timeout)
+        );
+
+        // A QUIC server that speaks another application protocol.
+        let other = LabQuicListener::spawn_with_alpn(
+            "127.0.0.1:0".parse().expect("addr"),
+            PathFilter::new(),
+            &["hq-interop"],
+        )
+        .await
+        .expect("listener");
+        assert_eq!(
+            prober.probe(&hysteria(other.address().port())).await,
+            Err(ProbeError::TlsError)
+        );
+        let mut tuic = peer("127.0.0.1", other.address().port(), Protocol::Tuic, None);
+        tuic.alpn = Some(vec!["hq-interop".into()]);
+        assert!(
+            prober.probe(&tuic).await.is_ok(),
+            "TUIC offers its own ALPN"
+        );
+
+        let port = lab.address().port();
+        filter.block_udp(lab.address(), localhost());
+        assert_eq!(
+            prober.probe(&hysteria(port)).await,
+            Err(ProbeError::Timeout)
+        );
+        filter.cut(lab.address(), localhost(), Cut::Reset);
+        filter.unblock_udp(lab.address(), localhost());
+        assert_eq!(
+            prober.probe(&hysteria(port)).await,
+            Err(ProbeError::Timeout),
+            "a cut path drops UDP too"
+        );
+        filter.restore(lab.address(), localhost());
+        assert!(prober.probe(&hysteria(port)).await.is_ok());
+
+        drop(lab);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(
+            prober.probe(&hysteria(port)).await,
+            Err(ProbeError::Refused)
+        );
     }
 
     #[tokio::test]

@@ -1,5 +1,6 @@
 //! The live demo fleet: for each demo server a TLS listener on its own
-//! loopback address (its "VPN entry point") and a real meshwatch agent —
+//! loopback address (its "VPN entry point"), a QUIC listener on the same
+//! address and port where it serves Hysteria2, and a real meshwatch agent —
 //! the agent's own code, run as a task of this process with its own sockets,
 //! probing the others from its own source address and reporting to this
 //! panel over HTTP like any agent.
@@ -9,11 +10,12 @@
 //! agent — never by writing reports — so every status of PRODUCT.md shows
 //! within two minutes, heals, and comes back on a [`CYCLE`].
 
-use super::{address_of, DEMO_PORT, SERVERS};
+use super::{address_of, serves_quic, DEMO_PORT, SERVERS};
 use crate::config::DemoMode;
-use meshwatch::agent::lab::{Cut, LabListener, PathFilter};
+use meshwatch::agent::lab::{Cut, LabListener, LabQuicListener, PathFilter};
 use meshwatch::agent::{self, AgentCounters, AgentSettings, ServiceCheck};
 use std::collections::HashMap;
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -27,18 +29,26 @@ pub const CYCLE: Duration = Duration::from_secs(300);
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 #[serde(tag = "fault", rename_all = "snake_case")]
 pub enum Fault {
-    /// The VPN service stops: its port closes and the agent's service
-    /// check fails → Server unavailable.
+    /// The VPN service stops: its ports close (TCP and UDP) and the agent's
+    /// service check fails → Server unavailable.
     ServiceDown { server: String },
     /// The agent dies without a word; the server keeps serving → No data,
     /// stale, and it stays in rotation (silence is not a verdict).
     AgentSilent { server: String },
-    /// Paths from these witnesses to the target are cut.
+    /// Paths from these witnesses to the target are cut: TCP as `how`
+    /// says, UDP dropped.
     Cut {
         witnesses: Vec<String>,
         target: String,
         #[serde(default = "blackhole")]
         how: CutKind,
+    },
+    /// UDP from these witnesses to the target is dropped and TCP gets
+    /// through, as where QUIC is blocked wholesale → the target's Hysteria2
+    /// entry point is Not available, its TLS one is fine.
+    QuicBlocked {
+        witnesses: Vec<String>,
+        target: String,
     },
     /// Every path out of this witness is cut (a broken uplink) → it can't
     /// reach most servers, so its votes are discarded (unreliable witness).
@@ -75,7 +85,8 @@ impl Fault {
             | Fault::Isolated { server } => vec![server.as_str()],
             Fault::Cut {
                 witnesses, target, ..
-            } => witnesses
+            }
+            | Fault::QuicBlocked { witnesses, target } => witnesses
                 .iter()
                 .map(String::as_str)
                 .chain([target.as_str()])
@@ -177,6 +188,16 @@ fn script() -> Vec<Scheduled> {
             from_s: 30,
             until_s: 180,
         },
+        // QUIC blocked: Berlin 1 can't reach Amsterdam 1's Hysteria2, while
+        // its VLESS works.
+        Scheduled {
+            fault: Fault::QuicBlocked {
+                witnesses: names(&["de-3"]),
+                target: "nl-1".into(),
+            },
+            from_s: 35,
+            until_s: 210,
+        },
     ]
 }
 
@@ -191,6 +212,8 @@ struct DemoServer {
     settings: AgentSettings,
     service: Arc<AtomicBool>,
     listener: Option<LabListener>,
+    /// Its Hysteria2 entry point (on `address`, over UDP), if it has one.
+    quic: Option<LabQuicListener>,
     agent: Option<JoinHandle<()>>,
 }
 
@@ -236,6 +259,18 @@ pub async fn start(
                     "demo fleet: cannot listen on {address} ({e}); is another demo running?"
                 )
             })?;
+        let quic = if serves_quic(id) {
+            let quic = LabQuicListener::spawn(address, filter.clone())
+                .await
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "demo fleet: cannot listen on UDP {address} ({e}); is another demo running?"
+                    )
+                })?;
+            Some(quic)
+        } else {
+            None
+        };
         let token = agent_tokens
             .get(*id)
             .ok_or_else(|| anyhow::anyhow!("demo fleet: no agent token for {id}"))?;
@@ -260,6 +295,7 @@ pub async fn start(
             settings,
             service,
             listener: Some(listener),
+            quic,
             agent: None,
         };
         server.start_agent();
@@ -332,9 +368,16 @@ async fn apply(servers: &mut [DemoServer], filter: &PathFilter, fault: &Fault, a
             server.service.store(!active, Ordering::Relaxed);
             if active {
                 server.listener = None;
+                server.quic = None;
                 tracing::info!(server = id, "demo: the VPN service stops");
             } else {
-                server.listener = relisten(server.address, filter).await;
+                let address = server.address;
+                server.listener =
+                    relisten(address, || LabListener::spawn(address, filter.clone())).await;
+                if serves_quic(server.id) {
+                    server.quic =
+                        relisten(address, || LabQuicListener::spawn(address, filter.clone())).await;
+                }
                 tracing::info!(server = id, "demo: the VPN service is back");
             }
         }
@@ -371,6 +414,22 @@ async fn apply(servers: &mut [DemoServer], filter: &PathFilter, fault: &Fault, a
             }
             tracing::info!(?witnesses, %target, active, "demo: paths cut or restored");
         }
+        Fault::QuicBlocked { witnesses, target } => {
+            let Some(target) = index(target).map(|i| servers[i].address) else {
+                return;
+            };
+            for witness in witnesses {
+                let Some(source) = index(witness).map(|i| servers[i].ip) else {
+                    continue;
+                };
+                if active {
+                    filter.block_udp(target, source);
+                } else {
+                    filter.unblock_udp(target, source);
+                }
+            }
+            tracing::info!(?witnesses, %target, active, "demo: QUIC blocked or let through");
+        }
         Fault::Isolated { server: id } => {
             let Some(source) = index(id).map(|i| servers[i].ip) else {
                 return;
@@ -388,10 +447,13 @@ async fn apply(servers: &mut [DemoServer], filter: &PathFilter, fault: &Fault, a
 }
 
 /// Listens again where a stopped service listened (the port may take a
-/// moment to be free).
-async fn relisten(address: SocketAddr, filter: &PathFilter) -> Option<LabListener> {
+/// moment to be free: a QUIC listener first lets its connections go).
+async fn relisten<L, F>(address: SocketAddr, listen: impl Fn() -> F) -> Option<L>
+where
+    F: Future<Output = std::io::Result<L>>,
+{
     for _ in 0..50 {
-        match LabListener::spawn(address, filter.clone()).await {
+        match listen().await {
             Ok(listener) => return Some(listener),
             Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
         }
@@ -413,6 +475,9 @@ mod tests {
             assert!(step.from_s <= 60);
             let ids = step.fault.servers();
             assert!(ids.iter().all(|id| known(id)), "{ids:?}");
+            if let Fault::QuicBlocked { target, .. } = &step.fault {
+                assert!(serves_quic(target), "{target} has no QUIC entry point");
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::secrets::TokenHash;
 use meshwatch::agent_api::{AgentReport, Metrics, Peer, ReportAck};
 use meshwatch::chart::{ChartMetric, ChartSeries, MetricCharts};
 use meshwatch::evidence::{PairState, ProbeError, SelfCheck};
-use meshwatch::fleet::Protocol;
+use meshwatch::fleet::{probe_alpn, Protocol};
 use meshwatch::mesh::{MeshRoute, MeshServer};
 use meshwatch::{RouteId, ServerId};
 use sqlx::Row;
@@ -117,7 +117,7 @@ impl Store {
     /// Every entry point of every server but `server_id`.
     pub async fn peers_of(&self, server_id: &str) -> Result<Vec<Peer>, StoreError> {
         sqlx::query(
-            "SELECT id, server_id, protocol, host, port, sni FROM entry_points
+            "SELECT id, server_id, protocol, host, port, sni, params FROM entry_points
              WHERE server_id <> ? ORDER BY server_id, position",
         )
         .bind(server_id)
@@ -126,15 +126,20 @@ impl Store {
         .into_iter()
         .map(|row| {
             let protocol: String = row.try_get("protocol")?;
+            let protocol =
+                Protocol::from_wire(&protocol).ok_or_else(|| corrupt("protocol", &protocol))?;
             let port: i64 = row.try_get("port")?;
+            let params: String = row.try_get("params")?;
+            let params: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(&params).map_err(|e| corrupt("params", e))?;
             Ok(Peer {
                 entry_point_id: row.try_get("id")?,
                 server_id: row.try_get("server_id")?,
-                protocol: Protocol::from_wire(&protocol)
-                    .ok_or_else(|| corrupt("protocol", &protocol))?,
+                protocol,
                 host: row.try_get("host")?,
                 port: u16::try_from(port).map_err(|e| corrupt("port", e))?,
                 sni: row.try_get("sni")?,
+                alpn: probe_alpn(protocol, &params),
             })
         })
         .collect()

@@ -164,6 +164,43 @@ async fn an_agent_gets_the_intervals_and_every_other_entry_point() {
 }
 
 #[tokio::test]
+async fn a_tuic_peer_carries_the_alpn_its_params_set() {
+    let app = spawn_app().await;
+    let entry = |id: &str, protocol: &str, params: Value| json!({"id": id, "protocol": protocol, "host": "127.0.30.1", "port": 443, "params": params});
+    let body = json!({
+        "routes": [{"id": "de", "name": "Germany"}],
+        "servers": [
+            {"id": "de-1", "name": "DE-1", "country": "DE", "routes": ["de"],
+             "entry_points": [entry("de-1-ep", "vless", json!({}))]},
+            {"id": "de-2", "name": "DE-2", "country": "DE", "routes": ["de"],
+             "entry_points": [entry("de-2-tuic", "tuic", json!({"alpn": "h3,spdy/3.1"})),
+                              entry("de-2-hy2", "hysteria2", json!({"alpn": "h2"}))]}
+        ],
+        "users": [{"id": "alice", "name": "Alice", "routes": ["de"]}]
+    });
+    let response: Value = app.put_fleet(&body).await.json().await.expect("json");
+    let tokens: HashMap<String, String> =
+        serde_json::from_value(response["agent_tokens"].clone()).expect("tokens");
+    let config: Value = app
+        .client
+        .get(app.url("/api/agent/v1/config"))
+        .bearer_auth(&tokens["de-1"])
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(config["peers"][0]["entry_point_id"], "de-2-tuic");
+    assert_eq!(config["peers"][0]["alpn"], json!(["h3", "spdy/3.1"]));
+    assert_eq!(config["peers"][1]["entry_point_id"], "de-2-hy2");
+    assert!(
+        config["peers"][1].get("alpn").is_none(),
+        "Hysteria2 apps offer h3 whatever the params say: {config}"
+    );
+}
+
+#[tokio::test]
 async fn agent_and_operator_tokens_do_not_open_each_others_api() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
