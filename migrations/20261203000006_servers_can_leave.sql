@@ -61,11 +61,12 @@ CREATE TABLE notification_outbox_v3 (
     created_at      TEXT NOT NULL,
     sent_at         TEXT,
     next_attempt_at TEXT,
-    last_error      TEXT
+    last_error      TEXT,
+    target          TEXT NOT NULL DEFAULT 'email' CHECK (target IN ('none', 'email', 'webhook'))
 );
 INSERT INTO notification_outbox_v3
-    (id, kind, server_id, recipient, subject, body, state, attempts, created_at, sent_at, next_attempt_at, last_error)
-SELECT id, kind, server_id, recipient, subject, body, state, attempts, created_at, sent_at, next_attempt_at, last_error
+    (id, kind, server_id, recipient, subject, body, state, attempts, created_at, sent_at, next_attempt_at, last_error, target)
+SELECT id, kind, server_id, recipient, subject, body, state, attempts, created_at, sent_at, next_attempt_at, last_error, target
 FROM notification_outbox;
 DROP TABLE notification_outbox;
 ALTER TABLE notification_outbox_v3 RENAME TO notification_outbox;
