@@ -9,6 +9,7 @@ pub mod lab;
 pub mod outbox;
 pub mod panel_client;
 pub mod probe;
+pub mod report_parts;
 pub mod runner;
 pub mod self_check;
 

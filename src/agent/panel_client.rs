@@ -21,13 +21,14 @@ pub struct PanelClient {
 #[derive(Debug)]
 pub enum Delivery {
     Accepted(ReportAck),
-    /// Panel unreachable, 5xx or 429: keep the report and retry later
-    /// (`retry_after` when the panel said how long to wait).
+    /// Panel unreachable, 5xx, 429, or a status that can pass (see
+    /// [`classify`]): keep the report and retry later (`retry_after` when
+    /// the panel said how long to wait).
     Retry {
         reason: String,
         retry_after: Option<Duration>,
     },
-    /// Any other 4xx: the panel will never take this report.
+    /// 400, 413 or 422: the panel will never take this report.
     Rejected {
         status: u16,
         reason: String,
@@ -103,16 +104,23 @@ impl PanelClient {
     }
 }
 
+/// Only a panel that read the report and found it unusable (400, 413,
+/// 422) makes the agent drop it. Anything else may pass: 401/403 while its
+/// token is being rotated, 404 or 408 while the panel is mid-deploy behind
+/// its proxy, 429 and 5xx by nature.
 fn classify(status: StatusCode, retry_after: Option<Duration>, reason: String) -> Delivery {
-    if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS {
-        Delivery::Retry {
-            reason: format!("{status}: {reason}"),
-            retry_after,
-        }
-    } else {
+    if matches!(
+        status,
+        StatusCode::BAD_REQUEST | StatusCode::PAYLOAD_TOO_LARGE | StatusCode::UNPROCESSABLE_ENTITY
+    ) {
         Delivery::Rejected {
             status: status.as_u16(),
             reason,
+        }
+    } else {
+        Delivery::Retry {
+            reason: format!("{status}: {reason}"),
+            retry_after,
         }
     }
 }
@@ -131,7 +139,7 @@ mod tests {
 
     #[test]
     fn server_errors_and_429_are_retried_other_4xx_rejected() {
-        for code in [500, 502, 503, 429] {
+        for code in [500, 502, 503, 429, 401, 403, 404, 408] {
             let status = StatusCode::from_u16(code).expect("status");
             assert!(
                 matches!(
@@ -141,7 +149,7 @@ mod tests {
                 "{code}"
             );
         }
-        for code in [400, 401, 403, 404, 413, 422] {
+        for code in [400, 413, 422] {
             let status = StatusCode::from_u16(code).expect("status");
             assert!(
                 matches!(classify(status, None, String::new()), Delivery::Rejected { status, .. } if status == code),

@@ -9,6 +9,7 @@ use super::host_metrics::HostSampler;
 use super::outbox::Outbox;
 use super::panel_client::{Delivery, PanelClient};
 use super::probe::Prober;
+use super::report_parts;
 use super::{self_check, AGENT_VERSION};
 use crate::agent_api::{AgentConfig, AgentReport, ProbeReport};
 use chrono::{DateTime, Utc};
@@ -60,6 +61,25 @@ impl Clock {
 
 type SharedOutbox = Arc<Mutex<Outbox>>;
 
+/// What the agent knows of the panel's fleet version: a report's answer
+/// with another one means the peers changed (say a server got a new IP),
+/// and the configuration is fetched again at once rather than at the next
+/// refresh.
+#[derive(Default)]
+struct FleetWatch {
+    version: AtomicU64,
+    changed: Notify,
+}
+
+impl FleetWatch {
+    fn saw(&self, version: u64) {
+        // 0: a panel that does not tell.
+        if version != 0 && version != self.version.load(Ordering::Relaxed) {
+            self.changed.notify_one();
+        }
+    }
+}
+
 fn lock(outbox: &SharedOutbox) -> std::sync::MutexGuard<'_, Outbox> {
     outbox
         .lock()
@@ -83,6 +103,7 @@ pub async fn run(
         offset: settings.clock_offset,
     };
     let wake = Arc::new(Notify::new());
+    let fleet = Arc::new(FleetWatch::default());
     if spooled > 0 {
         tracing::info!(spooled, "resending reports left by the previous run");
         wake.notify_one();
@@ -92,6 +113,10 @@ pub async fn run(
         outbox.clone(),
         wake.clone(),
         counters.clone(),
+        Courier {
+            clock,
+            fleet: fleet.clone(),
+        },
     ));
     tokio::pin!(shutdown);
 
@@ -120,6 +145,7 @@ pub async fn run(
         pending: Vec::new(),
         prober: Prober::new(Duration::ZERO, None),
         config: config.clone(),
+        fleet,
     };
     state.apply_config(config);
     state.run(&mut shutdown).await;
@@ -131,6 +157,10 @@ pub async fn run(
         &state.client,
         &state.outbox,
         &state.counters,
+        &Courier {
+            clock: state.clock,
+            fleet: state.fleet.clone(),
+        },
         FLUSH_DEADLINE,
     )
     .await;
@@ -156,6 +186,7 @@ struct Loop {
     pending: Vec<ProbeReport>,
     prober: Prober,
     config: AgentConfig,
+    fleet: Arc<FleetWatch>,
 }
 
 impl Loop {
@@ -164,6 +195,9 @@ impl Loop {
             Duration::from_secs(u64::from(config.probe_timeout_s.max(1))),
             self.settings.probe_source,
         );
+        self.fleet
+            .version
+            .store(config.fleet_version, Ordering::Relaxed);
         self.config = config;
     }
 
@@ -188,6 +222,7 @@ impl Loop {
         // The first round starts at once, so a new agent shows evidence fast.
         let mut next_round = Instant::now();
         let mut round: Option<JoinHandle<Vec<ProbeReport>>> = None;
+        let fleet = self.fleet.clone();
 
         loop {
             tokio::select! {
@@ -212,20 +247,31 @@ impl Loop {
                     }
                     next_round = self.next_round_at();
                 }
-                _ = refresh.tick() => {
-                    match self.client.config().await {
-                        Ok(config) => {
-                            let interval_changed = config.report_interval_s != self.config.report_interval_s;
-                            self.apply_config(config);
-                            if interval_changed {
-                                reports = tokio::time::interval_at(Instant::now() + self.report_every(), self.report_every());
-                                reports.set_missed_tick_behavior(MissedTickBehavior::Delay);
-                            }
-                        }
-                        Err(e) => tracing::warn!("configuration refresh failed (keeping the last one): {e:#}"),
-                    }
+                _ = refresh.tick() => self.refresh_config(&mut reports).await,
+                () = fleet.changed.notified() => {
+                    tracing::info!("the panel's fleet changed: fetching the configuration now");
+                    self.refresh_config(&mut reports).await;
                 }
             }
+        }
+    }
+
+    /// Fetches the configuration again (keeping the last one on failure);
+    /// a new report interval restarts the report timer.
+    async fn refresh_config(&mut self, reports: &mut tokio::time::Interval) {
+        match self.client.config().await {
+            Ok(config) => {
+                let interval_changed = config.report_interval_s != self.config.report_interval_s;
+                self.apply_config(config);
+                if interval_changed {
+                    *reports = tokio::time::interval_at(
+                        Instant::now() + self.report_every(),
+                        self.report_every(),
+                    );
+                    reports.set_missed_tick_behavior(MissedTickBehavior::Delay);
+                }
+            }
+            Err(e) => tracing::warn!("configuration refresh failed (keeping the last one): {e:#}"),
         }
     }
 
@@ -237,7 +283,8 @@ impl Loop {
         tokio::spawn(async move { prober.round(&peers, concurrency, clock.offset).await })
     }
 
-    /// Self-check, metrics and pending probe results → one queued report.
+    /// Self-check, metrics and pending probe results → queued reports (as
+    /// many as [`report_parts::split`] needs, at least one).
     async fn queue_report(&mut self) {
         let check = self_check::run(self.settings.listener, &self.settings.service).await;
         let sampler = self.sampler.clone();
@@ -249,30 +296,45 @@ impl Loop {
         })
         .await
         .unwrap_or_default();
-        let report = AgentReport {
-            report_id: uuid::Uuid::new_v4().to_string(),
-            agent_version: AGENT_VERSION.into(),
-            sent_at: self.clock.now(),
-            self_check: check,
-            metrics: metrics.without_invalid(),
-            probes: std::mem::take(&mut self.pending),
-        };
-        tracing::debug!(
-            report_id = %report.report_id,
-            probes = report.probes.len(),
-            listener_ok = report.self_check.listener_ok,
-            service_ok = report.self_check.service_ok,
-            "report queued"
+        let metrics = metrics.without_invalid();
+        let mut parts = report_parts::split(
+            std::mem::take(&mut self.pending),
+            report_parts::MAX_PROBES_PER_REPORT,
         );
-        let pushed = lock(&self.outbox).push(report);
-        match pushed {
-            Ok(dropped) => {
-                AgentCounters::bump(&self.counters.reports_queued, 1);
-                if dropped.is_some() {
-                    AgentCounters::bump(&self.counters.reports_dropped, 1);
+        if parts.is_empty() {
+            // The self-check and metrics go out even without evidence.
+            parts.push(Vec::new());
+        }
+        let count = parts.len();
+        for probes in parts {
+            // Each part is whole on its own (self-check and metrics too),
+            // with its own id: any of them may be retried or arrive alone.
+            let report = AgentReport {
+                report_id: uuid::Uuid::new_v4().to_string(),
+                agent_version: AGENT_VERSION.into(),
+                sent_at: self.clock.now(),
+                self_check: check.clone(),
+                metrics: metrics.clone(),
+                probes,
+            };
+            tracing::debug!(
+                report_id = %report.report_id,
+                probes = report.probes.len(),
+                parts = count,
+                listener_ok = report.self_check.listener_ok,
+                service_ok = report.self_check.service_ok,
+                "report queued"
+            );
+            let pushed = lock(&self.outbox).push(report);
+            match pushed {
+                Ok(dropped) => {
+                    AgentCounters::bump(&self.counters.reports_queued, 1);
+                    if dropped.is_some() {
+                        AgentCounters::bump(&self.counters.reports_dropped, 1);
+                    }
                 }
+                Err(e) => tracing::error!("cannot spool a report (it is lost): {e}"),
             }
-            Err(e) => tracing::error!("cannot spool a report (it is lost): {e}"),
         }
         self.wake.notify_one();
     }
@@ -311,6 +373,7 @@ async fn send_loop(
     outbox: SharedOutbox,
     wake: Arc<Notify>,
     counters: Arc<AgentCounters>,
+    courier: Courier,
 ) {
     let mut backoff = Backoff::new(Duration::from_secs(1), Duration::from_secs(300));
     loop {
@@ -319,7 +382,7 @@ async fn send_loop(
             wake.notified().await;
             continue;
         };
-        match deliver(&client, &outbox, &counters, &report).await {
+        match deliver(&client, &outbox, &counters, &courier, report).await {
             Attempt::Done => backoff.reset(),
             Attempt::RetryAfter(hint) => {
                 let wait = backoff.next_delay(&mut rand::thread_rng());
@@ -335,14 +398,27 @@ enum Attempt {
     RetryAfter(Option<Duration>),
 }
 
+/// What delivering needs besides the queue: the clock that stamps each
+/// attempt, and where to say the panel's fleet changed.
+struct Courier {
+    clock: Clock,
+    fleet: Arc<FleetWatch>,
+}
+
 async fn deliver(
     client: &PanelClient,
     outbox: &SharedOutbox,
     counters: &AgentCounters,
-    report: &AgentReport,
+    courier: &Courier,
+    mut report: AgentReport,
 ) -> Attempt {
+    // `sent_at` is the clock at this attempt (the panel judges a wrong
+    // clock by it); the id stays, so a retry is still applied once.
+    report.sent_at = courier.clock.now();
+    let report = &report;
     match client.send(report).await {
         Delivery::Accepted(ack) => {
+            courier.fleet.saw(ack.fleet_version);
             tracing::debug!(
                 report_id = %report.report_id,
                 accepted = ack.accepted_probes,
@@ -392,13 +468,15 @@ async fn flush(
     client: &PanelClient,
     outbox: &SharedOutbox,
     counters: &AgentCounters,
+    courier: &Courier,
     deadline: Duration,
 ) {
     let _ = tokio::time::timeout(deadline, async {
         loop {
             let front = lock(outbox).front().cloned();
             let Some(report) = front else { return };
-            if let Attempt::RetryAfter(_) = deliver(client, outbox, counters, &report).await {
+            if let Attempt::RetryAfter(_) = deliver(client, outbox, counters, courier, report).await
+            {
                 return;
             }
         }

@@ -465,3 +465,67 @@ fn queued_reports(log: &str) -> HashMap<String, u64> {
         })
         .collect()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fleet_too_big_for_one_report_is_reported_in_parts_and_nothing_is_lost() {
+    const BIG: u16 = 2_500;
+    let app = spawn_app().await;
+    let fleet = LiveFleet::start(&app, 126, &["a1"], &no_env).await;
+    fleet.wait_all_healthy(&app).await;
+    // A server with more entry points than one report may carry, at an
+    // address where nothing listens (each knock is refused at once). The
+    // agent learns of it from its next report's answer (the fleet version),
+    // not from its hourly configuration refresh.
+    let entry_points: Vec<Value> = (1..=BIG)
+        .map(|i| {
+            json!({"id": format!("big-{i}"), "protocol": "shadowsocks",
+                        "host": "127.0.126.250", "port": 20_000 + i})
+        })
+        .collect();
+    let big = json!({"servers": [{"id": "big", "name": "BIG", "country": "FI", "routes": ["live"],
+                                  "entry_points": entry_points}]});
+    assert_eq!(app.put_fleet(&big).await.status(), 200);
+
+    let view = fleet
+        .wait_for(&app, "big", "every entry point marked by a1", |v| {
+            v["entry_points"]
+                .as_array()
+                .is_some_and(|eps| eps.iter().all(|e| e["available"] == false))
+        })
+        .await;
+    assert_eq!(
+        view["entry_points"].as_array().map(Vec::len),
+        Some(usize::from(BIG))
+    );
+
+    let reports = get(&app, "/api/v1/servers/a1/reports?limit=1000").await;
+    let accepted: Vec<u64> = reports
+        .as_array()
+        .expect("reports")
+        .iter()
+        .filter_map(|r| r["accepted_probes"].as_u64())
+        .collect();
+    assert!(
+        accepted
+            .iter()
+            .all(|&n| n <= meshwatch::agent::report_parts::MAX_PROBES_PER_REPORT as u64),
+        "{accepted:?}"
+    );
+    assert!(
+        accepted.iter().filter(|&&n| n > 0).count() >= 4,
+        "several parts per interval: {accepted:?}"
+    );
+    // Every report the agent queued was applied once: the panel stored
+    // exactly the ids the agent logged, and refused none.
+    let log = std::fs::read_to_string(&fleet.server("a1").log).expect("log");
+    assert!(!log.contains("refused a report"), "{}", fleet.logs());
+    let queued = queued_reports(&log);
+    for r in reports.as_array().expect("reports") {
+        let id = r["report_id"].as_str().expect("id");
+        assert_eq!(
+            queued.get(id).copied(),
+            r["accepted_probes"].as_u64(),
+            "report {id} as queued and as applied"
+        );
+    }
+}
