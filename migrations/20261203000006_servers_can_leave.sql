@@ -3,7 +3,8 @@
 -- longer cascade from servers. report_id becomes unique per server (two
 -- agents may pick the same id), stored in canonical (lower-case) form.
 -- SQLite cannot drop a foreign key or a UNIQUE, so the tables are rebuilt
--- with their rows.
+-- with their rows. The outbox also takes the whole-fleet fault's message
+-- ('witness_network', about no one server).
 
 CREATE TABLE agent_reports_v2 (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -51,7 +52,7 @@ CREATE INDEX metrics_history_server_time ON metrics_history(server_id, received_
 
 CREATE TABLE notification_outbox_v3 (
     id              INTEGER PRIMARY KEY,
-    kind            TEXT NOT NULL CHECK (kind IN ('blocked', 'cleared', 'test')),
+    kind            TEXT NOT NULL CHECK (kind IN ('blocked', 'cleared', 'test', 'witness_network')),
     server_id       TEXT,
     recipient       TEXT NOT NULL,
     subject         TEXT NOT NULL,

@@ -11,7 +11,9 @@ use crate::ids::ServerId;
 use crate::mesh::Mesh;
 use crate::settings::Settings;
 use crate::status::ServerStatus;
-use crate::verdict::{EntryPointVerdict, MeshCell, PairCause, Quorum, Verdict, WitnessFigure};
+use crate::verdict::{
+    EntryPointVerdict, MeshCell, PairCause, Quorum, Verdict, WitnessFault, WitnessFigure,
+};
 use std::collections::BTreeSet;
 
 /// What one witness's fresh evidence says about one target server.
@@ -222,6 +224,23 @@ impl Evaluation {
         (0..witnesses)
             .filter(move |&w| w != s && self.witnesses[w].votes(mesh.server(w).verifier))
             .filter(move |&w| self.reach(w, s) == Reach::Reaches)
+    }
+
+    /// Whether most fresh witnesses are unreliable (at least two witnesses,
+    /// more than half of them): the network the witnesses share, or half
+    /// the fleet, is down. Computed from the cached witness stats.
+    pub fn witness_fault(&self) -> Option<WitnessFault> {
+        let (mut witnesses, mut unreliable) = (0u32, 0u32);
+        for (w, stats) in self.witnesses.iter().enumerate() {
+            if stats.fresh && !self.verifier[w] && stats.probed > 0 {
+                witnesses += 1;
+                unreliable += u32::from(stats.unreliable);
+            }
+        }
+        (witnesses >= 2 && unreliable * 2 > witnesses).then_some(WitnessFault {
+            unreliable,
+            witnesses,
+        })
     }
 
     fn cutoff_ms(&self) -> i64 {

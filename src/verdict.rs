@@ -25,6 +25,18 @@ pub struct WitnessFigure {
     pub of: u32,
 }
 
+/// A whole-fleet fault: most fresh witnesses are unreliable (they can't
+/// reach most servers), so R2 has gone silent. That is correct — nothing
+/// is removed — but the operator must hear that the problem is probably
+/// the witnesses' network, not the servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WitnessFault {
+    /// Fresh witnesses whose evidence R1 discards.
+    pub unreliable: u32,
+    /// Fresh witnesses that probe anyone (verifiers aside).
+    pub witnesses: u32,
+}
+
 /// R3's cause of an entry point mark: the check from one server to another
 /// fails since a given time. Blames no one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -229,6 +229,9 @@ pub struct ServerCard {
     pub history: Vec<(DateTime<Utc>, ServerStatus)>,
     /// Share of time in rotation over 24 h, 7 d and 30 d (`None`: unknown).
     pub uptime: [Option<f64>; 3],
+    /// Most witnesses can't reach most servers: this card's view of the
+    /// mesh says more about the witnesses' network than about the server.
+    pub witness_fault: Option<crate::verdict::WitnessFault>,
     /// The panel's clock when the card was made (ages are shown from it).
     pub now: DateTime<Utc>,
 }
@@ -399,6 +402,8 @@ pub struct Overview {
     pub undelivered: u32,
     /// Notifications that failed for good.
     pub failed: u32,
+    /// Most witnesses can't reach most servers (see [`WitnessFault`]).
+    pub witness_fault: Option<crate::verdict::WitnessFault>,
     pub now: DateTime<Utc>,
 }
 
@@ -408,21 +413,26 @@ pub enum NotificationKind {
     Blocked,
     Cleared,
     Test,
+    /// Most witnesses can't reach most servers (a whole-fleet fault).
+    WitnessNetwork,
 }
 
 impl NotificationKind {
-    pub const ALL: [NotificationKind; 3] = [
+    pub const ALL: [NotificationKind; 4] = [
         NotificationKind::Blocked,
         NotificationKind::Cleared,
         NotificationKind::Test,
+        NotificationKind::WitnessNetwork,
     ];
 
-    /// The API's (and the outbox table's) name: `blocked`, `cleared`, `test`.
+    /// The API's (and the outbox table's) name: `blocked`, `cleared`,
+    /// `test`, `witness_network`.
     pub fn as_str(self) -> &'static str {
         match self {
             NotificationKind::Blocked => "blocked",
             NotificationKind::Cleared => "cleared",
             NotificationKind::Test => "test",
+            NotificationKind::WitnessNetwork => "witness_network",
         }
     }
 

@@ -13,7 +13,7 @@ use meshwatch::rules::{evaluate, Evaluation};
 use meshwatch::settings::Settings;
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::Verdict;
-use meshwatch::verdict::VerdictChange;
+use meshwatch::verdict::{VerdictChange, WitnessFault};
 use meshwatch::views::{CountryOpinion, ServerSummary};
 use meshwatch::{EntryPointId, ServerId, UserId};
 use std::collections::{HashMap, HashSet};
@@ -37,6 +37,9 @@ struct State {
     written: HashMap<ServerId, u64>,
     /// The last mark handed out; marks only grow.
     written_seq: u64,
+    /// A whole-fleet fault holds and the operator was told (once per
+    /// incident; one holding at start-up was told before).
+    witness_fault_told: bool,
 }
 
 impl State {
@@ -167,6 +170,7 @@ impl Engine {
             }
         }
         let evaluation = evaluate(&mesh, &evidence, &settings, now_ms());
+        let witness_fault_at_load = evaluation.witness_fault().is_some();
         let published = store
             .latest_conditions()
             .await?
@@ -184,6 +188,7 @@ impl Engine {
                 published,
                 written: HashMap::new(),
                 written_seq: 0,
+                witness_fault_told: witness_fault_at_load,
             }),
             ingest: tokio::sync::Mutex::new(()),
             endpoints: PerFleet::default(),
@@ -340,6 +345,21 @@ impl Engine {
                 })
             })
             .collect()
+    }
+
+    /// Most witnesses can't reach most servers, as of the last evaluation.
+    pub fn witness_fault(&self) -> Option<WitnessFault> {
+        self.read().evaluation.witness_fault()
+    }
+
+    /// A whole-fleet fault the operator has not been told of yet (then it
+    /// counts as told); `None` otherwise. Once it ends, the next one is a
+    /// new incident.
+    pub fn witness_fault_to_tell(&self) -> Option<WitnessFault> {
+        let mut state = self.write();
+        let fault = state.evaluation.witness_fault();
+        let told = std::mem::replace(&mut state.witness_fault_told, fault.is_some());
+        fault.filter(|_| !told)
     }
 
     /// The changes are in the status history: remember them and push them

@@ -42,6 +42,24 @@ impl NewNotification {
     }
 }
 
+/// The one message of a whole-fleet fault, for each target.
+pub fn witness_fault(
+    fault: meshwatch::verdict::WitnessFault,
+    at: chrono::DateTime<chrono::Utc>,
+    lang: Lang,
+    targets: &[Target],
+) -> Vec<NewNotification> {
+    let notice = lang.witness_fault_notice(fault, at);
+    let message = NewNotification {
+        kind: NotificationKind::WitnessNetwork,
+        server_id: None,
+        target: Target::Nowhere,
+        subject: notice.subject,
+        body: notice.body,
+    };
+    targets.iter().map(|t| message.to(t)).collect()
+}
+
 /// "Send test email" from the panel: proves the delivery path works.
 pub fn test_message(operator: &str) -> NewNotification {
     NewNotification {

@@ -128,6 +128,7 @@ impl PanelBackend for PanelStore {
             named: named.iter().filter_map(reference).collect(),
             verdict,
             metrics: recent.metrics.clone(),
+            witness_fault: self.engine.witness_fault(),
             now,
         }))
     }
@@ -280,6 +281,7 @@ impl PanelBackend for PanelStore {
             latest_changes,
             undelivered: u32::try_from(undelivered).unwrap_or(u32::MAX),
             failed: u32::try_from(failed).unwrap_or(u32::MAX),
+            witness_fault: self.engine.witness_fault(),
             now: Utc::now(),
         })
     }

@@ -199,6 +199,22 @@ async fn run_engine(engine: Arc<Engine>, store: Store, targets: Vec<Target>) {
     loop {
         tick.tick().await;
         let changes = engine.tick().await;
+        if let Some(fault) = engine.witness_fault_to_tell() {
+            let queued = async {
+                let lang = store.notify_lang().await?.unwrap_or_default();
+                let messages =
+                    crate::notify::witness_fault(fault, chrono::Utc::now(), lang, &targets);
+                store.queue_notifications(&messages).await
+            };
+            match queued.await {
+                Ok(()) => tracing::warn!(
+                    unreliable = fault.unreliable,
+                    witnesses = fault.witnesses,
+                    "most witnesses can't reach most servers: the witnesses' network is probably down"
+                ),
+                Err(err) => tracing::error!(error = %err, "cannot queue the whole-fleet fault notification"),
+            }
+        }
         if !changes.is_empty() {
             match record_changes(&engine, &store, &changes, &targets).await {
                 Ok(()) => engine.mark_published(&changes),

@@ -273,6 +273,47 @@ impl Lang {
         }
     }
 
+    /// The one message of a whole-fleet fault: most witnesses can't reach
+    /// most servers, since `at`.
+    pub fn witness_fault_notice(
+        self,
+        fault: crate::verdict::WitnessFault,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Notice {
+        let banner = self.witness_fault(fault);
+        let at = at.format("%Y-%m-%d %H:%M UTC");
+        let (subject, advice) = match self {
+            Lang::En => (
+                "meshwatch: most witnesses can't reach most servers",
+                "Check the network your servers share (or the panel's own), before any single server.",
+            ),
+            Lang::Es => (
+                "meshwatch: la mayoría de los testigos no alcanza a la mayoría de los servidores",
+                "Revisa la red que comparten tus servidores (o la del propio panel) antes que cualquier servidor concreto.",
+            ),
+            Lang::Pt => (
+                "meshwatch: a maioria das testemunhas não alcança a maioria dos servidores",
+                "Verifique a rede que seus servidores compartilham (ou a do próprio painel) antes de qualquer servidor isolado.",
+            ),
+            Lang::Sv => (
+                "meshwatch: de flesta vittnen når inte de flesta servrar",
+                "Kontrollera nätverket som dina servrar delar (eller panelens eget) innan du tittar på enskilda servrar.",
+            ),
+            Lang::Hi => (
+                "meshwatch: अधिकांश साक्षी अधिकांश सर्वरों तक नहीं पहुँच पा रहे",
+                "किसी एक सर्वर से पहले, अपने सर्वरों का साझा नेटवर्क (या पैनल का अपना नेटवर्क) जाँचें।",
+            ),
+            Lang::Ja => (
+                "meshwatch: ほとんどの観測元がほとんどのサーバーに到達できません",
+                "個々のサーバーより先に、サーバーが共有するネットワーク(またはパネル自身のネットワーク)を確認してください。",
+            ),
+        };
+        Notice {
+            subject: subject.to_owned(),
+            body: format!("{banner}\n\n{at}\n\n{advice}\n"),
+        }
+    }
+
     /// One message for many servers whose blocks started (or cleared) in
     /// the same moment as most of the fleet left (or returned to)
     /// rotation: `moved` of `fleet` servers moved, and `subjects` are the

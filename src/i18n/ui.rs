@@ -464,6 +464,8 @@ catalogue! {
     /// An entry point nobody fails to reach.
     Available => ["Available", "Disponible", "Acessível", "Nåbar", "उपलब्ध", "到達可能"],
     /// Under an entry point's pair-failure causes (PRODUCT.md §6).
+    /// The notifications list's name of a whole-fleet fault message.
+    KindWitnessNetwork => ["Witnesses' network", "Red de los testigos", "Rede das testemunhas", "Vittnenas nätverk", "साक्षियों का नेटवर्क", "観測元のネットワーク"],
     PairFailureGuidance => [
         "A pair failure alone cannot tell which side is blocked. Whether to replace a server is your call — usually the one the clients can't reach.",
         "Un fallo entre dos servidores no basta para saber qué lado está bloqueado. Reemplazar un servidor es decisión tuya; normalmente, el que los clientes no pueden alcanzar.",
@@ -973,6 +975,19 @@ impl Lang {
             Lang::Sv => format!("Opålitligt vittne: når inte {k} av {n} servrar — dess röster ignoreras."),
             Lang::Hi => format!("अविश्वसनीय साक्षी: {n} में से {k} सर्वरों तक नहीं पहुँच पाता — इसके वोट अनदेखे किए जाते हैं।"),
             Lang::Ja => format!("信頼できない観測元: {n} 台中 {k} 台のサーバーに到達できません — この観測元の判定は無視されます。"),
+        }
+    }
+
+    /// The banner of a whole-fleet fault (Overview and server cards).
+    pub fn witness_fault(self, fault: crate::verdict::WitnessFault) -> String {
+        let (k, n) = (fault.unreliable, fault.witnesses);
+        match self {
+            Lang::En => format!("Most witnesses can't reach most servers ({k} of {n} are unreliable): the problem is probably the network of the witnesses, not the servers. Nothing has been taken out of rotation."),
+            Lang::Es => format!("La mayoría de los testigos no alcanza a la mayoría de los servidores ({k} de {n} no son fiables): el problema probablemente está en la red de los testigos, no en los servidores. No se ha sacado nada de la rotación."),
+            Lang::Pt => format!("A maioria das testemunhas não alcança a maioria dos servidores ({k} de {n} não são confiáveis): o problema provavelmente está na rede das testemunhas, não nos servidores. Nada foi tirado de rotação."),
+            Lang::Sv => format!("De flesta vittnen når inte de flesta servrar ({k} av {n} är opålitliga): felet ligger troligen i vittnenas nätverk, inte i servrarna. Inget har tagits ur rotation."),
+            Lang::Hi => format!("अधिकांश साक्षी अधिकांश सर्वरों तक नहीं पहुँच पा रहे ({n} में से {k} अविश्वसनीय हैं): समस्या शायद साक्षियों के नेटवर्क में है, सर्वरों में नहीं। किसी भी सर्वर को रोटेशन से नहीं हटाया गया है।"),
+            Lang::Ja => format!("ほとんどの観測元がほとんどのサーバーに到達できません({n} 台中 {k} 台が信頼できません)。問題はサーバーではなく、観測元のネットワークにある可能性が高いです。ローテーションから外されたサーバーはありません。"),
         }
     }
 

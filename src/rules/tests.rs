@@ -208,6 +208,50 @@ fn the_new_streak_since_is_the_time_of_its_first_failure_after_the_silence() {
     assert_eq!(status(&w, "de-1"), EntryPointsUnavailable);
 }
 
+// Whole-fleet faults
+
+#[test]
+fn when_most_witnesses_cannot_reach_most_servers_the_fault_is_the_witnesses_network() {
+    let mut w = healthy_five();
+    assert_eq!(w.evaluation().witness_fault(), None);
+    // The witnesses' shared network fails: everyone fails everyone.
+    for witness in ["de-1", "de-2", "nl-1", "fi-1", "us-1"] {
+        for target in ["de-1", "de-2", "nl-1", "fi-1", "us-1"] {
+            if witness != target {
+                w.probe(witness, target, false, 3);
+            }
+        }
+    }
+    let eval = w.evaluation();
+    assert_eq!(
+        eval.witness_fault(),
+        Some(crate::verdict::WitnessFault {
+            unreliable: 5,
+            witnesses: 5
+        })
+    );
+    for v in eval.verdicts() {
+        assert!(
+            v.in_rotation,
+            "{}: R2 is silent, nothing is removed",
+            v.server
+        );
+    }
+}
+
+#[test]
+fn one_unreliable_witness_is_no_fleet_fault() {
+    let mut w = healthy_five();
+    for target in ["de-1", "de-2", "nl-1"] {
+        w.probe("us-1", target, false, 3);
+    }
+    let eval = w.evaluation();
+    assert!(eval.verdicts()[w.index("us-1")]
+        .unreliable_witness
+        .is_some());
+    assert_eq!(eval.witness_fault(), None);
+}
+
 // R1 — unreliable witness
 
 #[test]

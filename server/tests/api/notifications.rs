@@ -381,3 +381,58 @@ async fn the_settings_page_validates_and_applies_the_parameters() {
     let kept = crate::agent::get(&app, "/api/v1/settings").await;
     assert_eq!(kept["quorum"], 3, "refused saves change nothing");
 }
+
+#[tokio::test]
+async fn a_whole_fleet_fault_is_said_plainly_and_notified_once() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    all_report(&app, &tokens, 100).await;
+    let servers = ["de-1", "de-2", "fi-1", "ir-1", "nl-1"];
+    // The witnesses' shared network fails: every knock fails.
+    for (i, witness) in servers.iter().enumerate() {
+        let list: Vec<Value> = servers
+            .iter()
+            .filter(|t| *t != witness)
+            .flat_map(|t| probes(&format!("{t}-ep"), false, 0, 3))
+            .collect();
+        post_rounds(&app, &tokens[*witness], 10 + i as u32, list).await;
+    }
+    for id in servers {
+        let view = get(&app, &format!("/api/v1/servers/{id}")).await;
+        assert_eq!(view["in_rotation"], true, "nothing is removed: {view}");
+    }
+    let outbox = outbox_with(&app, 1).await;
+    assert_eq!(outbox[0]["kind"], "witness_network");
+    let subject = outbox[0]["subject"].as_str().expect("subject");
+    assert!(
+        subject.contains("most witnesses can't reach most servers"),
+        "{subject}"
+    );
+
+    app.create_operator("ops", "a long password").await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let banner = "the problem is probably the network of the witnesses, not the servers";
+    let (_, overview) = app.page(&cookie, "/overview").await;
+    assert!(overview.contains(banner), "the Overview says so");
+    let (_, card) = app.page(&cookie, "/servers/de-1").await;
+    assert!(card.contains(banner), "the server card says so");
+
+    // More of the same incident sends nothing more.
+    for (i, witness) in servers.iter().enumerate() {
+        let list: Vec<Value> = servers
+            .iter()
+            .filter(|t| *t != witness)
+            .flat_map(|t| probes(&format!("{t}-ep"), false, 10, 1))
+            .collect();
+        post_rounds(&app, &tokens[*witness], 20 + i as u32, list).await;
+    }
+    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    let kinds: Vec<Value> = get(&app, "/api/v1/notifications")
+        .await
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|n| n["kind"].clone())
+        .collect();
+    assert_eq!(kinds, vec![Value::from("witness_network")]);
+}

@@ -90,6 +90,7 @@ fn Row(n: OutboxItem) -> impl IntoView {
         NotificationKind::Blocked => lang.text(Text::Blocked),
         NotificationKind::Cleared => lang.ui(Ui::KindCleared),
         NotificationKind::Test => lang.ui(Ui::KindTest),
+        NotificationKind::WitnessNetwork => lang.ui(Ui::KindWitnessNetwork),
     };
     let (state, tone) = match (n.state, n.to.is_empty()) {
         (DeliveryState::Queued, true) => (Ui::NotDeliveredNoTarget, "text-amber-800"),

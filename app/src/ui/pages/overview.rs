@@ -76,6 +76,11 @@ fn Glance(o: Overview) -> impl IntoView {
             </ul>
         </div>
     });
+    let witness_fault = o.witness_fault.map(|fault| view! {
+        <p role="alert" class="mt-6 rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-900" data-testid="witness-fault">
+            {lang.witness_fault(fault)}
+        </p>
+    });
     let undelivered = (o.undelivered > 0 || o.failed > 0).then(|| view! {
         <div role="note" class="mt-6 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
             {lang.undelivered_notifications(o.undelivered, o.failed)}
@@ -96,6 +101,7 @@ fn Glance(o: Overview) -> impl IntoView {
     view! {
         <ul class="mt-6 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6" aria-label=lang.ui(Ui::ServersByStatus)>{counts}</ul>
         <p class="mt-2 text-sm text-slate-500">{lang.stale_servers(o.stale)}</p>
+        {witness_fault}
         {best}
         {undelivered}
         <div class="mt-6 grid gap-6 lg:grid-cols-2">

@@ -268,6 +268,11 @@ fn Metrics(card: Arc<ServerCard>) -> impl IntoView {
 fn Notes(card: Arc<ServerCard>) -> impl IntoView {
     let lang = use_lang();
     let v = &card.verdict;
+    let witness_fault = card.witness_fault.map(|fault| view! {
+        <p role="alert" class="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-900" data-testid="witness-fault">
+            {lang.witness_fault(fault)}
+        </p>
+    });
     let unreliable = v.unreliable_witness.map(|w| view! {
         <p role="note" class="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
             {lang.unreliable_witness(w.failing, w.of)}
@@ -286,7 +291,7 @@ fn Notes(card: Arc<ServerCard>) -> impl IntoView {
             </p>
         }
     });
-    view! { <div class="mt-6 space-y-3">{unreliable}{suspended}{blocked}</div> }
+    view! { <div class="mt-6 space-y-3">{witness_fault}{unreliable}{suspended}{blocked}</div> }
 }
 
 /// Who reaches it and who does not, by country: the difference of opinions.
