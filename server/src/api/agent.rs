@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Router};
 use meshwatch::agent_api::{AgentConfig, AgentReport};
+use tower_http::decompression::RequestDecompressionLayer;
 
 /// The server an agent request speaks for.
 #[derive(Clone)]
@@ -32,6 +33,28 @@ pub fn router(state: AppState) -> Router<AppState> {
             state,
             require_agent_token,
         ))
+        // A big fleet's reports compress well. The 1 MiB limit is applied
+        // by the body extractor to what it reads — the decompressed bytes —
+        // so a decompression bomb is cut there and answered 413.
+        .layer(RequestDecompressionLayer::new())
+        .layer(axum::middleware::from_fn(only_gzip))
+}
+
+/// `Content-Encoding` other than gzip (or identity): 415 with the API.md
+/// error body, before the decompression layer answers in its own words.
+async fn only_gzip(request: Request, next: Next) -> Result<Response, ApiError> {
+    let encoding = request
+        .headers()
+        .get(axum::http::header::CONTENT_ENCODING)
+        .map(|v| v.to_str().unwrap_or("").trim().to_ascii_lowercase());
+    match encoding.as_deref() {
+        None | Some("gzip") | Some("identity") => Ok(next.run(request).await),
+        Some(other) => Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_encoding",
+            format!("Content-Encoding {other:?} is not accepted: send the body plain or gzip"),
+        )),
+    }
 }
 
 /// Too many reports from one agent: 429 with `Retry-After` (whole seconds,

@@ -455,3 +455,51 @@ async fn each_reports_answer_carries_the_fleet_version_that_moves_with_the_fleet
         .map(|p| p["host"].clone());
     assert_eq!(host, Some(json!("127.0.31.9")));
 }
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).expect("gzip");
+    encoder.finish().expect("gzip")
+}
+
+async fn post_encoded(
+    app: &TestApp,
+    token: &str,
+    encoding: &str,
+    body: Vec<u8>,
+) -> reqwest::Response {
+    app.client
+        .post(app.url("/api/agent/v1/report"))
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("content-encoding", encoding)
+        .body(body)
+        .send()
+        .await
+        .expect("sent")
+}
+
+#[tokio::test]
+async fn a_gzip_report_is_taken_and_a_decompression_bomb_gets_413() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let body =
+        serde_json::to_vec(&report(&uuid(1), true, probes("de-2-ep", true, 0, 1))).expect("json");
+    let response = post_encoded(&app, &tokens["de-1"], "gzip", gzip(&body)).await;
+    assert_eq!(response.status(), 202);
+    assert_eq!(status(&app, "de-1").await, "healthy");
+
+    // 8 MiB of JSON whitespace compress to a few KiB.
+    let mut bomb = b"{\"report_id\": ".to_vec();
+    bomb.extend(std::iter::repeat_n(b' ', 8 << 20));
+    let compressed = gzip(&bomb);
+    assert!(compressed.len() < 64 * 1024);
+    let response = post_encoded(&app, &tokens["de-1"], "gzip", compressed).await;
+    assert_eq!(response.status(), 413);
+    assert_eq!(error_code(response).await, "payload_too_large");
+
+    let response = post_encoded(&app, &tokens["de-1"], "br", body).await;
+    assert_eq!(response.status(), 415);
+    assert_eq!(error_code(response).await, "unsupported_encoding");
+}
