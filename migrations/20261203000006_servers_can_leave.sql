@@ -23,6 +23,15 @@ FROM agent_reports;
 DROP TABLE agent_reports;
 ALTER TABLE agent_reports_v2 RENAME TO agent_reports;
 CREATE INDEX agent_reports_received ON agent_reports(received_at_ms);
+-- Report numbers must go on above the checkpoint even when every folded
+-- report was pruned (the rebuilt table would start again from 1, and a
+-- crash would then skip replaying reports numbered below it).
+UPDATE sqlite_sequence
+   SET seq = MAX(seq, (SELECT applied_seq FROM checkpoint WHERE id = 1))
+ WHERE name = 'agent_reports';
+INSERT INTO sqlite_sequence (name, seq)
+SELECT 'agent_reports', (SELECT applied_seq FROM checkpoint WHERE id = 1)
+ WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'agent_reports');
 
 CREATE TABLE status_history_v2 (
     id         INTEGER PRIMARY KEY,

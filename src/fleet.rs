@@ -66,8 +66,8 @@ pub struct FleetDocument {
     pub servers: Vec<ServerDoc>,
     #[serde(default)]
     pub users: Vec<UserDoc>,
-    /// Servers and users that leave the fleet (unknown ids are no error:
-    /// config management may remove twice).
+    /// Servers and users that leave the fleet (an unknown id is refused,
+    /// like every unknown id of the API).
     #[serde(default)]
     pub remove: RemoveDoc,
 }

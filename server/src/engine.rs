@@ -386,14 +386,17 @@ impl Engine {
 
     /// Stores a report durably, then applies it. Retries of a stored
     /// `report_id` are acknowledged with the first answer and applied once.
+    /// `received_ms` is the panel's clock when the report arrived, taken
+    /// before any wait here: time queued behind other reports is not the
+    /// agent's clock error.
     pub async fn ingest(
         &self,
         store: &Store,
         witness: &str,
         mut report: AgentReport,
+        received_ms: i64,
     ) -> Result<ReportAck, StoreError> {
         let _order = self.ingest.lock().await;
-        let received_ms = now_ms();
         // What is stored is what was applied: a replay after a crash then
         // needs neither the receipt clock nor the agent's.
         meshwatch::intake::normalize(&mut report, received_ms);
@@ -414,6 +417,13 @@ impl Engine {
             meshwatch::intake::keep_newest_per_entry_point(&mut report);
             let (resolved, _) = resolve(&state.mesh, &report.probes);
             (w, resolved, ack)
+        };
+        let Some(w) = w else {
+            // Its token was checked before the server left the fleet.
+            return Err(StoreError::Rejected {
+                code: "unknown_server",
+                message: format!("server {witness:?} is no longer in the fleet"),
+            });
         };
         let report = &report;
         let seq = match store
@@ -437,25 +447,23 @@ impl Engine {
         if let Some(id) = &witness_id {
             state.mark_written(id);
         }
-        if let Some(w) = w {
-            let State {
-                mesh,
-                evidence,
-                evaluation,
-                dirty,
-                ..
-            } = &mut *state;
-            let (_, applied) = evaluation.apply_report(
-                mesh,
-                evidence,
-                w,
-                received_ms,
-                report.self_check.clone(),
-                &resolved,
-            );
-            self.metrics.probe_results_applied.inc_by(applied as u64);
-            dirty.extend(resolved.iter().map(|(e, _)| (w, *e)));
-        }
+        let State {
+            mesh,
+            evidence,
+            evaluation,
+            dirty,
+            ..
+        } = &mut *state;
+        let (_, applied) = evaluation.apply_report(
+            mesh,
+            evidence,
+            w,
+            received_ms,
+            report.self_check.clone(),
+            &resolved,
+        );
+        self.metrics.probe_results_applied.inc_by(applied as u64);
+        dirty.extend(resolved.iter().map(|(e, _)| (w, *e)));
         Ok(ack)
     }
 
@@ -482,9 +490,27 @@ impl Engine {
     /// The fleet changed: rebuild the mesh, keeping the evidence of
     /// everything that still exists.
     pub async fn reload_fleet(&self, store: &Store) -> Result<(), StoreError> {
+        self.change_fleet(store, async { Ok(()) }).await
+    }
+
+    /// Runs `change` (a fleet write) and rebuilds the mesh, with reports and
+    /// checkpoints held off for both: a report of a server being removed
+    /// must not slip in between (nor a checkpoint write its pairs back).
+    pub async fn change_fleet<T>(
+        &self,
+        store: &Store,
+        change: impl std::future::Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
         // Ingest resolves entry points against the mesh before its await:
         // the mesh must not change under it.
         let _order = self.ingest.lock().await;
+        let out = change.await?;
+        self.rebuild_mesh(store).await?;
+        Ok(out)
+    }
+
+    /// The mesh from the store (the caller holds the ingest order).
+    async fn rebuild_mesh(&self, store: &Store) -> Result<(), StoreError> {
         let (servers, routes) = store.mesh_spec().await?;
         let mesh = Mesh::new(servers, routes);
         let mut state = self.write();

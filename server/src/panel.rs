@@ -261,7 +261,14 @@ impl PanelBackend for PanelStore {
             .into_iter()
             .filter_map(|(id, at, status)| {
                 let id = ServerId::parse(&id).ok()?;
-                Some((at, reference(&id)?, status))
+                // A server that left the fleet keeps its history until
+                // retention prunes it: named by its id.
+                let server = reference(&id).unwrap_or_else(|| ServerRef {
+                    name: id.to_string(),
+                    country: String::new(),
+                    id,
+                });
+                Some((at, server, status))
             })
             .collect();
         let outbox = self.outbox().await?;

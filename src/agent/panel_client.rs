@@ -68,6 +68,27 @@ impl PanelClient {
         Ok(response.json().await?)
     }
 
+    /// The configuration only if the panel's fleet version is no longer
+    /// `version` (a conditional GET: unchanged costs a bodiless 304).
+    pub async fn config_if_changed(&self, version: u64) -> anyhow::Result<Option<AgentConfig>> {
+        let response = self
+            .http
+            .get(format!("{}/api/agent/v1/config", self.base))
+            .bearer_auth(&self.token)
+            .header(reqwest::header::IF_NONE_MATCH, format!("\"{version}\""))
+            .send()
+            .await?;
+        let status = response.status();
+        if status == StatusCode::NOT_MODIFIED {
+            return Ok(None);
+        }
+        if !status.is_success() {
+            let body = response.text().await.unwrap_or_default();
+            anyhow::bail!("GET /api/agent/v1/config: {status}: {}", error_text(&body));
+        }
+        Ok(Some(response.json().await?))
+    }
+
     pub async fn send(&self, report: &AgentReport) -> Delivery {
         let response = match self
             .http

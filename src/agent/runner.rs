@@ -22,6 +22,9 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, MissedTickBehavior};
 
+/// How long the fleet check before a probe round may hold the round up.
+const CONFIG_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// How long shutdown waits for the last report to be delivered.
 const FLUSH_DEADLINE: Duration = Duration::from_secs(5);
 
@@ -236,6 +239,7 @@ impl Loop {
                     self.queue_report().await;
                 }
                 () = tokio::time::sleep_until(next_round), if round.is_none() => {
+                    self.catch_up_with_the_fleet(&mut reports).await;
                     round = Some(self.start_round());
                 }
                 results = finished(&mut round) => {
@@ -251,8 +255,35 @@ impl Loop {
                 () = fleet.changed.notified() => {
                     tracing::info!("the panel's fleet changed: fetching the configuration now");
                     self.refresh_config(&mut reports).await;
+                    // New peers (a new address) are probed now, not a round later.
+                    if round.is_none() {
+                        next_round = Instant::now();
+                    }
                 }
             }
+        }
+    }
+
+    /// Before each round, asks the panel whether the fleet changed (a
+    /// conditional GET, a bodiless 304 when not), so peers learn a new
+    /// entry point within one probe interval. A slow or absent panel
+    /// delays the round by at most [`CONFIG_CHECK_TIMEOUT`].
+    async fn catch_up_with_the_fleet(&mut self, reports: &mut tokio::time::Interval) {
+        let version = self.config.fleet_version;
+        let checked =
+            tokio::time::timeout(CONFIG_CHECK_TIMEOUT, self.client.config_if_changed(version))
+                .await;
+        match checked {
+            Ok(Ok(Some(config))) => {
+                tracing::info!(
+                    peers = config.peers.len(),
+                    "the panel's fleet changed: configuration updated"
+                );
+                self.apply_new_config(config, reports);
+            }
+            Ok(Ok(None)) => {}
+            Ok(Err(e)) => tracing::debug!("fleet check failed (keeping the configuration): {e:#}"),
+            Err(_) => tracing::debug!("fleet check timed out (keeping the configuration)"),
         }
     }
 
@@ -260,18 +291,18 @@ impl Loop {
     /// a new report interval restarts the report timer.
     async fn refresh_config(&mut self, reports: &mut tokio::time::Interval) {
         match self.client.config().await {
-            Ok(config) => {
-                let interval_changed = config.report_interval_s != self.config.report_interval_s;
-                self.apply_config(config);
-                if interval_changed {
-                    *reports = tokio::time::interval_at(
-                        Instant::now() + self.report_every(),
-                        self.report_every(),
-                    );
-                    reports.set_missed_tick_behavior(MissedTickBehavior::Delay);
-                }
-            }
+            Ok(config) => self.apply_new_config(config, reports),
             Err(e) => tracing::warn!("configuration refresh failed (keeping the last one): {e:#}"),
+        }
+    }
+
+    fn apply_new_config(&mut self, config: AgentConfig, reports: &mut tokio::time::Interval) {
+        let interval_changed = config.report_interval_s != self.config.report_interval_s;
+        self.apply_config(config);
+        if interval_changed {
+            *reports =
+                tokio::time::interval_at(Instant::now() + self.report_every(), self.report_every());
+            reports.set_missed_tick_behavior(MissedTickBehavior::Delay);
         }
     }
 

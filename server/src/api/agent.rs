@@ -117,18 +117,40 @@ async fn require_agent_token(
     Ok(next.run(request).await)
 }
 
+/// The agent's configuration. Its `ETag` is the fleet version, so an
+/// agent may ask every probe round (`If-None-Match`) and get a bodiless
+/// 304 until the fleet changes.
 async fn config(
     State(state): State<AppState>,
     Extension(Witness(server)): Extension<Witness>,
-) -> Result<ApiJson<AgentConfig>, ApiError> {
+    headers: axum::http::HeaderMap,
+) -> Result<Response, ApiError> {
+    let version = state.engine.fleet_version();
+    let etag = format!("\"{version}\"");
+    let unchanged = headers
+        .get(axum::http::header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag));
+    let etag_header = (
+        axum::http::header::ETAG,
+        axum::http::HeaderValue::from_str(&etag)
+            .unwrap_or(axum::http::HeaderValue::from_static("\"0\"")),
+    );
+    if unchanged {
+        return Ok((StatusCode::NOT_MODIFIED, [etag_header]).into_response());
+    }
     let settings = state.engine.settings();
-    Ok(ApiJson(AgentConfig {
-        fleet_version: state.engine.fleet_version(),
-        report_interval_s: settings.report_interval_s,
-        probe_interval_s: settings.probe_interval_s,
-        probe_timeout_s: settings.probe_timeout_s,
-        peers: state.store.peers_of(&server).await?,
-    }))
+    Ok((
+        [etag_header],
+        ApiJson(AgentConfig {
+            fleet_version: version,
+            report_interval_s: settings.report_interval_s,
+            probe_interval_s: settings.probe_interval_s,
+            probe_timeout_s: settings.probe_timeout_s,
+            peers: state.store.peers_of(&server).await?,
+        }),
+    )
+        .into_response())
 }
 
 async fn report(
@@ -136,6 +158,7 @@ async fn report(
     Extension(Witness(server)): Extension<Witness>,
     ApiJson(mut report): ApiJson<AgentReport>,
 ) -> Result<Response, ApiError> {
+    let received_ms = chrono::Utc::now().timestamp_millis();
     // Compared in canonical form: an agent may write it in upper case.
     report.report_id = uuid::Uuid::parse_str(&report.report_id)
         .map_err(|_| ApiError::unprocessable("invalid_report_id", "report_id must be a UUID"))?
@@ -179,6 +202,9 @@ async fn report(
             ),
         ));
     }
-    let ack = state.engine.ingest(&state.store, &server, report).await?;
+    let ack = state
+        .engine
+        .ingest(&state.store, &server, report, received_ms)
+        .await?;
     Ok((StatusCode::ACCEPTED, ApiJson(ack)).into_response())
 }

@@ -75,8 +75,10 @@ async fn put_fleet(
     let fleet = document
         .validate()
         .map_err(|e| ApiError::unprocessable(e.code, e.message))?;
-    let generated = state.store.apply_fleet(&fleet).await?;
-    state.engine.reload_fleet(&state.store).await?;
+    let generated = state
+        .engine
+        .change_fleet(&state.store, state.store.apply_fleet(&fleet))
+        .await?;
     for gone in &fleet.remove_servers {
         state.report_limiter.forget(gone);
     }
@@ -120,10 +122,13 @@ async fn delete_server(
 ) -> Result<StatusCode, ApiError> {
     let server =
         ServerId::parse(&id).map_err(|_| ApiError::not_found(format!("no server {id:?}")))?;
-    if !state.store.remove_server(&server).await? {
+    let removed = state
+        .engine
+        .change_fleet(&state.store, state.store.remove_server(&server))
+        .await?;
+    if !removed {
         return Err(ApiError::not_found(format!("no server {id:?}")));
     }
-    state.engine.reload_fleet(&state.store).await?;
     state.report_limiter.forget(&server);
     tracing::info!(server = %server, "server removed from the fleet");
     Ok(StatusCode::NO_CONTENT)

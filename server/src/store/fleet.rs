@@ -273,14 +273,27 @@ impl Store {
             }
         }
 
-        for server in &fleet.remove_servers {
-            remove_server_in(&mut tx, server).await?;
+        // Unknown ids are refused (API.md), and then nothing is written.
+        for (i, server) in fleet.remove_servers.iter().enumerate() {
+            if !remove_server_in(&mut tx, server).await? {
+                return Err(StoreError::Rejected {
+                    code: "unknown_id",
+                    message: format!("remove.servers[{i}]: no server {:?}", server.as_str()),
+                });
+            }
         }
-        for user in &fleet.remove_users {
-            sqlx::query("DELETE FROM users WHERE id = ?")
+        for (i, user) in fleet.remove_users.iter().enumerate() {
+            let removed = sqlx::query("DELETE FROM users WHERE id = ?")
                 .bind(user.as_str())
                 .execute(&mut *tx)
-                .await?;
+                .await?
+                .rows_affected();
+            if removed == 0 {
+                return Err(StoreError::Rejected {
+                    code: "unknown_id",
+                    message: format!("remove.users[{i}]: no user {:?}", user.as_str()),
+                });
+            }
         }
 
         tx.commit().await?;

@@ -503,3 +503,67 @@ async fn a_gzip_report_is_taken_and_a_decompression_bomb_gets_413() {
     assert_eq!(response.status(), 415);
     assert_eq!(error_code(response).await, "unsupported_encoding");
 }
+
+#[tokio::test]
+async fn a_removed_servers_history_stays_readable() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    all_report(&app, &tokens, 100).await;
+    // The evaluator records the change to healthy within a second.
+    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+    let response = app
+        .client
+        .delete(app.url("/api/v1/servers/fi-1"))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), 204);
+    app.create_operator("ops", "a long password").await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let (status, html) = app.page(&cookie, "/overview").await;
+    assert_eq!(status, 200);
+    assert!(
+        html.contains("fi-1"),
+        "the Overview's latest changes still list it"
+    );
+}
+
+#[tokio::test]
+async fn removing_an_unknown_id_is_refused_and_writes_nothing() {
+    let app = spawn_app().await;
+    fleet(&app).await;
+    let response = app
+        .put_fleet(&json!({"remove": {"servers": ["de-1", "xx-9"]}}))
+        .await;
+    assert_eq!(response.status(), 422);
+    assert_eq!(error_code(response).await, "unknown_id");
+    assert_eq!(status(&app, "de-1").await, "no_data", "de-1 is still there");
+}
+
+#[tokio::test]
+async fn the_config_answers_304_while_the_fleet_version_is_unchanged() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let ask = |tag: Option<String>| {
+        let mut request = app
+            .client
+            .get(app.url("/api/agent/v1/config"))
+            .bearer_auth(&tokens["nl-1"]);
+        if let Some(tag) = tag {
+            request = request.header("if-none-match", tag);
+        }
+        request.send()
+    };
+    let first = ask(None).await.expect("sent");
+    assert_eq!(first.status(), 200);
+    let etag = first.headers()["etag"].to_str().expect("etag").to_owned();
+    let version = first.json::<Value>().await.expect("json")["fleet_version"].clone();
+    assert_eq!(etag, format!("\"{version}\""));
+    let again = ask(Some(etag.clone())).await.expect("sent");
+    assert_eq!(again.status(), 304);
+    assert!(again.bytes().await.expect("body").is_empty());
+    app.set_verifier("ir-1", true).await;
+    let changed = ask(Some(etag)).await.expect("sent");
+    assert_eq!(changed.status(), 200, "the fleet changed");
+}

@@ -529,3 +529,35 @@ async fn a_fleet_too_big_for_one_report_is_reported_in_parts_and_nothing_is_lost
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn peers_learn_a_new_entry_point_long_before_their_config_refresh() {
+    let app = spawn_app().await;
+    let fleet = LiveFleet::start(&app, 127, &["a1", "b1"], &no_env).await;
+    fleet.wait_all_healthy(&app).await;
+    // The operator gives b1 a second address (the agents' config refresh
+    // is 300 s away; the wait below gives up after 40 s).
+    let b1 = fleet.server("b1");
+    let moved = json!({"servers": [{"id": "b1", "name": "B1", "country": "NL", "routes": ["live"],
+    "entry_points": [
+        {"id": "b1-vless", "protocol": "vless", "host": b1.ip.to_string(), "port": b1.address.port(), "sni": "www.example.com"},
+        {"id": "b1-second", "protocol": "vless", "host": b1.ip.to_string(), "port": b1.address.port(), "sni": "www.example.com"}
+    ]}]});
+    assert_eq!(app.put_fleet(&moved).await.status(), 200);
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let reports = get(&app, "/api/v1/servers/a1/reports?limit=5").await;
+        if reports
+            .as_array()
+            .is_some_and(|r| r.iter().any(|r| r["accepted_probes"] == 2))
+        {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "a1 never probed b1's new entry point\n{}",
+            fleet.logs()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
