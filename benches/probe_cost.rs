@@ -103,6 +103,7 @@ async fn main() {
                 port: target.port(),
                 sni: Some("www.example.com".into()),
                 alpn: None,
+                obfuscated: false,
             }
         })
         .collect();

@@ -32,6 +32,11 @@ pub struct Peer {
     /// protocol's default. An addition to API.md: older agents ignore it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alpn: Option<Vec<String>>,
+    /// The entry point hides its handshake (Hysteria2's `obfs`): a plain
+    /// QUIC handshake would fail against a healthy server, so agents do
+    /// not probe it (no result is not a failure). An addition to API.md.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub obfuscated: bool,
 }
 
 /// `POST /api/agent/v1/report` body.

@@ -494,6 +494,20 @@ impl Fleet {
     }
 }
 
+/// Whether an entry point hides its handshake from anyone without its
+/// obfuscation key (Hysteria2's `params.obfs`, e.g. `salamander`): then no
+/// plain probe can tell a blocked address from a healthy one.
+pub fn is_obfuscated(
+    protocol: Protocol,
+    params: &serde_json::Map<String, serde_json::Value>,
+) -> bool {
+    protocol == Protocol::Hysteria2
+        && params
+            .get("obfs")
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|obfs| !obfs.trim().is_empty() && !obfs.eq_ignore_ascii_case("none"))
+}
+
 /// The ALPN protocols an agent must offer to probe an entry point the way
 /// its app connects, where the entry point chooses them: TUIC's
 /// `params.alpn`, written as share links write it (`"h3,spdy/3.1"`) or as
@@ -526,6 +540,18 @@ pub fn probe_alpn(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_a_hysteria2_entry_point_with_obfs_is_obfuscated() {
+        let params = |v: serde_json::Value| v.as_object().cloned().expect("object");
+        assert!(is_obfuscated(
+            Protocol::Hysteria2,
+            &params(json!({"obfs": "salamander", "obfs-password": "x"}))
+        ));
+        assert!(!is_obfuscated(Protocol::Hysteria2, &params(json!({"obfs": "none"}))));
+        assert!(!is_obfuscated(Protocol::Hysteria2, &params(json!({}))));
+        assert!(!is_obfuscated(Protocol::Tuic, &params(json!({"obfs": "salamander"}))));
+    }
 
     fn doc(value: serde_json::Value) -> FleetDocument {
         serde_json::from_value(value).expect("document shape")

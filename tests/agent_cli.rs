@@ -160,6 +160,7 @@ fn peer(id: &str, port: u16, protocol: Protocol) -> Peer {
         port,
         sni: Some("www.example.com".into()),
         alpn: None,
+        obfuscated: false,
     }
 }
 

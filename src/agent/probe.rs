@@ -132,6 +132,9 @@ impl Prober {
     ) -> Vec<ProbeReport> {
         let mut results = Vec::new();
         while let Some(peer) = peers.get(next.fetch_add(1, Ordering::Relaxed)) {
+            if peer.obfuscated {
+                continue;
+            }
             let at = Utc::now() + clock_offset;
             let outcome = self.probe(peer).await;
             results.push(ProbeReport {
@@ -498,6 +501,7 @@ mod tests {
             port,
             sni: sni.map(Into::into),
             alpn: None,
+            obfuscated: false,
         }
     }
 
@@ -596,6 +600,20 @@ mod tests {
         let from_localhost = Prober::new(Duration::from_secs(2), Some(localhost()));
         let hysteria = peer("127.0.0.1", port, Protocol::Hysteria2, None);
         assert!(from_localhost.probe(&hysteria).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn an_obfuscated_entry_point_gets_no_result_rather_than_a_false_failure() {
+        let prober = Prober::new(Duration::from_millis(300), None);
+        let mut hidden = peer("127.0.0.1", 9, Protocol::Hysteria2, None);
+        hidden.obfuscated = true;
+        let mut plain = peer("127.0.0.1", 9, Protocol::Hysteria2, None);
+        plain.entry_point_id = "plain".into();
+        let results = prober
+            .round(&[hidden, plain], 4, chrono::Duration::zero())
+            .await;
+        let ids: Vec<&str> = results.iter().map(|r| r.entry_point_id.as_str()).collect();
+        assert_eq!(ids, ["plain"]);
     }
 
     #[tokio::test]

@@ -463,9 +463,9 @@ catalogue! {
     CantReachIt => ["Can't reach it", "No lo alcanzan", "Não alcançam", "Når den inte", "नहीं पहुँच पा रहे", "到達不可"],
     /// An entry point nobody fails to reach.
     Available => ["Available", "Disponible", "Acessível", "Nåbar", "उपलब्ध", "到達可能"],
-    /// Under an entry point's pair-failure causes (PRODUCT.md §6).
     /// The notifications list's name of a whole-fleet fault message.
     KindWitnessNetwork => ["Witnesses' network", "Red de los testigos", "Rede das testemunhas", "Vittnenas nätverk", "साक्षियों का नेटवर्क", "観測元のネットワーク"],
+    /// Under an entry point's pair-failure causes (PRODUCT.md §6).
     PairFailureGuidance => [
         "A pair failure alone cannot tell which side is blocked. Whether to replace a server is your call — usually the one the clients can't reach.",
         "Un fallo entre dos servidores no basta para saber qué lado está bloqueado. Reemplazar un servidor es decisión tuya; normalmente, el que los clientes no pueden alcanzar.",

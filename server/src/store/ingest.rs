@@ -6,7 +6,7 @@ use crate::secrets::TokenHash;
 use meshwatch::agent_api::{AgentReport, Metrics, Peer, ReportAck};
 use meshwatch::chart::{ChartMetric, ChartSeries, MetricCharts};
 use meshwatch::evidence::{PairState, ProbeError, SelfCheck};
-use meshwatch::fleet::{probe_alpn, Protocol};
+use meshwatch::fleet::{is_obfuscated, probe_alpn, Protocol};
 use meshwatch::mesh::{MeshRoute, MeshServer};
 use meshwatch::{RouteId, ServerId};
 use sqlx::Row;
@@ -140,6 +140,7 @@ impl Store {
                 port: u16::try_from(port).map_err(|e| corrupt("port", e))?,
                 sni: row.try_get("sni")?,
                 alpn: probe_alpn(protocol, &params),
+                obfuscated: is_obfuscated(protocol, &params),
             })
         })
         .collect()
