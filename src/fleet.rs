@@ -548,9 +548,15 @@ mod tests {
             Protocol::Hysteria2,
             &params(json!({"obfs": "salamander", "obfs-password": "x"}))
         ));
-        assert!(!is_obfuscated(Protocol::Hysteria2, &params(json!({"obfs": "none"}))));
+        assert!(!is_obfuscated(
+            Protocol::Hysteria2,
+            &params(json!({"obfs": "none"}))
+        ));
         assert!(!is_obfuscated(Protocol::Hysteria2, &params(json!({}))));
-        assert!(!is_obfuscated(Protocol::Tuic, &params(json!({"obfs": "salamander"}))));
+        assert!(!is_obfuscated(
+            Protocol::Tuic,
+            &params(json!({"obfs": "salamander"}))
+        ));
     }
 
     fn doc(value: serde_json::Value) -> FleetDocument {

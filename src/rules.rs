@@ -87,6 +87,8 @@ struct Gathered {
     blocked_by: Vec<ServerId>,
     /// Per entry point of the server, in mesh order.
     causes: Vec<Vec<PairCause>>,
+    /// Per entry point: verifiers failing it but reaching the server.
+    verifier_failures: Vec<Vec<PairCause>>,
 }
 
 /// Evaluates every server. `now_ms` is the panel's clock.
@@ -115,6 +117,7 @@ pub fn evaluate(mesh: &Mesh, evidence: &Evidence, settings: &Settings, now_ms: i
             quorum: Quorum::default(),
             blocked_by: Vec::new(),
             causes: vec![Vec::new(); mesh.entry_points_of(s).len()],
+            verifier_failures: vec![Vec::new(); mesh.entry_points_of(s).len()],
         })
         .collect();
     for w in 0..n {
@@ -141,17 +144,21 @@ pub fn evaluate(mesh: &Mesh, evidence: &Evidence, settings: &Settings, now_ms: i
                 g.blocked_by.push(id.clone());
             }
         }
-        if votes {
-            for &(e, since) in &eval.sustained[w] {
-                let s = mesh.owner_of(e);
-                if !eval.verifier[s] {
-                    let first = mesh.entry_points_of(s).start;
-                    gathered[s].causes[e - first].push(PairCause {
-                        from: id.clone(),
-                        to: mesh.server(s).id.clone(),
-                        since: from_ms(since),
-                    });
-                }
+        for &(e, since) in &eval.sustained[w] {
+            let s = mesh.owner_of(e);
+            if eval.verifier[s] {
+                continue;
+            }
+            let first = mesh.entry_points_of(s).start;
+            let cause = || PairCause {
+                from: id.clone(),
+                to: mesh.server(s).id.clone(),
+                since: from_ms(since),
+            };
+            if votes {
+                gathered[s].causes[e - first].push(cause());
+            } else if row[s] == Reach::Reaches {
+                gathered[s].verifier_failures[e - first].push(cause());
             }
         }
     }
@@ -316,6 +323,7 @@ impl Evaluation {
             quorum: Quorum::default(),
             blocked_by: Vec::new(),
             causes: vec![Vec::new(); eps.len()],
+            verifier_failures: vec![Vec::new(); eps.len()],
         };
         if self.verifier[s] {
             return g;
@@ -342,8 +350,21 @@ impl Evaluation {
                         });
                     }
                 }
-            } else if stats.verifies(self.verifier[w]) && reach.fails() {
-                g.blocked_by.push(id.clone());
+            } else if stats.verifies(self.verifier[w]) {
+                if reach.fails() {
+                    g.blocked_by.push(id.clone());
+                } else if reach == Reach::Reaches {
+                    let row = &self.sustained[w];
+                    for (i, e) in eps.clone().enumerate() {
+                        if let Ok(k) = row.binary_search_by_key(&e, |&(pe, _)| pe) {
+                            g.verifier_failures[i].push(PairCause {
+                                from: id.clone(),
+                                to: mesh.server(s).id.clone(),
+                                since: from_ms(row[k].1),
+                            });
+                        }
+                    }
+                }
             }
         }
         g
@@ -364,15 +385,18 @@ impl Evaluation {
             quorum,
             blocked_by,
             causes,
+            verifier_failures,
         } = g;
         let unreachable = quorum.failing >= self.settings.quorum;
         let entry_points: Vec<EntryPointVerdict> = mesh
             .entry_points_of(s)
             .zip(causes)
-            .map(|(e, causes)| EntryPointVerdict {
+            .zip(verifier_failures)
+            .map(|((e, causes), verifier_failures)| EntryPointVerdict {
                 id: mesh.entry_point_id(e).clone(),
                 available: causes.is_empty(),
                 causes,
+                verifier_failures,
             })
             .collect();
         let pair_marked = !unreachable && entry_points.iter().any(|e| !e.available);

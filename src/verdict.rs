@@ -51,6 +51,13 @@ pub struct EntryPointVerdict {
     pub id: EntryPointId,
     pub available: bool,
     pub causes: Vec<PairCause>,
+    /// Fresh verifiers with a sustained streak to this entry point while
+    /// they still reach the server by another one (so R4 does not hold):
+    /// the way a censor blocks one protocol — UDP/QUIC, say — on their
+    /// network. Shown on the card; it marks and removes nothing (R3 leaves
+    /// verifiers out). An addition to API.md, absent when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verifier_failures: Vec<PairCause>,
 }
 
 /// Everything the engine concludes about one server.

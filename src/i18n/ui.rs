@@ -978,6 +978,20 @@ impl Lang {
         }
     }
 
+    /// An entry point a verifier fails while it still reaches the server
+    /// by another (a block of one protocol, often UDP/QUIC, on the
+    /// verifier's network); `by` is the verifier, `since` when.
+    pub fn verifier_fails_entry_point(self, by: &str, since: &str, ago: &str) -> String {
+        match self {
+            Lang::En => format!("The verifier {by} can't reach this entry point since {since} ({ago}) but still reaches the server by another: this protocol is probably blocked on its network. Nothing is removed."),
+            Lang::Es => format!("El verificador {by} no alcanza este punto de entrada desde {since} ({ago}) pero sigue alcanzando el servidor por otro: probablemente este protocolo está bloqueado en su red. No se retira nada."),
+            Lang::Pt => format!("O verificador {by} não alcança este ponto de entrada desde {since} ({ago}), mas ainda alcança o servidor por outro: este protocolo provavelmente está bloqueado na rede dele. Nada é removido."),
+            Lang::Sv => format!("Verifieraren {by} når inte den här ingångspunkten sedan {since} ({ago}) men når fortfarande servern via en annan: protokollet är troligen blockerat i dess nät. Inget tas bort."),
+            Lang::Hi => format!("सत्यापक {by} {since} ({ago}) से इस प्रवेश बिंदु तक नहीं पहुँच पा रहा, पर किसी दूसरे से सर्वर तक अब भी पहुँचता है: इसके नेटवर्क पर यह प्रोटोकॉल शायद ब्लॉक है। कुछ भी हटाया नहीं गया।"),
+            Lang::Ja => format!("検証サーバー {by} は {since}（{ago}）からこの接続ポイントに到達できませんが、別の接続ポイントではサーバーに到達できます。このプロトコルがそのネットワークでブロックされている可能性があります。何も除外されません。"),
+        }
+    }
+
     /// The banner of a whole-fleet fault (Overview and server cards).
     pub fn witness_fault(self, fault: crate::verdict::WitnessFault) -> String {
         let (k, n) = (fault.unreliable, fault.witnesses);

@@ -450,6 +450,29 @@ fn a_verifier_failing_some_entry_points_blocks_nothing() {
 }
 
 #[test]
+fn a_verifier_failing_one_protocol_shows_on_that_entry_point_and_marks_nothing() {
+    // A UDP-only block on the verifier's network: its QUIC entry point
+    // fails, its TCP one answers.
+    let mut w = with_verifier();
+    w.probe_one("ir-1", "de-1", 1, false, 3);
+    let v = w.verdict("de-1");
+    assert_eq!(v.status, Healthy, "nothing is marked or removed");
+    assert!(v.entry_points.iter().all(|e| e.available));
+    assert!(v.entry_points[0].verifier_failures.is_empty());
+    let seen = &v.entry_points[1].verifier_failures;
+    assert_eq!(seen.len(), 1);
+    assert_eq!((&seen[0].from, &seen[0].to), (&sid("ir-1"), &sid("de-1")));
+    // Once every entry point fails, it is a block instead.
+    w.probe_one("ir-1", "de-1", 0, false, 3);
+    let v = w.verdict("de-1");
+    assert_eq!(v.status, Blocked);
+    assert!(v
+        .entry_points
+        .iter()
+        .all(|e| e.verifier_failures.is_empty()));
+}
+
+#[test]
 fn a_verifier_judges_only_the_entry_points_it_probes() {
     // de-1's second entry point is of a protocol the verifier's agent
     // cannot probe: it has no result for it at all.

@@ -364,6 +364,20 @@ fn EntryPoints(card: Arc<ServerCard>) -> impl IntoView {
                         .collect::<Vec<_>>()
                 })
                 .unwrap_or_default();
+            let verifier_failures = verdict
+                .map(|e| {
+                    e.verifier_failures
+                        .iter()
+                        .map(|c| {
+                            lang.verifier_fails_entry_point(
+                                &card.label(&c.from),
+                                &format::timestamp(c.since),
+                                &lang.age(c.since, card.now),
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default();
             let state = if available {
                 lang.ui(Ui::Available)
             } else {
@@ -379,6 +393,9 @@ fn EntryPoints(card: Arc<ServerCard>) -> impl IntoView {
                             <span class=format!("ml-auto {tone}")>{state}</span>
                         </summary>
                         <div class="mt-2 text-sm text-slate-700">
+                            {verifier_failures.into_iter().map(|note| view! {
+                                <p role="note" class="mb-2 text-amber-800">{note}</p>
+                            }).collect_view()}
                             {if causes.is_empty() {
                                 Either::Left(view! { <p>{lang.ui(Ui::NoSustainedFailure)}</p> })
                             } else {
