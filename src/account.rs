@@ -1,8 +1,14 @@
-//! Rules for what an operator may choose: passwords and API token names.
-//! Checked the same way by the command line, the panel and the tests.
+//! Rules for what an operator may choose: usernames, passwords and API
+//! token names. Checked the same way by the command line, the panel and the
+//! tests.
 
 /// Shortest password accepted anywhere.
 pub const MIN_PASSWORD_LEN: usize = 10;
+
+/// Longest operator username, in characters. Sign-in refuses longer ones
+/// before anything else, so a huge name costs no lookup and no argon2 run,
+/// and never reaches the rate limiter's memory or the log.
+pub const MAX_USERNAME_LEN: usize = 64;
 
 /// Longest API token name.
 pub const MAX_TOKEN_NAME_LEN: usize = 64;
@@ -17,6 +23,23 @@ pub enum AccountError {
     PasswordUnchanged,
     #[error("A token name is 1 to {MAX_TOKEN_NAME_LEN} letters, digits, '-', '_' or '.'.")]
     BadTokenName,
+    #[error("An operator name is 1 to {MAX_USERNAME_LEN} characters without spaces.")]
+    BadUsername,
+}
+
+/// Whether a username is within [`MAX_USERNAME_LEN`]. Reads at most that
+/// many characters however long the name is.
+pub fn username_fits(name: &str) -> bool {
+    name.chars().nth(MAX_USERNAME_LEN).is_none()
+}
+
+/// An operator's name as `create-operator` takes it: returns it trimmed.
+pub fn check_username(name: &str) -> Result<&str, AccountError> {
+    let name = name.trim();
+    if name.is_empty() || !username_fits(name) || name.chars().any(char::is_whitespace) {
+        return Err(AccountError::BadUsername);
+    }
+    Ok(name)
 }
 
 /// A new password, typed twice, replacing `current`.
@@ -104,5 +127,20 @@ mod tests {
             );
         }
         assert!(check_token_name(&"x".repeat(64)).is_ok());
+    }
+
+    #[test]
+    fn usernames_are_at_most_64_characters_without_spaces() {
+        assert_eq!(check_username(" ops "), Ok("ops"));
+        let longest = "ä".repeat(MAX_USERNAME_LEN);
+        assert_eq!(check_username(&longest), Ok(longest.as_str()));
+        for bad in ["", "   ", "two words", &"x".repeat(MAX_USERNAME_LEN + 1)] {
+            assert_eq!(
+                check_username(bad),
+                Err(AccountError::BadUsername),
+                "{bad:?}"
+            );
+        }
+        assert!(!username_fits(&"x".repeat(1 << 20)));
     }
 }

@@ -11,7 +11,7 @@ use meshwatch::views::{
 use meshwatch::views::{ServerCard, UserCard};
 
 #[cfg(feature = "ssr")]
-use crate::backend::{authorize, fail, internal, Backend};
+use crate::backend::{authorize, fail, internal, Backend, PasswordChange};
 
 /// After a browser's plain form post, sends it back to `page`, which shows
 /// the outcome once (see `crate::flash`); a script's call gets the result
@@ -214,12 +214,22 @@ pub async fn change_password(
             .map_err(|_| fail(AppError::Internal))?;
         let session =
             crate::auth::session_token(&headers).ok_or_else(|| fail(AppError::Unauthorized))?;
-        let changed = backend
+        let outcome = backend
             .change_password(&operator.username, session, &current, &next)
             .await
             .map_err(|e| fail(internal(e)))?;
-        if !changed {
-            return Err(invalid("The current password is wrong."));
+        match outcome {
+            PasswordChange::Changed => {}
+            PasswordChange::WrongCurrent => return Err(invalid("The current password is wrong.")),
+            PasswordChange::TooManyAttempts { retry_after } => {
+                let seconds = retry_after.as_secs().max(1);
+                if let Some(res) = use_context::<leptos_axum::ResponseOptions>() {
+                    res.insert_header(http::header::RETRY_AFTER, http::HeaderValue::from(seconds));
+                }
+                return Err(fail(AppError::TooManyAttempts {
+                    minutes: seconds.div_ceil(60),
+                }));
+            }
         }
         tracing::info!(operator = %operator.username, "operator password changed in the panel");
         Ok(())

@@ -66,6 +66,15 @@ pub fn is_cross_site(headers: &HeaderMap) -> bool {
     }
 }
 
+/// Whether a request only asks to see something (`GET`, `HEAD`). Opening a
+/// panel link from webmail or a chat is a cross-site `GET`, and a view
+/// changes nothing, so the cross-site check is for every other method.
+/// Server functions cannot be reached this way: they are posts, and Leptos
+/// finds one by path *and* method.
+pub fn is_read_only(method: &http::Method) -> bool {
+    matches!(*method, http::Method::GET | http::Method::HEAD)
+}
+
 /// Whether a request is a browser's plain form post (it accepts HTML),
 /// not a script's call, which wants the answer itself.
 pub fn is_form_post(headers: &HeaderMap) -> bool {
@@ -139,6 +148,14 @@ mod tests {
         let null = headers(&[("host", "p"), ("origin", "null")]);
         assert!(is_cross_site(&null));
         assert!(!is_cross_site(&headers(&[("host", "p")])));
+    }
+
+    #[test]
+    fn only_gets_and_heads_are_read_only() {
+        assert!(is_read_only(&http::Method::GET) && is_read_only(&http::Method::HEAD));
+        for method in [http::Method::POST, http::Method::PUT, http::Method::DELETE] {
+            assert!(!is_read_only(&method), "{method}");
+        }
     }
 
     #[test]

@@ -49,21 +49,34 @@ pub trait PanelBackend: Send + Sync + 'static {
     /// Marks or unmarks a verifier; `false` for an unknown server.
     async fn set_verifier(&self, id: &ServerId, enabled: bool) -> Result<bool, BackendError>;
     /// Replaces the operator's password once `current` checks out, ending
-    /// their other sessions (the one with `session_token` stays).
-    /// `false` when `current` is wrong.
+    /// their other sessions (the one with `session_token` stays). Wrong
+    /// `current` passwords count against the operator like failed sign-ins.
     async fn change_password(
         &self,
         username: &str,
         session_token: &str,
         current: &str,
         next: &str,
-    ) -> Result<bool, BackendError>;
+    ) -> Result<PasswordChange, BackendError>;
     /// The operator API tokens (names and dates; secrets are not kept).
     async fn api_tokens(&self) -> Result<Vec<ApiTokenView>, BackendError>;
     /// Creates a token and returns its secret, or `None` when the name is taken.
     async fn create_api_token(&self, name: &str) -> Result<Option<String>, BackendError>;
     /// Revokes a token at once; `false` when no token has that name.
     async fn revoke_api_token(&self, name: &str) -> Result<bool, BackendError>;
+}
+
+/// What an attempt to change the operator's password did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PasswordChange {
+    Changed,
+    /// `current` was wrong.
+    WrongCurrent,
+    /// Too many wrong `current` passwords lately: nothing was checked, and
+    /// the next attempt is let in after `retry_after`.
+    TooManyAttempts {
+        retry_after: std::time::Duration,
+    },
 }
 
 /// The handle placed in Leptos context.
@@ -86,14 +99,15 @@ pub fn fail(err: AppError) -> AppError {
     err
 }
 
-/// Every server function starts here: the request must come from our own
-/// pages and carry a live operator session.
+/// Every server function starts here: the request must carry a live
+/// operator session, and unless it is a page view rendering (a `GET`,
+/// possibly a link followed from another site) come from our own pages.
 pub async fn authorize() -> Result<(Backend, OperatorView), AppError> {
     let parts = leptos::prelude::use_context::<http::request::Parts>().ok_or_else(|| {
         tracing::error!("request parts missing from context");
         fail(AppError::Internal)
     })?;
-    if auth::is_cross_site(&parts.headers) {
+    if !auth::is_read_only(&parts.method) && auth::is_cross_site(&parts.headers) {
         return Err(fail(AppError::CrossSite));
     }
     let backend = leptos::prelude::use_context::<Backend>().ok_or_else(|| {

@@ -11,6 +11,8 @@ pub enum AppError {
     Unauthorized,
     #[error("This request came from another site and was refused.")]
     CrossSite,
+    #[error("Too many wrong passwords. Try again in {minutes} min.")]
+    TooManyAttempts { minutes: u64 },
     #[error("Not found.")]
     NotFound,
     #[error("{0}")]
@@ -23,11 +25,12 @@ pub enum AppError {
 
 impl AppError {
     /// The HTTP status the error is sent with, so scripts and no-JS
-    /// browsers see 401/403/404/422 rather than a blanket 500.
+    /// browsers see 401/403/404/422/429 rather than a blanket 500.
     pub fn status_code(&self) -> u16 {
         match self {
             AppError::Unauthorized => 401,
             AppError::CrossSite => 403,
+            AppError::TooManyAttempts { .. } => 429,
             AppError::NotFound => 404,
             AppError::Invalid(_) => 422,
             AppError::Unreachable => 503,

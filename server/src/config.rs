@@ -59,6 +59,9 @@ pub struct Config {
     pub smtp_url: Option<Secret>,
     /// `MESHWATCH_WEBHOOK_URL`: also POST each notification as JSON here.
     pub webhook_url: Option<Secret>,
+    /// `MESHWATCH_METRICS_TOKEN`: when set, `/metrics` answers only
+    /// requests with `Authorization: Bearer <it>`.
+    pub metrics_token: Option<Secret>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -111,6 +114,17 @@ impl Config {
                 })
             }
         };
+        // Read raw, not through `non_empty`: an operator who set it blank
+        // meant to protect the metrics, and must hear that it does not.
+        let metrics_token = match get("MESHWATCH_METRICS_TOKEN") {
+            Some(t) if t.is_empty() || !t.chars().all(|c| c.is_ascii_graphic()) => {
+                return Err(ConfigError {
+                    var: "MESHWATCH_METRICS_TOKEN",
+                    problem: "must be printable ASCII without spaces (scrapers send it as `Authorization: Bearer <token>`)".to_owned(),
+                })
+            }
+            other => other.map(Secret::new),
+        };
         let smtp_url = non_empty("MESHWATCH_SMTP_URL").map(Secret::new);
         if smtp_url.is_some() && non_empty("MESHWATCH_NOTIFY_TO").is_none() {
             return Err(ConfigError {
@@ -149,6 +163,7 @@ impl Config {
                 }
                 other => other.map(Secret::new),
             },
+            metrics_token,
         })
     }
 }
@@ -175,12 +190,26 @@ mod tests {
     }
 
     #[test]
+    fn the_metrics_token_is_optional_and_never_shown() {
+        assert!(config(&[]).expect("defaults").metrics_token.is_none());
+        let c = config(&[("MESHWATCH_METRICS_TOKEN", "scrape-secret-1")]).expect("token");
+        assert_eq!(
+            c.metrics_token.as_ref().map(Secret::expose),
+            Some("scrape-secret-1")
+        );
+        assert!(!format!("{c:?}").contains("scrape-secret-1"));
+    }
+
+    #[test]
     fn bad_values_name_the_variable() {
         for (var, value) in [
             ("MESHWATCH_LISTEN", "localhost"),
             ("MESHWATCH_DEMO", "yes please"),
             ("MESHWATCH_ADMIN_TOKEN", "short"),
             ("MESHWATCH_DATABASE_URL", "postgres://x"),
+            ("MESHWATCH_METRICS_TOKEN", ""),
+            ("MESHWATCH_METRICS_TOKEN", "two words"),
+            ("MESHWATCH_METRICS_TOKEN", "tab\there"),
         ] {
             let err = config(&[(var, value)]).expect_err(var);
             assert_eq!(err.var, var);

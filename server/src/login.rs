@@ -1,5 +1,6 @@
 //! Operator sign-in and sign-out (plain form posts, so they work without
-//! JavaScript), the failed-login rate limit, and the guard that sends
+//! JavaScript), the failed-login rate limit (which also paces the password
+//! form's checks of the current password), and the guard that sends
 //! signed-out browsers to the login page.
 
 use crate::secrets::{self, TokenHash};
@@ -23,6 +24,14 @@ use std::time::{Duration, Instant};
 const MAX_FAILURES_PER_USER: usize = 5;
 const MAX_FAILURES_PER_ADDRESS: usize = 20;
 const FAILURE_WINDOW: Duration = Duration::from_secs(15 * 60);
+
+/// Wrong current passwords allowed per operator on the password form in a
+/// window: it checks a password too, so whoever holds a session could
+/// otherwise guess at it without limit.
+const MAX_PASSWORD_CHANGE_FAILURES: usize = MAX_FAILURES_PER_USER;
+
+/// How much of an over-long username the log shows.
+const LOGGED_USERNAME_PREFIX: usize = 16;
 
 /// Counts recent failed sign-ins; a key with too many is locked until its
 /// oldest failure leaves the window.
@@ -65,6 +74,55 @@ impl LoginLimiter {
             failures.remove(&format!("user:{username}"));
         }
     }
+
+    /// A failure that names no username worth keeping (an over-long one)
+    /// still counts against its address.
+    pub fn record_address_failure(&self, address: &str, now: Instant) {
+        if let Ok(mut failures) = self.failures.lock() {
+            failures
+                .entry(format!("addr:{address}"))
+                .or_default()
+                .push(now);
+        }
+    }
+
+    fn operator_key(operator_id: i64) -> String {
+        format!("operator:{operator_id}")
+    }
+
+    /// Takes one password-change attempt for the operator, or says how long
+    /// until one is free. Counted before the password is checked, in one
+    /// step, so parallel attempts cannot all pass the check before any of
+    /// them is counted; a correct password forgives them
+    /// ([`Self::password_change_succeeded`]).
+    pub fn try_password_change(&self, operator_id: i64, now: Instant) -> Result<(), Duration> {
+        let Ok(mut failures) = self.failures.lock() else {
+            return Err(FAILURE_WINDOW);
+        };
+        let times = failures.entry(Self::operator_key(operator_id)).or_default();
+        times.retain(|t| now.duration_since(*t) < FAILURE_WINDOW);
+        if times.len() >= MAX_PASSWORD_CHANGE_FAILURES {
+            let oldest = times.first().copied().unwrap_or(now);
+            return Err(FAILURE_WINDOW.saturating_sub(now.duration_since(oldest)));
+        }
+        times.push(now);
+        Ok(())
+    }
+
+    /// The current password checked out: the operator's attempts are forgiven.
+    pub fn password_change_succeeded(&self, operator_id: i64) {
+        if let Ok(mut failures) = self.failures.lock() {
+            failures.remove(&Self::operator_key(operator_id));
+        }
+    }
+}
+
+/// The start of a username that is too long to log whole.
+fn logged_prefix(username: &str) -> &str {
+    username
+        .char_indices()
+        .nth(LOGGED_USERNAME_PREFIX)
+        .map_or(username, |(end, _)| &username[..end])
 }
 
 #[derive(Deserialize)]
@@ -102,11 +160,26 @@ pub async fn login(
     let Ok(Form(LoginForm { username, password })) = form else {
         return see_other("/login?error=missing");
     };
-    let username = username.trim().to_owned();
+    let username = username.trim();
     if username.is_empty() || password.is_empty() {
         return see_other("/login?error=missing");
     }
     let address = peer.ip().to_string();
+    if !meshwatch::account::username_fits(username) {
+        // No operator can have this name: answered as a wrong password,
+        // without a lookup, an argon2 run or the name kept anywhere.
+        state
+            .limiter
+            .record_address_failure(&address, Instant::now());
+        tracing::warn!(
+            username_prefix = ?logged_prefix(username),
+            username_bytes = username.len(),
+            %address,
+            "failed sign-in: username over the length limit"
+        );
+        return see_other("/login?error=invalid");
+    }
+    let username = username.to_owned();
     if state.limiter.is_locked(&username, &address, Instant::now()) {
         tracing::warn!(%username, %address, "sign-in refused: too many failures");
         return see_other("/login?error=locked");
@@ -248,6 +321,44 @@ mod tests {
             limiter.record_failure(&format!("user{i}"), "10.0.0.9", now);
         }
         assert!(limiter.is_locked("fresh", "10.0.0.9", now));
+    }
+
+    #[test]
+    fn five_wrong_current_passwords_pause_that_operators_password_changes() {
+        let limiter = LoginLimiter::default();
+        let start = Instant::now();
+        for _ in 0..MAX_PASSWORD_CHANGE_FAILURES {
+            assert_eq!(limiter.try_password_change(1, start), Ok(()));
+        }
+        let later = start + Duration::from_secs(60);
+        assert_eq!(
+            limiter.try_password_change(1, later),
+            Err(FAILURE_WINDOW - Duration::from_secs(60))
+        );
+        assert_eq!(
+            limiter.try_password_change(2, later),
+            Ok(()),
+            "per operator"
+        );
+        assert!(
+            !limiter.is_locked("ops", "10.0.0.1", later),
+            "not a sign-in lock"
+        );
+        assert_eq!(
+            limiter.try_password_change(1, start + FAILURE_WINDOW),
+            Ok(())
+        );
+        limiter.password_change_succeeded(1);
+        for _ in 0..MAX_PASSWORD_CHANGE_FAILURES {
+            assert_eq!(limiter.try_password_change(1, later), Ok(()));
+        }
+    }
+
+    #[test]
+    fn only_a_short_prefix_of_a_long_username_is_logged() {
+        assert_eq!(logged_prefix("ops"), "ops");
+        let long = "ä".repeat(1 << 16);
+        assert_eq!(logged_prefix(&long).chars().count(), LOGGED_USERNAME_PREFIX);
     }
 
     #[test]

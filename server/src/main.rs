@@ -80,10 +80,7 @@ async fn shutdown_signal(mut terminate: tokio::signal::unix::Signal) {
 }
 
 async fn create_operator(config: Config, name: &str) -> anyhow::Result<()> {
-    let name = name.trim();
-    if name.is_empty() || name.len() > 64 || name.chars().any(char::is_whitespace) {
-        anyhow::bail!("operator names are 1 to 64 characters without spaces");
-    }
+    let name = meshwatch::account::check_username(name)?;
     let password = match config.operator_password {
         Some(p) => p.expose().to_owned(),
         None => {

@@ -5,7 +5,7 @@ use crate::card_cache::{CardCache, HISTORY_DAYS};
 use crate::engine::Engine;
 use crate::secrets::{self, TokenHash};
 use crate::store::{Store, StoreError};
-use app::backend::{BackendError, PanelBackend};
+use app::backend::{BackendError, PanelBackend, PasswordChange};
 use chrono::Utc;
 use meshwatch::balance::assign;
 use meshwatch::mesh::Mesh;
@@ -23,6 +23,8 @@ pub struct PanelStore {
     pub store: Store,
     pub engine: Arc<Engine>,
     pub sessions: Arc<crate::sessions::SessionCache>,
+    /// The sign-in limiter, which also paces password changes.
+    pub limiter: Arc<crate::login::LoginLimiter>,
     pub card_cache: CardCache,
     /// Where notifications go (email addresses, the webhook by its label,
     /// or nowhere).
@@ -405,15 +407,22 @@ impl PanelBackend for PanelStore {
         session_token: &str,
         current: &str,
         next: &str,
-    ) -> Result<bool, BackendError> {
+    ) -> Result<PasswordChange, BackendError> {
         let Some(operator) = self
             .store
             .operator_credentials(username)
             .await
             .map_err(backend_error)?
         else {
-            return Ok(false);
+            return Ok(PasswordChange::WrongCurrent);
         };
+        if let Err(retry_after) = self
+            .limiter
+            .try_password_change(operator.id, std::time::Instant::now())
+        {
+            tracing::warn!(%username, "password change refused: too many wrong current passwords");
+            return Ok(PasswordChange::TooManyAttempts { retry_after });
+        }
         let (current, next) = (current.to_owned(), next.to_owned());
         // argon2 is slow on purpose: keep it off the async workers.
         let rehashed = tokio::task::spawn_blocking(move || {
@@ -426,14 +435,16 @@ impl PanelBackend for PanelStore {
         .map_err(|e| BackendError(e.to_string()))?
         .map_err(|e| BackendError(e.to_string()))?;
         let Some(hash) = rehashed else {
-            return Ok(false);
+            tracing::warn!(%username, "password change refused: wrong current password");
+            return Ok(PasswordChange::WrongCurrent);
         };
+        self.limiter.password_change_succeeded(operator.id);
         self.store
             .change_password(operator.id, &hash, &TokenHash::of(session_token))
             .await
             .map_err(backend_error)?;
         self.sessions.forget_all();
-        Ok(true)
+        Ok(PasswordChange::Changed)
     }
 
     async fn api_tokens(&self) -> Result<Vec<ApiTokenView>, BackendError> {

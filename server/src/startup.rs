@@ -13,7 +13,7 @@ use crate::panel::PanelStore;
 use crate::secrets::{self, TokenHash};
 use crate::state::AppState;
 use crate::store::Store;
-use crate::telemetry::Metrics;
+use crate::telemetry::{Metrics, ScrapeToken};
 use app::backend::Backend;
 use app::{shell, App};
 use axum::extract::DefaultBodyLimit;
@@ -109,6 +109,10 @@ impl Application {
             sessions: Arc::default(),
             engine: engine.clone(),
             metrics,
+            metrics_token: config
+                .metrics_token
+                .as_ref()
+                .map(|token| ScrapeToken::new(token.expose())),
             demo: demo.as_ref().map(demo::live::LiveDemo::control),
             targets: Arc::new(notification_targets(&config)),
         };
@@ -266,6 +270,7 @@ fn router(state: AppState) -> Router {
         store: state.store.clone(),
         engine: state.engine.clone(),
         sessions: state.sessions.clone(),
+        limiter: state.limiter.clone(),
         card_cache: Default::default(),
         targets: state.targets.clone(),
     });

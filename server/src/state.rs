@@ -17,6 +17,8 @@ pub struct AppState {
     pub sessions: Arc<crate::sessions::SessionCache>,
     pub engine: Arc<Engine>,
     pub metrics: Arc<Metrics>,
+    /// `MESHWATCH_METRICS_TOKEN`, when set: `/metrics` wants it.
+    pub metrics_token: Option<crate::telemetry::ScrapeToken>,
     /// Fault control of the live demo fleet, when it runs.
     pub demo: Option<crate::demo::live::DemoControl>,
     /// Where notifications go: email address, webhook (by label), or

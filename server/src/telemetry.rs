@@ -1,15 +1,18 @@
-//! `GET /metrics`: Prometheus metrics, kept with the `prometheus` crate.
+//! `GET /metrics`: Prometheus metrics, kept with the `prometheus` crate,
+//! behind an optional bearer token (`MESHWATCH_METRICS_TOKEN`).
 
+use crate::api::ApiError;
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::header::CONTENT_TYPE;
-use axum::http::StatusCode;
+use axum::http::header::{AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::Verdict;
 use prometheus::{
     Encoder, Histogram, HistogramOpts, IntCounter, IntGaugeVec, Opts, Registry, TextEncoder,
 };
+use sha2::{Digest, Sha256};
 
 pub struct Metrics {
     registry: Registry,
@@ -76,8 +79,59 @@ impl Metrics {
     }
 }
 
-/// `GET /metrics` in the Prometheus text format.
-pub async fn serve(State(state): State<AppState>) -> Response {
+/// The token scrapers must present, kept only as its SHA-256.
+#[derive(Clone)]
+pub struct ScrapeToken([u8; 32]);
+
+impl ScrapeToken {
+    pub fn new(token: &str) -> Self {
+        Self(Sha256::digest(token.as_bytes()).into())
+    }
+
+    /// Whether the request carries `Authorization: Bearer <token>`.
+    fn admits(&self, headers: &HeaderMap) -> bool {
+        let Some(presented) = headers
+            .get(AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim)
+        else {
+            return false;
+        };
+        let presented: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
+        // Digests have one length whatever was sent, and every byte is
+        // compared (no early exit), so timing tells a guesser nothing.
+        presented
+            .iter()
+            .zip(self.0.iter())
+            .fold(0u8, |differ, (a, b)| differ | (a ^ b))
+            == 0
+    }
+}
+
+impl std::fmt::Debug for ScrapeToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ScrapeToken(…)")
+    }
+}
+
+/// `GET /metrics` in the Prometheus text format; 401 without the token
+/// when one is configured.
+pub async fn serve(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    if let Some(token) = &state.metrics_token {
+        if !token.admits(&headers) {
+            let mut refused = ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                "the metrics token is required (Authorization: Bearer <MESHWATCH_METRICS_TOKEN>)",
+            )
+            .into_response();
+            refused
+                .headers_mut()
+                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return refused;
+        }
+    }
     match state.store.outbox_counts().await {
         Ok(counts) => {
             for state_name in ["queued", "sent", "failed"] {
@@ -94,4 +148,31 @@ pub async fn serve(State(state): State<AppState>) -> Response {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     }
     ([(CONTENT_TYPE, encoder.format_type().to_owned())], body).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_authorization(value: &'static str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(AUTHORIZATION, HeaderValue::from_static(value));
+        headers
+    }
+
+    #[test]
+    fn only_the_exact_bearer_token_is_admitted() {
+        let token = ScrapeToken::new("scrape-secret");
+        assert!(token.admits(&with_authorization("Bearer scrape-secret")));
+        for wrong in [
+            "Bearer scrape-secreT",
+            "Bearer scrape-secret-and-more",
+            "Bearer ",
+            "Basic scrape-secret",
+            "scrape-secret",
+        ] {
+            assert!(!token.admits(&with_authorization(wrong)), "{wrong}");
+        }
+        assert!(!token.admits(&HeaderMap::new()));
+    }
 }

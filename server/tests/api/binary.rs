@@ -15,7 +15,7 @@ struct Panel {
     banner: Vec<String>,
 }
 
-fn command(db: &str) -> Command {
+pub(crate) fn command(db: &str) -> Command {
     let mut cmd = Command::new(BIN);
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -62,7 +62,7 @@ fn start(mut cmd: Command) -> Panel {
 }
 
 /// Runs a command to completion, failing the test if it takes over 30 s.
-fn run(mut cmd: Command) -> std::process::Output {
+pub(crate) fn run(mut cmd: Command) -> std::process::Output {
     let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -2,6 +2,7 @@
 
 mod account;
 mod agent;
+mod attacks;
 mod binary;
 mod fleet;
 mod forms;

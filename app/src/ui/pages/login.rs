@@ -5,6 +5,7 @@ use crate::lang::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
+use meshwatch::account::MAX_USERNAME_LEN;
 use meshwatch::i18n::Ui;
 
 /// The message for the `error` query the login handler redirects with.
@@ -44,7 +45,7 @@ pub fn LoginPage() -> impl IntoView {
                 <form method="post" action="/login" class="mt-6 space-y-4">
                     <div>
                         <label for="username" class="block text-sm font-medium text-slate-700">{lang.ui(Ui::Username)}</label>
-                        <input id="username" name="username" type="text" autocomplete="username" required class=INPUT/>
+                        <input id="username" name="username" type="text" autocomplete="username" required maxlength=MAX_USERNAME_LEN class=INPUT/>
                     </div>
                     <div>
                         <label for="password" class="block text-sm font-medium text-slate-700">{lang.ui(Ui::Password)}</label>
