@@ -4,7 +4,7 @@
 //! about itself is bounded. Pure, so the rules read as tests.
 
 use crate::agent_api::AgentReport;
-use crate::evidence::to_ms;
+use crate::evidence::{to_ms, ProbeOutcome};
 
 /// How far an agent's clock may run ahead of the panel's before its times
 /// are not believed. Also the largest `sent_at` error taken as ordinary
@@ -90,21 +90,22 @@ pub fn normalize(report: &mut AgentReport, received_ms: i64) {
     }
 }
 
-/// Keeps only the newest result per entry point, so that one report, even
-/// from a leaked token, is one knock per pair and can never make a streak
-/// by itself.
-pub fn keep_newest_per_entry_point(report: &mut AgentReport) {
-    // Newest last per entry point, then keep the last of each run.
-    report.probes.sort_by(|a, b| {
-        a.entry_point_id
-            .cmp(&b.entry_point_id)
-            .then(a.at.cmp(&b.at))
-    });
-    report.probes.reverse();
-    report
-        .probes
-        .dedup_by(|later, kept| later.entry_point_id == kept.entry_point_id);
-    report.probes.reverse();
+/// Keeps only the newest result per entry point (mesh index), so that one
+/// report, even from a leaked token, is one knock per pair and can never
+/// make a streak by itself. Sorted by entry point.
+pub fn newest_per_entry_point(
+    mut results: Vec<(usize, ProbeOutcome)>,
+) -> Vec<(usize, ProbeOutcome)> {
+    results.sort_unstable_by_key(|(e, p)| (*e, p.at_ms));
+    // The last of each run of one entry point is its newest.
+    let mut kept: Vec<(usize, ProbeOutcome)> = Vec::with_capacity(results.len());
+    for result in results {
+        match kept.last_mut() {
+            Some(last) if last.0 == result.0 => *last = result,
+            _ => kept.push(result),
+        }
+    }
+    kept
 }
 
 #[cfg(test)]
@@ -170,26 +171,24 @@ mod tests {
 
     #[test]
     fn one_report_keeps_only_the_newest_result_per_entry_point() {
-        let mut r = report(
-            NOW,
-            &[
-                ("b", NOW - 3_000, false),
-                ("a", NOW - 2_000, false),
-                ("a", NOW - 1_000, true),
-                ("a", NOW - 3_000, false),
-                ("b", NOW - 1_000, false),
-            ],
-        );
-        keep_newest_per_entry_point(&mut r);
-        let kept: Vec<(&str, i64, bool)> = r
-            .probes
-            .iter()
-            .map(|p| (p.entry_point_id.as_str(), to_ms(p.at), p.ok))
-            .collect();
-        assert_eq!(
-            kept,
-            vec![("a", NOW - 1_000, true), ("b", NOW - 1_000, false)]
-        );
+        let result = |e: usize, at_ms: i64, ok: bool| {
+            (
+                e,
+                ProbeOutcome {
+                    at_ms,
+                    ok,
+                    error: None,
+                },
+            )
+        };
+        let kept = newest_per_entry_point(vec![
+            result(1, 3, false),
+            result(0, 2, false),
+            result(0, 4, true),
+            result(0, 1, false),
+            result(1, 5, false),
+        ]);
+        assert_eq!(kept, vec![result(0, 4, true), result(1, 5, false)]);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::store::{PairRow, Store, StoreError, StoredReport};
 use crate::telemetry::Metrics;
 use meshwatch::agent_api::{AgentReport, ProbeReport, ReportAck};
 use meshwatch::evidence::{to_ms, Evidence, ProbeOutcome};
+use meshwatch::intake::newest_per_entry_point;
 use meshwatch::mesh::Mesh;
 use meshwatch::rules::{evaluate, Evaluation};
 use meshwatch::settings::Settings;
@@ -162,7 +163,7 @@ impl Engine {
                 }
             };
             let (resolved, _) = resolve(&mesh, &probes);
-            for (e, probe) in resolved {
+            for (e, probe) in newest_per_entry_point(resolved) {
                 if evidence.apply_probe(w, e, probe, pending.received_ms, settings.stale_after_ms())
                 {
                     dirty.insert((w, e));
@@ -397,8 +398,8 @@ impl Engine {
         received_ms: i64,
     ) -> Result<ReportAck, StoreError> {
         let _order = self.ingest.lock().await;
-        // What is stored is what was applied: a replay after a crash then
-        // needs neither the receipt clock nor the agent's.
+        // Stored with its times on the panel's clock: a replay after a
+        // crash then needs neither the receipt clock nor the agent's.
         meshwatch::intake::normalize(&mut report, received_ms);
         let witness_id = ServerId::parse(witness).ok();
         let (w, resolved, ack) = {
@@ -407,16 +408,14 @@ impl Engine {
                 .as_ref()
                 .and_then(|id| state.mesh.server_index(id));
             // Every known result is accepted; only the newest of each pair
-            // then counts.
+            // then counts (here and when a stored report is replayed).
             let (known, skipped) = resolve(&state.mesh, &report.probes);
             let ack = ReportAck {
                 accepted_probes: u32::try_from(known.len()).unwrap_or(u32::MAX),
                 skipped_probes: skipped,
                 fleet_version: self.fleet_version(),
             };
-            meshwatch::intake::keep_newest_per_entry_point(&mut report);
-            let (resolved, _) = resolve(&state.mesh, &report.probes);
-            (w, resolved, ack)
+            (w, newest_per_entry_point(known), ack)
         };
         let Some(w) = w else {
             // Its token was checked before the server left the fleet.
