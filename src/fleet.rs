@@ -285,6 +285,32 @@ impl<'a> Seen<'a> {
     }
 }
 
+/// The ids of `remove.<list>`: slugs, none of them also upserted by the
+/// same document (`upserted`).
+fn removals<T>(
+    raw: &[String],
+    list: &str,
+    upserted: &Seen<'_>,
+    wrap: impl Fn(Slug) -> T,
+) -> Result<Vec<T>, FleetError> {
+    raw.iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let at = format!("remove.{list}[{i}]");
+            if upserted.contains(id) {
+                return Err(FleetError::new(
+                    "invalid_field",
+                    format!(
+                        "{at}: {} {id:?} is both upserted and removed",
+                        upserted.what
+                    ),
+                ));
+            }
+            slug(id, &at, &wrap)
+        })
+        .collect()
+}
+
 fn route_refs(raw: &[String], path: &str) -> Result<Vec<RouteId>, FleetError> {
     let mut seen = Seen::new("route");
     raw.iter()
@@ -387,38 +413,8 @@ impl FleetDocument {
             })
             .collect::<Result<Vec<_>, _>>()?;
 
-        let remove_servers = self
-            .remove
-            .servers
-            .iter()
-            .enumerate()
-            .map(|(i, id)| {
-                let at = format!("remove.servers[{i}]");
-                if server_ids.contains(id) {
-                    return Err(FleetError::new(
-                        "invalid_field",
-                        format!("{at}: server {id:?} is both upserted and removed"),
-                    ));
-                }
-                slug(id, &at, ServerId)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let remove_users = self
-            .remove
-            .users
-            .iter()
-            .enumerate()
-            .map(|(i, id)| {
-                let at = format!("remove.users[{i}]");
-                if user_ids.contains(id) {
-                    return Err(FleetError::new(
-                        "invalid_field",
-                        format!("{at}: user {id:?} is both upserted and removed"),
-                    ));
-                }
-                slug(id, &at, UserId)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let remove_servers = removals(&self.remove.servers, "servers", &server_ids, ServerId)?;
+        let remove_users = removals(&self.remove.users, "users", &user_ids, UserId)?;
 
         Ok(Fleet {
             routes,

@@ -30,6 +30,15 @@ fn report_at(
            "probes": probes})
 }
 
+/// The `message` of an API.md error body.
+async fn error_message(response: reqwest::Response) -> String {
+    let body: Value = response.json().await.expect("json");
+    body["error"]["message"]
+        .as_str()
+        .expect("message")
+        .to_owned()
+}
+
 async fn status(app: &TestApp, id: &str) -> Value {
     get(app, &format!("/api/v1/servers/{id}")).await["status"].clone()
 }
@@ -130,16 +139,14 @@ async fn latency_is_any_non_negative_json_number() {
     negative["probes"][0]["latency_ms"] = json!(-1.5);
     let response = post(&app, &tokens["de-1"], &negative).await;
     assert_eq!(response.status(), 422);
-    let body: Value = response.json().await.expect("json");
-    let message = body["error"]["message"].as_str().expect("message");
+    let message = error_message(response).await;
     assert!(message.contains("probes[0].latency_ms"), "{message}");
 
     let mut text = report(&uuid(10), true, probes("de-2-ep", true, 10, 1));
     text["probes"][0]["latency_ms"] = json!("fast");
     let response = post(&app, &tokens["de-1"], &text).await;
     assert_eq!(response.status(), 422);
-    let body: Value = response.json().await.expect("json");
-    let message = body["error"]["message"].as_str().expect("message");
+    let message = error_message(response).await;
     assert!(
         message.contains("latency_ms"),
         "the error names the field: {message}"
@@ -412,11 +419,7 @@ async fn a_fleet_document_cannot_both_upsert_and_remove_one_server() {
     });
     let response = app.put_fleet(&both).await;
     assert_eq!(response.status(), 422);
-    let body: Value = response.json().await.expect("json");
-    assert!(body["error"]["message"]
-        .as_str()
-        .expect("message")
-        .contains("remove.servers[0]"));
+    assert!(error_message(response).await.contains("remove.servers[0]"));
     assert_eq!(status(&app, "de-1").await, "no_data", "nothing changed");
 }
 
