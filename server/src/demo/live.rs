@@ -359,6 +359,24 @@ async fn run(
     }
 }
 
+/// The entry point address of `target` and the source addresses of the
+/// `witnesses` that are demo servers (a fault's network paths); `None` for
+/// an unknown target.
+fn paths(
+    servers: &[DemoServer],
+    witnesses: &[String],
+    target: &str,
+) -> Option<(SocketAddr, Vec<IpAddr>)> {
+    let find = |id: &str| servers.iter().find(|s| s.id == id);
+    let target = find(target)?.address;
+    let sources = witnesses
+        .iter()
+        .filter_map(|w| find(w))
+        .map(|s| s.ip)
+        .collect();
+    Some((target, sources))
+}
+
 async fn apply(servers: &mut [DemoServer], filter: &PathFilter, fault: &Fault, active: bool) {
     let index = |id: &str| servers.iter().position(|s| s.id == id);
     match fault {
@@ -399,13 +417,10 @@ async fn apply(servers: &mut [DemoServer], filter: &PathFilter, fault: &Fault, a
             target,
             how,
         } => {
-            let Some(target) = index(target).map(|i| servers[i].address) else {
+            let Some((target, sources)) = paths(servers, witnesses, target) else {
                 return;
             };
-            for witness in witnesses {
-                let Some(source) = index(witness).map(|i| servers[i].ip) else {
-                    continue;
-                };
+            for source in sources {
                 if active {
                     filter.cut(target, source, (*how).into());
                 } else {
@@ -415,13 +430,10 @@ async fn apply(servers: &mut [DemoServer], filter: &PathFilter, fault: &Fault, a
             tracing::info!(?witnesses, %target, active, "demo: paths cut or restored");
         }
         Fault::QuicBlocked { witnesses, target } => {
-            let Some(target) = index(target).map(|i| servers[i].address) else {
+            let Some((target, sources)) = paths(servers, witnesses, target) else {
                 return;
             };
-            for witness in witnesses {
-                let Some(source) = index(witness).map(|i| servers[i].ip) else {
-                    continue;
-                };
+            for source in sources {
                 if active {
                     filter.block_udp(target, source);
                 } else {
