@@ -62,6 +62,9 @@ pub struct Config {
     /// `MESHWATCH_METRICS_TOKEN`: when set, `/metrics` answers only
     /// requests with `Authorization: Bearer <it>`.
     pub metrics_token: Option<Secret>,
+    /// `MESHWATCH_TRUSTED_PROXIES`: CIDRs of the reverse proxies whose
+    /// `X-Forwarded-For` / `Forwarded` name the client (sign-in limits).
+    pub trusted_proxies: crate::client_address::TrustedProxies,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -125,6 +128,13 @@ impl Config {
             }
             other => other.map(Secret::new),
         };
+        let trusted_proxies = crate::client_address::TrustedProxies::parse(
+            &non_empty("MESHWATCH_TRUSTED_PROXIES").unwrap_or_default(),
+        )
+        .map_err(|problem| ConfigError {
+            var: "MESHWATCH_TRUSTED_PROXIES",
+            problem,
+        })?;
         let smtp_url = non_empty("MESHWATCH_SMTP_URL").map(Secret::new);
         if smtp_url.is_some() && non_empty("MESHWATCH_NOTIFY_TO").is_none() {
             return Err(ConfigError {
@@ -164,6 +174,7 @@ impl Config {
                 other => other.map(Secret::new),
             },
             metrics_token,
+            trusted_proxies,
         })
     }
 }
@@ -187,6 +198,15 @@ mod tests {
         assert_eq!(c.listen.to_string(), DEFAULT_LISTEN);
         assert_eq!(c.database_url, DEFAULT_DATABASE_URL);
         assert!(c.demo.is_none() && c.admin_token.is_none());
+    }
+
+    #[test]
+    fn trusted_proxies_are_cidrs() {
+        assert!(config(&[]).expect("defaults").trusted_proxies.is_empty());
+        let c = config(&[("MESHWATCH_TRUSTED_PROXIES", "127.0.0.1, 10.0.0.0/8")]).expect("valid");
+        assert!(!c.trusted_proxies.is_empty());
+        let err = config(&[("MESHWATCH_TRUSTED_PROXIES", "nginx")]).expect_err("a name");
+        assert_eq!(err.var, "MESHWATCH_TRUSTED_PROXIES");
     }
 
     #[test]

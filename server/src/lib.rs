@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod card_cache;
+pub mod client_address;
 pub mod config;
 pub mod delivery;
 pub mod demo;
@@ -12,9 +13,11 @@ pub mod engine;
 pub mod language;
 pub mod live;
 pub mod login;
+pub mod login_limit;
 pub mod notify;
 pub mod ops;
 pub mod panel;
+pub mod password_check;
 pub mod per_fleet;
 pub mod qr;
 pub mod report_limit;

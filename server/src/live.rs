@@ -6,29 +6,104 @@
 //! `VerdictChange`. A subscriber too slow to keep up gets one `resync`
 //! event instead of the changes it missed; browsers reconnect on their own
 //! and the page refetches on (re)open, so a dropped stream resumes cleanly.
+//!
+//! A stream lives no longer than its session: it ends at once when the
+//! session is signed out or a password change ends it in this process, and
+//! the session is checked again every [`SESSION_RECHECK`] for sessions
+//! ended elsewhere (another replica, `create-operator`) or expired.
 
+use crate::secrets::TokenHash;
+use crate::sessions::Ended;
 use crate::state::AppState;
 use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
-use futures_util::stream::{self, Stream};
-use std::convert::Infallible;
+use axum::response::{IntoResponse, Response};
+use futures_util::stream;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 
-pub async fn events(
-    State(state): State<AppState>,
-) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
-    let changes = state.engine.subscribe();
-    let stream = stream::unfold(changes, |mut changes| async move {
-        let event = match changes.recv().await {
-            Ok(change) => Event::default()
-                .event("verdict")
-                .json_data(&change)
-                .unwrap_or_else(|_| Event::default().event("resync").data("{}")),
-            Err(RecvError::Lagged(_)) => Event::default().event("resync").data("{}"),
-            Err(RecvError::Closed) => return None,
-        };
-        Some((Ok(event), changes))
+/// How often an open stream asks whether its session still exists.
+pub const SESSION_RECHECK: Duration = Duration::from_secs(10);
+
+struct Stream {
+    state: AppState,
+    token: TokenHash,
+    changes: tokio::sync::broadcast::Receiver<meshwatch::verdict::VerdictChange>,
+    ended: tokio::sync::broadcast::Receiver<Ended>,
+    recheck: tokio::time::Interval,
+}
+
+impl Stream {
+    async fn session_lives(&self) -> bool {
+        // A store error is not proof the session ended: keep streaming.
+        self.state
+            .sessions
+            .operator(&self.state.store, &self.token)
+            .await
+            .map_or(true, |operator| operator.is_some())
+    }
+
+    /// The next event, or `None` when the stream must end.
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            tokio::select! {
+                change = self.changes.recv() => {
+                    return match change {
+                        Ok(change) => Some(
+                            Event::default()
+                                .event("verdict")
+                                .json_data(&change)
+                                .unwrap_or_else(|_| resync()),
+                        ),
+                        Err(RecvError::Lagged(_)) => Some(resync()),
+                        Err(RecvError::Closed) => None,
+                    };
+                }
+                ended = self.ended.recv() => {
+                    let mine = match ended {
+                        Ok(Ended::One(hash)) => hash == self.token.as_str(),
+                        Ok(Ended::Some) | Err(RecvError::Lagged(_)) => !self.session_lives().await,
+                        Err(RecvError::Closed) => false,
+                    };
+                    if mine {
+                        return None;
+                    }
+                }
+                _ = self.recheck.tick() => {
+                    if !self.session_lives().await {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn resync() -> Event {
+    Event::default().event("resync").data("{}")
+}
+
+pub async fn events(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    // The page guard let this request through with a live session.
+    let Some(token) = app::auth::session_token(&headers).map(TokenHash::of) else {
+        return StatusCode::UNAUTHORIZED.into_response();
+    };
+    let mut recheck = tokio::time::interval(SESSION_RECHECK);
+    recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    recheck.reset();
+    let stream = Stream {
+        changes: state.engine.subscribe(),
+        ended: state.sessions.ended(),
+        state,
+        token,
+        recheck,
+    };
+    let events = stream::unfold(stream, |mut stream| async move {
+        let event = stream.next().await?;
+        Some((Ok::<_, std::convert::Infallible>(event), stream))
     });
-    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+    Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
 }

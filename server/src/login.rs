@@ -1,121 +1,29 @@
 //! Operator sign-in and sign-out (plain form posts, so they work without
-//! JavaScript), the failed-login rate limit (which also paces the password
-//! form's checks of the current password), and the guard that sends
-//! signed-out browsers to the login page.
+//! JavaScript), and the guard that sends signed-out browsers to the login
+//! page. The limits on guessing are in [`crate::login_limit`] and
+//! [`crate::password_check`].
 
+use crate::login_limit::Refusal;
+use crate::password_check::BUSY_RETRY_AFTER;
 use crate::secrets::{self, TokenHash};
 use crate::state::AppState;
 use app::auth;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::header::{LOCATION, SET_COOKIE};
+use axum::http::header::{CONTENT_TYPE, LOCATION, RETRY_AFTER, SET_COOKIE};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Form;
 use chrono::Utc;
 use serde::Deserialize;
-use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Failed sign-ins allowed per username, and per client address, in a window.
-const MAX_FAILURES_PER_USER: usize = 5;
-const MAX_FAILURES_PER_ADDRESS: usize = 20;
-const FAILURE_WINDOW: Duration = Duration::from_secs(15 * 60);
-
-/// Wrong current passwords allowed per operator on the password form in a
-/// window: it checks a password too, so whoever holds a session could
-/// otherwise guess at it without limit.
-const MAX_PASSWORD_CHANGE_FAILURES: usize = MAX_FAILURES_PER_USER;
+pub use crate::login_limit::LoginLimiter;
 
 /// How much of an over-long username the log shows.
 const LOGGED_USERNAME_PREFIX: usize = 16;
-
-/// Counts recent failed sign-ins; a key with too many is locked until its
-/// oldest failure leaves the window.
-#[derive(Default)]
-pub struct LoginLimiter {
-    failures: Mutex<HashMap<String, Vec<Instant>>>,
-}
-
-impl LoginLimiter {
-    fn keys(username: &str, address: &str) -> [(String, usize); 2] {
-        [
-            (format!("user:{username}"), MAX_FAILURES_PER_USER),
-            (format!("addr:{address}"), MAX_FAILURES_PER_ADDRESS),
-        ]
-    }
-
-    pub fn is_locked(&self, username: &str, address: &str, now: Instant) -> bool {
-        let Ok(mut failures) = self.failures.lock() else {
-            return true;
-        };
-        Self::keys(username, address).iter().any(|(key, max)| {
-            failures.get_mut(key).is_some_and(|times| {
-                times.retain(|t| now.duration_since(*t) < FAILURE_WINDOW);
-                times.len() >= *max
-            })
-        })
-    }
-
-    pub fn record_failure(&self, username: &str, address: &str, now: Instant) {
-        if let Ok(mut failures) = self.failures.lock() {
-            for (key, _) in Self::keys(username, address) {
-                failures.entry(key).or_default().push(now);
-            }
-        }
-    }
-
-    /// A successful sign-in forgives that username's failures.
-    pub fn record_success(&self, username: &str) {
-        if let Ok(mut failures) = self.failures.lock() {
-            failures.remove(&format!("user:{username}"));
-        }
-    }
-
-    /// A failure that names no username worth keeping (an over-long one)
-    /// still counts against its address.
-    pub fn record_address_failure(&self, address: &str, now: Instant) {
-        if let Ok(mut failures) = self.failures.lock() {
-            failures
-                .entry(format!("addr:{address}"))
-                .or_default()
-                .push(now);
-        }
-    }
-
-    fn operator_key(operator_id: i64) -> String {
-        format!("operator:{operator_id}")
-    }
-
-    /// Takes one password-change attempt for the operator, or says how long
-    /// until one is free. Counted before the password is checked, in one
-    /// step, so parallel attempts cannot all pass the check before any of
-    /// them is counted; a correct password forgives them
-    /// ([`Self::password_change_succeeded`]).
-    pub fn try_password_change(&self, operator_id: i64, now: Instant) -> Result<(), Duration> {
-        let Ok(mut failures) = self.failures.lock() else {
-            return Err(FAILURE_WINDOW);
-        };
-        let times = failures.entry(Self::operator_key(operator_id)).or_default();
-        times.retain(|t| now.duration_since(*t) < FAILURE_WINDOW);
-        if times.len() >= MAX_PASSWORD_CHANGE_FAILURES {
-            let oldest = times.first().copied().unwrap_or(now);
-            return Err(FAILURE_WINDOW.saturating_sub(now.duration_since(oldest)));
-        }
-        times.push(now);
-        Ok(())
-    }
-
-    /// The current password checked out: the operator's attempts are forgiven.
-    pub fn password_change_succeeded(&self, operator_id: i64) {
-        if let Ok(mut failures) = self.failures.lock() {
-            failures.remove(&Self::operator_key(operator_id));
-        }
-    }
-}
 
 /// The start of a username that is too long to log whole.
 fn logged_prefix(username: &str) -> &str {
@@ -133,6 +41,30 @@ pub struct LoginForm {
 
 pub(crate) fn see_other(location: &str) -> Response {
     (StatusCode::SEE_OTHER, [(LOCATION, location.to_owned())]).into_response()
+}
+
+/// A refused sign-in: a locked address goes back to the form with the
+/// lock's message; a slowed-down username gets 429 like a busy panel.
+fn refused(refusal: Refusal) -> Response {
+    match refusal {
+        Refusal::Locked { .. } => see_other("/login?error=locked"),
+        Refusal::SlowDown { retry_after } => busy(retry_after),
+    }
+}
+
+/// 429 with `Retry-After` for scripts; a browser is sent straight back to
+/// the form, which says to wait a moment.
+fn busy(retry_after: Duration) -> Response {
+    let seconds = retry_after.as_secs_f64().ceil().max(1.0);
+    (
+        StatusCode::TOO_MANY_REQUESTS,
+        [
+            (RETRY_AFTER, format!("{seconds:.0}")),
+            (CONTENT_TYPE, "text/html; charset=utf-8".to_owned()),
+        ],
+        "<!doctype html><meta http-equiv=\"refresh\" content=\"0;url=/login?error=busy\"><a href=\"/login?error=busy\">Try again</a>",
+    )
+        .into_response()
 }
 
 pub(crate) fn with_cookie(mut response: Response, cookie: String) -> Response {
@@ -164,26 +96,29 @@ pub async fn login(
     if username.is_empty() || password.is_empty() {
         return see_other("/login?error=missing");
     }
-    let address = peer.ip().to_string();
+    let address = state.trusted_proxies.client_address(peer.ip(), &headers);
     if !meshwatch::account::username_fits(username) {
         // No operator can have this name: answered as a wrong password,
         // without a lookup, an argon2 run or the name kept anywhere.
-        state
-            .limiter
-            .record_address_failure(&address, Instant::now());
         tracing::warn!(
             username_prefix = ?logged_prefix(username),
             username_bytes = username.len(),
             %address,
             "failed sign-in: username over the length limit"
         );
-        return see_other("/login?error=invalid");
+        return match state.limiter.reserve_address_only(address, Instant::now()) {
+            Ok(()) => see_other("/login?error=invalid"),
+            Err(refusal) => refused(refusal),
+        };
     }
     let username = username.to_owned();
-    if state.limiter.is_locked(&username, &address, Instant::now()) {
-        tracing::warn!(%username, %address, "sign-in refused: too many failures");
-        return see_other("/login?error=locked");
-    }
+    let attempt = match state.limiter.reserve(&username, address, Instant::now()) {
+        Ok(attempt) => attempt,
+        Err(refusal) => {
+            tracing::warn!(%username, %address, ?refusal, "sign-in refused: too many failures");
+            return refused(refusal);
+        }
+    };
 
     let credentials = match state.store.operator_credentials(&username).await {
         Ok(c) => c,
@@ -196,18 +131,21 @@ pub async fn login(
         Some(c) => (Some(c.id), c.password_hash),
         None => (None, secrets::decoy_hash().to_owned()),
     };
-    let matches =
-        tokio::task::spawn_blocking(move || secrets::verify_password(&password, &stored_hash))
-            .await
-            .unwrap_or(false);
+    let Ok(matches) = state
+        .password_checks
+        .run(move || secrets::verify_password(&password, &stored_hash))
+        .await
+    else {
+        // Not checked, so not a failure: the reserved attempt is given back.
+        state.limiter.not_checked(attempt);
+        tracing::warn!(%username, %address, "sign-in refused: every password check is busy");
+        return busy(BUSY_RETRY_AFTER);
+    };
     let Some(operator_id) = operator_id.filter(|_| matches) else {
-        state
-            .limiter
-            .record_failure(&username, &address, Instant::now());
         tracing::warn!(%username, %address, "failed sign-in");
         return see_other("/login?error=invalid");
     };
-    state.limiter.record_success(&username);
+    state.limiter.succeeded(attempt, Instant::now());
 
     let token = secrets::new_token();
     let expires = Utc::now() + chrono::Duration::seconds(auth::SESSION_MAX_AGE_S);
@@ -299,60 +237,6 @@ pub async fn guard_pages(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn five_failures_lock_a_username_for_the_window() {
-        let limiter = LoginLimiter::default();
-        let start = Instant::now();
-        for _ in 0..MAX_FAILURES_PER_USER {
-            assert!(!limiter.is_locked("ops", "10.0.0.1", start));
-            limiter.record_failure("ops", "10.0.0.1", start);
-        }
-        assert!(limiter.is_locked("ops", "10.0.0.2", start));
-        assert!(!limiter.is_locked("other", "10.0.0.2", start));
-        assert!(!limiter.is_locked("ops", "10.0.0.1", start + FAILURE_WINDOW));
-    }
-
-    #[test]
-    fn one_address_cannot_try_many_usernames() {
-        let limiter = LoginLimiter::default();
-        let now = Instant::now();
-        for i in 0..MAX_FAILURES_PER_ADDRESS {
-            limiter.record_failure(&format!("user{i}"), "10.0.0.9", now);
-        }
-        assert!(limiter.is_locked("fresh", "10.0.0.9", now));
-    }
-
-    #[test]
-    fn five_wrong_current_passwords_pause_that_operators_password_changes() {
-        let limiter = LoginLimiter::default();
-        let start = Instant::now();
-        for _ in 0..MAX_PASSWORD_CHANGE_FAILURES {
-            assert_eq!(limiter.try_password_change(1, start), Ok(()));
-        }
-        let later = start + Duration::from_secs(60);
-        assert_eq!(
-            limiter.try_password_change(1, later),
-            Err(FAILURE_WINDOW - Duration::from_secs(60))
-        );
-        assert_eq!(
-            limiter.try_password_change(2, later),
-            Ok(()),
-            "per operator"
-        );
-        assert!(
-            !limiter.is_locked("ops", "10.0.0.1", later),
-            "not a sign-in lock"
-        );
-        assert_eq!(
-            limiter.try_password_change(1, start + FAILURE_WINDOW),
-            Ok(())
-        );
-        limiter.password_change_succeeded(1);
-        for _ in 0..MAX_PASSWORD_CHANGE_FAILURES {
-            assert_eq!(limiter.try_password_change(1, later), Ok(()));
-        }
-    }
 
     #[test]
     fn only_a_short_prefix_of_a_long_username_is_logged() {

@@ -25,6 +25,8 @@ pub struct PanelStore {
     pub sessions: Arc<crate::sessions::SessionCache>,
     /// The sign-in limiter, which also paces password changes.
     pub limiter: Arc<crate::login::LoginLimiter>,
+    /// The budget of concurrent password checks, shared with sign-in.
+    pub password_checks: Arc<crate::password_check::PasswordChecks>,
     pub card_cache: CardCache,
     /// Where notifications go (email addresses, the webhook by its label,
     /// or nowhere).
@@ -424,16 +426,21 @@ impl PanelBackend for PanelStore {
             return Ok(PasswordChange::TooManyAttempts { retry_after });
         }
         let (current, next) = (current.to_owned(), next.to_owned());
-        // argon2 is slow on purpose: keep it off the async workers.
-        let rehashed = tokio::task::spawn_blocking(move || {
-            if !secrets::verify_password(&current, &operator.password_hash) {
-                return Ok(None);
-            }
-            secrets::hash_password(&next).map(Some)
-        })
-        .await
-        .map_err(|e| BackendError(e.to_string()))?
-        .map_err(|e| BackendError(e.to_string()))?;
+        let checked = self
+            .password_checks
+            .run(move || {
+                if !secrets::verify_password(&current, &operator.password_hash) {
+                    return Ok(None);
+                }
+                secrets::hash_password(&next).map(Some)
+            })
+            .await;
+        let Ok(rehashed) = checked else {
+            return Ok(PasswordChange::TooManyAttempts {
+                retry_after: crate::password_check::BUSY_RETRY_AFTER,
+            });
+        };
+        let rehashed = rehashed.map_err(|e| BackendError(e.to_string()))?;
         let Some(hash) = rehashed else {
             tracing::warn!(%username, "password change refused: wrong current password");
             return Ok(PasswordChange::WrongCurrent);

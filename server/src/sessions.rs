@@ -3,8 +3,9 @@
 //! otherwise each ask SQLite who the cookie belongs to.
 //!
 //! Ending a session in this process (sign-out, a password change) forgets
-//! it at once. A session ended by another process (`create-operator`
-//! resetting a password) is trusted for at most [`RECHECK_AFTER`] more.
+//! it at once, and tells open event streams ([`SessionCache::ended`]). A
+//! session ended by another process (`create-operator` resetting a
+//! password) is trusted for at most [`RECHECK_AFTER`] more.
 
 use crate::secrets::TokenHash;
 use crate::store::{Store, StoreError};
@@ -13,6 +14,7 @@ use meshwatch::views::OperatorView;
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+use tokio::sync::broadcast;
 
 pub const RECHECK_AFTER: Duration = Duration::from_secs(5);
 
@@ -26,9 +28,28 @@ struct Known {
     checked: Instant,
 }
 
-#[derive(Default)]
+/// A session that ended in this process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ended {
+    /// Signed out: the session with this token hash.
+    One(String),
+    /// A password change: the operator's other sessions (which ones is the
+    /// store's to say, so every stream checks its own).
+    Some,
+}
+
 pub struct SessionCache {
     known: Mutex<HashMap<String, Known>>,
+    ended: broadcast::Sender<Ended>,
+}
+
+impl Default for SessionCache {
+    fn default() -> Self {
+        Self {
+            known: Mutex::default(),
+            ended: broadcast::channel(64).0,
+        }
+    }
 }
 
 impl SessionCache {
@@ -78,10 +99,19 @@ impl SessionCache {
     /// The session ended here (signed out).
     pub fn forget(&self, token: &TokenHash) {
         self.lock().remove(token.as_str());
+        // Nobody listening is fine: no stream is open.
+        let _ = self.ended.send(Ended::One(token.as_str().to_owned()));
     }
 
     /// Sessions ended in bulk (a password change ends an operator's others).
     pub fn forget_all(&self) {
         self.lock().clear();
+        let _ = self.ended.send(Ended::Some);
+    }
+
+    /// Sessions ending in this process, for streams that must stop with
+    /// their session.
+    pub fn ended(&self) -> broadcast::Receiver<Ended> {
+        self.ended.subscribe()
     }
 }

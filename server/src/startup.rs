@@ -10,6 +10,7 @@ use crate::login::{self, LoginLimiter};
 use crate::notify::Target;
 use crate::ops;
 use crate::panel::PanelStore;
+use crate::password_check::PasswordChecks;
 use crate::secrets::{self, TokenHash};
 use crate::state::AppState;
 use crate::store::Store;
@@ -105,6 +106,8 @@ impl Application {
             store: store.clone(),
             leptos,
             limiter: Arc::new(LoginLimiter::default()),
+            password_checks: Arc::new(PasswordChecks::new(metrics.password_checks.clone())),
+            trusted_proxies: Arc::new(config.trusted_proxies.clone()),
             report_limiter: Arc::default(),
             sessions: Arc::default(),
             engine: engine.clone(),
@@ -271,6 +274,7 @@ fn router(state: AppState) -> Router {
         engine: state.engine.clone(),
         sessions: state.sessions.clone(),
         limiter: state.limiter.clone(),
+        password_checks: state.password_checks.clone(),
         card_cache: Default::default(),
         targets: state.targets.clone(),
     });

@@ -13,6 +13,10 @@ pub struct AppState {
     pub store: Store,
     pub leptos: LeptosOptions,
     pub limiter: Arc<LoginLimiter>,
+    /// The budget of concurrent password checks.
+    pub password_checks: Arc<crate::password_check::PasswordChecks>,
+    /// Whose forwarding headers name the client.
+    pub trusted_proxies: Arc<crate::client_address::TrustedProxies>,
     pub report_limiter: Arc<crate::report_limit::ReportLimiter>,
     pub sessions: Arc<crate::sessions::SessionCache>,
     pub engine: Arc<Engine>,

@@ -21,6 +21,9 @@ pub struct Metrics {
     pub probe_results_applied: IntCounter,
     pub probe_results_skipped: IntCounter,
     pub evaluation_seconds: Histogram,
+    /// Passwords verified (sign-in and the password form), so an attack
+    /// on the limits shows.
+    pub password_checks: IntCounter,
     outbox: IntGaugeVec,
 }
 
@@ -47,6 +50,10 @@ impl Metrics {
                 0.000_1, 0.000_5, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0,
             ]),
         )?;
+        let password_checks = IntCounter::new(
+            "password_checks_total",
+            "Passwords verified with argon2 (sign-ins and password changes)",
+        )?;
         let outbox = IntGaugeVec::new(
             Opts::new("notifications", "Notification outbox by state"),
             &["state"],
@@ -57,6 +64,7 @@ impl Metrics {
         registry.register(Box::new(probe_results_skipped.clone()))?;
         registry.register(Box::new(evaluation_seconds.clone()))?;
         registry.register(Box::new(outbox.clone()))?;
+        registry.register(Box::new(password_checks.clone()))?;
         Ok(Self {
             registry,
             servers,
@@ -64,6 +72,7 @@ impl Metrics {
             probe_results_applied,
             probe_results_skipped,
             evaluation_seconds,
+            password_checks,
             outbox,
         })
     }

@@ -106,6 +106,14 @@ catalogue! {
         "बहुत अधिक असफल साइन-इन प्रयास। कुछ मिनट प्रतीक्षा करें और फिर से प्रयास करें।",
         "サインインの失敗が多すぎます。数分待ってから、もう一度お試しください。",
     ],
+    LoginBusy => [
+        "Too many sign-in attempts right now. Wait a moment and try again.",
+        "Hay demasiados intentos de inicio de sesión en este momento. Espera un momento y vuelve a intentarlo.",
+        "Há muitas tentativas de entrada neste momento. Aguarde um instante e tente novamente.",
+        "För många inloggningsförsök just nu. Vänta en stund och försök igen.",
+        "अभी बहुत अधिक साइन-इन प्रयास हो रहे हैं। थोड़ी देर प्रतीक्षा करें और फिर से प्रयास करें।",
+        "現在サインインの試行が多すぎます。しばらく待ってから、もう一度お試しください。",
+    ],
     LoginCrossSite => [
         "That sign-in came from another site and was refused.",
         "Ese inicio de sesión procedía de otro sitio y se ha rechazado.",

@@ -12,6 +12,7 @@ use meshwatch::i18n::Ui;
 fn login_error_message(code: &str) -> Ui {
     match code {
         "locked" => Ui::LoginLocked,
+        "busy" => Ui::LoginBusy,
         "cross_site" => Ui::LoginCrossSite,
         "missing" => Ui::LoginMissing,
         _ => Ui::LoginWrong,
@@ -69,6 +70,7 @@ mod tests {
     fn every_login_error_says_what_happened() {
         let en = |code: &str| Lang::En.ui(login_error_message(code));
         assert!(en("locked").contains("Too many"));
+        assert!(en("busy").contains("Wait a moment"));
         assert!(en("invalid").contains("Wrong"));
         assert!(en("cross_site").contains("another site"));
     }
