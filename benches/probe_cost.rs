@@ -131,7 +131,7 @@ async fn main() {
     std::fs::write(
         &config_path,
         format!(
-            "panel_url = {panel_url:?}\ntoken = \"bench\"\nlistener = \"{}\"\nspool_dir = \"off\"\n[service]\nprocess = \"meshwatch-agent\"\n",
+            "panel_url = {panel_url:?}\ntoken = \"bench\"\nlistener = \"{}\"\nspool_dir = \"off\"\nallow_private_targets = true\n[service]\nprocess = \"meshwatch-agent\"\n",
             listeners[0].address()
         ),
     )

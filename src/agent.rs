@@ -12,6 +12,7 @@ pub mod probe;
 pub mod report_parts;
 pub mod runner;
 pub mod self_check;
+pub mod target_guard;
 
 pub use config::{AgentSettings, ConfigError, ServiceCheck};
 pub use runner::{run, AgentCounters};

@@ -84,24 +84,8 @@ fn a_bad_configuration_names_the_field_and_exits_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage"));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn once_prints_the_report_it_would_send() {
-    let entry = LabListener::spawn("127.0.0.1:0".parse().expect("addr"), PathFilter::new())
-        .await
-        .expect("entry point");
-    let closed = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let closed_port = closed.local_addr().expect("addr").port();
-    drop(closed);
-    let quic = LabQuicListener::spawn("127.0.0.1:0".parse().expect("addr"), PathFilter::new())
-        .await
-        .expect("QUIC entry point");
-    let peers = vec![
-        peer("up-vless", entry.address().port(), Protocol::Vless),
-        peer("down-trojan", closed_port, Protocol::Trojan),
-        peer("up-hy2", quic.address().port(), Protocol::Hysteria2),
-    ];
+/// A panel stand-in on loopback serving `peers`; its base URL.
+async fn panel_serving(peers: Vec<Peer>) -> String {
     let config = AgentConfig {
         fleet_version: 1,
         report_interval_s: 60,
@@ -121,18 +105,47 @@ async fn once_prints_the_report_it_would_send() {
         .expect("bind");
     let panel_url = format!("http://{}", listener.local_addr().expect("addr"));
     tokio::spawn(async move { axum::serve(listener, panel).await });
+    panel_url
+}
+
+/// Runs `meshwatch-agent --once` with the given configuration.
+async fn once(dir: &tempfile::TempDir, config: String) -> std::process::Output {
+    let path = write_config(dir, &config);
+    tokio::task::spawn_blocking(move || agent(&["--once", "--config", &path]))
+        .await
+        .expect("join")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn once_prints_the_report_it_would_send() {
+    let entry = LabListener::spawn("127.0.0.1:0".parse().expect("addr"), PathFilter::new())
+        .await
+        .expect("entry point");
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let closed_port = closed.local_addr().expect("addr").port();
+    drop(closed);
+    let quic = LabQuicListener::spawn("127.0.0.1:0".parse().expect("addr"), PathFilter::new())
+        .await
+        .expect("QUIC entry point");
+    let panel_url = panel_serving(vec![
+        peer("up-vless", entry.address().port(), Protocol::Vless),
+        peer("down-trojan", closed_port, Protocol::Trojan),
+        peer("up-hy2", quic.address().port(), Protocol::Hysteria2),
+    ])
+    .await;
 
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = write_config(
+    // The lab's entry points are on loopback, which agents refuse by default.
+    let out = once(
         &dir,
-        &format!(
-            "panel_url = {panel_url:?}\ntoken = \"t\"\nlistener = \"{}\"\nspool_dir = \"off\"\n[service]\ncommand = [\"true\"]\n",
+        format!(
+            "panel_url = {panel_url:?}\ntoken = \"t\"\nlistener = \"{}\"\nspool_dir = \"off\"\nallow_private_targets = true\n[service]\ncommand = [\"true\"]\n",
             entry.address()
         ),
-    );
-    let out = tokio::task::spawn_blocking(move || agent(&["--once", "--config", &path]))
-        .await
-        .expect("join");
+    )
+    .await;
     assert!(
         out.status.success(),
         "{}",
@@ -149,6 +162,49 @@ async fn once_prints_the_report_it_would_send() {
     assert_eq!(down.error, Some(meshwatch::evidence::ProbeError::Refused));
     let quic = by_id("up-hy2").expect("QUIC entry points are probed");
     assert!(quic.ok, "{quic:?}");
+}
+
+/// A panel (hijacked, say) listing peers on the agent's own loopback gets
+/// no probe of them, and no failure blamed on them either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_allow_private_targets_loopback_peers_are_refused_and_not_reported() {
+    let entry = LabListener::spawn("127.0.0.1:0".parse().expect("addr"), PathFilter::new())
+        .await
+        .expect("entry point");
+    let mut by_name = peer("by-name", entry.address().port(), Protocol::Vless);
+    by_name.host = "localhost".into();
+    let panel_url = panel_serving(vec![
+        peer("loopback", entry.address().port(), Protocol::Vless),
+        by_name,
+    ])
+    .await;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = once(
+        &dir,
+        format!(
+            "panel_url = {panel_url:?}\ntoken = \"t\"\nlistener = \"{}\"\nspool_dir = \"off\"\n[service]\ncommand = [\"true\"]\n",
+            entry.address()
+        ),
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let report: AgentReport = serde_json::from_slice(&out.stdout).expect("a report as JSON");
+    assert!(report.probes.is_empty(), "{:?}", report.probes);
+    assert!(
+        report.self_check.listener_ok,
+        "the self-check is not a probe"
+    );
+    for id in ["loopback", "by-name"] {
+        assert!(
+            stderr
+                .lines()
+                .any(|line| line.contains("probe refused") && line.contains(id)),
+            "{id}: {stderr}"
+        );
+    }
+    assert!(stderr.contains("loopback address"), "{stderr}");
 }
 
 fn peer(id: &str, port: u16, protocol: Protocol) -> Peer {

@@ -34,6 +34,7 @@ struct FileConfig {
     max_queued_reports: Option<i64>,
     config_refresh_s: Option<i64>,
     clock_offset_s: Option<i64>,
+    allow_private_targets: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -88,6 +89,11 @@ pub struct AgentSettings {
     pub config_refresh: Duration,
     /// Shifts the agent's own timestamps (testing clock skew).
     pub clock_offset: chrono::Duration,
+    /// Probe peers at loopback, private, link-local, CGNAT, multicast or
+    /// unspecified addresses too. Off by default, so a hijacked panel
+    /// cannot point agents at their own networks; labs and the demo, whose
+    /// peers live on loopback, turn it on.
+    pub allow_private_targets: bool,
 }
 
 impl fmt::Debug for AgentSettings {
@@ -101,6 +107,7 @@ impl fmt::Debug for AgentSettings {
             .field("probe_source", &self.probe_source)
             .field("spool_dir", &self.spool_dir)
             .field("max_queued_reports", &self.max_queued_reports)
+            .field("allow_private_targets", &self.allow_private_targets)
             .finish_non_exhaustive()
     }
 }
@@ -336,6 +343,15 @@ impl AgentSettings {
             ));
         }
 
+        let allow_private_targets = flag(
+            &origin,
+            "allow_private_targets",
+            "MESHWATCH_AGENT_ALLOW_PRIVATE_TARGETS",
+            file.allow_private_targets,
+            &env,
+        )?
+        .unwrap_or(false);
+
         Ok(Self {
             panel_url,
             token,
@@ -348,7 +364,14 @@ impl AgentSettings {
             max_queued_reports: max_queued_reports as usize,
             config_refresh: Duration::from_secs(config_refresh_s as u64),
             clock_offset: chrono::Duration::seconds(clock_offset_s),
+            allow_private_targets,
         })
+    }
+
+    /// Whether the token and reports cross the network unencrypted:
+    /// `panel_url` is plain http:// to a host that is not loopback.
+    pub fn panel_reached_in_clear(&self) -> bool {
+        reached_in_clear(&self.panel_url)
     }
 
     /// What the agent will do, for `check-config` (the token stays hidden).
@@ -368,6 +391,13 @@ impl AgentSettings {
             "reports:            POST {}/api/agent/v1/report every report_interval (set by the panel)",
             self.panel_url
         ));
+        if self.panel_reached_in_clear() {
+            line(
+                "transport:          plain HTTP to a non-loopback host: the token and reports \
+                 travel unencrypted (use https://)"
+                    .to_string(),
+            );
+        }
         line(format!(
             "token:              {} characters (hidden)",
             self.token.chars().count()
@@ -384,6 +414,15 @@ impl AgentSettings {
                 .map(|s| format!(", from {s}"))
                 .unwrap_or_default()
         ));
+        line(
+            if self.allow_private_targets {
+                "probe targets:      any address (allow_private_targets = true)"
+            } else {
+                "probe targets:      public addresses only (loopback, private, link-local, CGNAT, \
+                 multicast and unspecified refused)"
+            }
+            .to_string(),
+        );
         line(format!(
             "panel CA:           {}",
             if self.panel_ca_pem.is_some() {
@@ -442,6 +481,47 @@ fn number(
             .map(Some)
             .map_err(|_| origin.error(field, env_name, format!("{v:?} is not a whole number"))),
         None => Ok(from_file),
+    }
+}
+
+/// A true/false key: `true`/`false` in the file; in the environment also
+/// `1`/`0`, `yes`/`no`, `on`/`off`.
+fn flag(
+    origin: &Origin<'_>,
+    field: &str,
+    env_name: &str,
+    from_file: Option<bool>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<bool>, ConfigError> {
+    let Some(value) = env(env_name) else {
+        return Ok(from_file);
+    };
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(Some(true)),
+        "0" | "false" | "no" | "off" => Ok(Some(false)),
+        _ => Err(origin.error(
+            field,
+            env_name,
+            format!("{value:?} is neither true nor false (1/0)"),
+        )),
+    }
+}
+
+/// See [`AgentSettings::panel_reached_in_clear`]. A URL that does not parse
+/// counts as in clear when it says http:// (the request would fail anyway).
+fn reached_in_clear(panel_url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(panel_url) else {
+        return panel_url.starts_with("http://");
+    };
+    url.scheme() == "http" && !url.host_str().is_some_and(is_loopback_host)
+}
+
+/// 127.0.0.0/8, ::1 (brackets as URLs write it) or `localhost`.
+fn is_loopback_host(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    match bare.parse::<IpAddr>() {
+        Ok(ip) => ip.to_canonical().is_loopback(),
+        Err(_) => bare.trim_end_matches('.').eq_ignore_ascii_case("localhost"),
     }
 }
 
@@ -618,6 +698,67 @@ mod tests {
         assert_eq!(s.token, "from-the-credential");
         assert!(matches!(s.service, ServiceCheck::SystemdUnit(ref u) if u == "xray"));
         assert_eq!(s.listener, "127.0.0.1:443".parse().expect("addr"));
+    }
+
+    #[test]
+    fn private_targets_are_refused_unless_the_file_or_the_environment_allows_them() {
+        assert!(!load(MINIMAL, &[]).expect("valid").allow_private_targets);
+        let allowing = format!("allow_private_targets = true\n{MINIMAL}");
+        assert!(load(&allowing, &[]).expect("valid").allow_private_targets);
+        for (value, allowed) in [("1", true), ("true", true), ("0", false), ("false", false)] {
+            let s = load(
+                &allowing,
+                &[("MESHWATCH_AGENT_ALLOW_PRIVATE_TARGETS", value)],
+            )
+            .expect("valid");
+            assert_eq!(s.allow_private_targets, allowed, "{value}");
+        }
+        let err = load(
+            MINIMAL,
+            &[("MESHWATCH_AGENT_ALLOW_PRIVATE_TARGETS", "maybe")],
+        )
+        .expect_err("not a flag");
+        assert_eq!(err.field, "allow_private_targets");
+        assert!(err
+            .to_string()
+            .contains("MESHWATCH_AGENT_ALLOW_PRIVATE_TARGETS"));
+        let err = load(&format!("allow_private_targets = 1\n{MINIMAL}"), &[])
+            .expect_err("the file takes a boolean");
+        assert_eq!(err.field, "(file)");
+        assert!(load(MINIMAL, &[])
+            .expect("valid")
+            .describe()
+            .contains("public addresses only"));
+    }
+
+    #[test]
+    fn only_plain_http_to_another_host_counts_as_in_clear() {
+        let cases = [
+            ("http://panel.example.net", true),
+            ("http://203.0.113.10:3000", true),
+            ("http://10.0.0.2:3000", true),
+            ("http://localhost.example.net", true),
+            ("https://panel.example.net", false),
+            ("https://203.0.113.10", false),
+            ("http://127.0.0.1:3000", false),
+            ("http://127.0.10.1:3000", false),
+            ("http://[::1]:3000", false),
+            ("http://localhost:3000", false),
+            ("http://LOCALHOST", false),
+            ("http://localhost.:3000", false),
+            ("http://[::ffff:127.0.0.1]:3000", false),
+        ];
+        for (url, in_clear) in cases {
+            assert_eq!(reached_in_clear(url), in_clear, "{url}");
+        }
+        let s = load(
+            MINIMAL,
+            &[("MESHWATCH_AGENT_PANEL_URL", "http://panel.example.net")],
+        )
+        .expect("valid");
+        assert!(s.panel_reached_in_clear());
+        assert!(s.describe().contains("unencrypted"), "{}", s.describe());
+        assert!(!load(MINIMAL, &[]).expect("valid").panel_reached_in_clear());
     }
 
     #[test]

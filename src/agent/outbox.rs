@@ -1,10 +1,12 @@
 //! The bounded queue of reports not yet acknowledged by the panel.
 //!
 //! Every report is written to the spool directory (one file per report,
-//! written to a temporary name then renamed, so a crash never leaves half a
-//! report) before the first attempt to send it, and removed once the panel
-//! acknowledges it or refuses it for good. A restarted agent resends what the
-//! spool holds with the same `report_id`s, so the panel applies each once.
+//! written to a temporary name, synced, renamed, and the directory synced,
+//! so neither a crash nor a power cut leaves half a report or loses a
+//! queued one) before the first attempt to send it, and removed once the
+//! panel acknowledges it or refuses it for good. A restarted agent resends
+//! what the spool holds with the same `report_id`s, so the panel applies
+//! each once.
 //!
 //! When the queue is full the **oldest** report is dropped: verdicts depend
 //! on current evidence, and the panel ignores a pair's probe results older
@@ -122,6 +124,8 @@ impl Outbox {
         Ok(dropped)
     }
 
+    /// Not synced: a deletion lost to a power cut only resends a report
+    /// with its old `report_id`, which the panel applies once.
     fn unspool(&self, seq: u64) -> io::Result<()> {
         if let Some(dir) = &self.spool {
             match std::fs::remove_file(dir.join(file_name(seq))) {
@@ -145,10 +149,36 @@ fn spool_seq(path: &Path) -> Option<u64> {
         .ok()
 }
 
+/// Writes `path` whole or not at all, durably. A rename alone is atomic
+/// but not durable: after a power cut the file may be empty (its data was
+/// never flushed) or missing (the rename lived only in the directory's
+/// cache). So the data is synced before the rename and the directory
+/// after it; only then does the report count as queued.
 fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
     let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
+    let mut file = std::fs::File::create(&tmp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&tmp, path)?;
+    sync_directory_of(path)
+}
+
+/// Makes the directory entries of `path`'s directory durable (a rename or
+/// a new file in it). Unix only: elsewhere a directory cannot be opened
+/// like a file.
+#[cfg(unix)]
+fn sync_directory_of(path: &Path) -> io::Result<()> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => std::fs::File::open(dir)?.sync_all(),
+        _ => std::fs::File::open(".")?.sync_all(),
+    }
+}
+
+#[cfg(not(unix))]
+fn sync_directory_of(_path: &Path) -> io::Result<()> {
+    Ok(())
 }
 
 #[cfg(test)]

@@ -5,7 +5,12 @@
 //! *reachability*, so the handshakes accept any certificate (an unknown CA
 //! is not a failure) while still checking that the server holds the key it
 //! presents.
+//!
+//! Targets are resolved first and refused (not probed, no result) when any
+//! address lies in a range [`target_guard`](super::target_guard) keeps
+//! probes out of, unless the configuration allows private targets.
 
+use super::target_guard::{self, RefusalWarnings, RestrictedTarget};
 use crate::agent_api::{Peer, ProbeReport};
 use crate::evidence::ProbeError;
 use crate::fleet::Protocol;
@@ -71,6 +76,16 @@ pub fn quic_alpn(peer: &Peer) -> Vec<Vec<u8>> {
     }
 }
 
+/// What became of one entry point's probe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProbeAttempt {
+    /// The probe was made: the latency in ms, or how it failed.
+    Made(Result<u32, ProbeError>),
+    /// Not made: the host resolves to an address probes stay out of. This
+    /// says nothing about the peer, so it is not reported at all.
+    Skipped(RestrictedTarget),
+}
+
 /// Probes peers; cheap to clone (the TLS configurations are shared).
 #[derive(Clone)]
 pub struct Prober {
@@ -80,9 +95,17 @@ pub struct Prober {
     quic: Arc<rustls::ClientConfig>,
     timeout: Duration,
     source: Option<IpAddr>,
+    /// `allow_private_targets`: loopback, private, link-local… addresses
+    /// may be probed (labs, the demo, a fleet on a private network).
+    allow_private_targets: bool,
+    /// Shared by clones, so a refused entry point is warned about once per
+    /// period however many rounds refuse it.
+    refusal_warnings: Arc<RefusalWarnings>,
 }
 
 impl Prober {
+    /// A prober that refuses restricted targets (see
+    /// [`allowing_private_targets`](Self::allowing_private_targets)).
     pub fn new(timeout: Duration, source: Option<IpAddr>) -> Self {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let client = |versions: &[&'static rustls::SupportedProtocolVersion]| {
@@ -105,6 +128,23 @@ impl Prober {
             quic: Arc::new(client(&[&rustls::version::TLS13])),
             timeout,
             source,
+            allow_private_targets: false,
+            refusal_warnings: Arc::default(),
+        }
+    }
+
+    /// `allow`: probe restricted targets too (`allow_private_targets`).
+    pub fn allowing_private_targets(mut self, allow: bool) -> Self {
+        self.allow_private_targets = allow;
+        self
+    }
+
+    /// The same prober with another probe timeout (a new configuration);
+    /// the TLS clients and the refusal warnings carry over.
+    pub fn with_timeout(&self, timeout: Duration) -> Self {
+        Self {
+            timeout,
+            ..self.clone()
         }
     }
 
@@ -136,7 +176,13 @@ impl Prober {
                 continue;
             }
             let at = Utc::now() + clock_offset;
-            let outcome = self.probe(peer).await;
+            let outcome = match self.probe(peer).await {
+                ProbeAttempt::Made(outcome) => outcome,
+                ProbeAttempt::Skipped(target) => {
+                    self.note_refusal(peer, &target);
+                    continue;
+                }
+            };
             results.push(ProbeReport {
                 entry_point_id: peer.entry_point_id.clone(),
                 at,
@@ -148,13 +194,62 @@ impl Prober {
         results
     }
 
-    /// Latency in ms on success.
-    pub async fn probe(&self, peer: &Peer) -> Result<u32, ProbeError> {
+    /// Resolves the peer's host, refuses restricted targets, then probes
+    /// the first address (latency in ms on success).
+    pub async fn probe(&self, peer: &Peer) -> ProbeAttempt {
         let started = Instant::now();
         let deadline = tokio::time::Instant::now() + self.timeout;
-        let address = tokio::time::timeout_at(deadline, resolve(&peer.host, peer.port))
-            .await
-            .map_err(|_| ProbeError::Timeout)??;
+        let addresses =
+            match tokio::time::timeout_at(deadline, resolve(&peer.host, peer.port)).await {
+                Ok(Ok(addresses)) => addresses,
+                Ok(Err(e)) => return ProbeAttempt::Made(Err(e)),
+                Err(_) => return ProbeAttempt::Made(Err(ProbeError::Timeout)),
+            };
+        if !self.allow_private_targets {
+            if let Some(target) = target_guard::first_restricted(&addresses) {
+                return ProbeAttempt::Skipped(target);
+            }
+        }
+        let Some(&address) = addresses.first() else {
+            return ProbeAttempt::Made(Err(ProbeError::DnsError));
+        };
+        let reached = self.reach(peer, address, deadline).await;
+        ProbeAttempt::Made(
+            reached.map(|()| u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX)),
+        )
+    }
+
+    /// A refused target is the panel's doing (a mistake, or a hijacked
+    /// panel pointing agents at their own networks), not the peer's
+    /// failure: no result goes out, and the log says so now and then.
+    fn note_refusal(&self, peer: &Peer, target: &RestrictedTarget) {
+        if self
+            .refusal_warnings
+            .should_warn(&peer.entry_point_id, Instant::now())
+        {
+            tracing::warn!(
+                entry_point = %peer.entry_point_id,
+                server = %peer.server_id,
+                host = %peer.host,
+                "probe refused, entry point not probed: {target} \
+                 (set allow_private_targets = true to probe such addresses)"
+            );
+        } else {
+            tracing::debug!(
+                entry_point = %peer.entry_point_id,
+                "probe refused, entry point not probed: {target}"
+            );
+        }
+    }
+
+    /// Connects to `address` (and shakes hands) the way the peer's
+    /// protocol does, within `deadline`.
+    async fn reach(
+        &self,
+        peer: &Peer,
+        address: SocketAddr,
+        deadline: tokio::time::Instant,
+    ) -> Result<(), ProbeError> {
         let how = method(peer.protocol, peer.sni.as_deref());
         if how == Method::Quic {
             tokio::time::timeout_at(deadline, self.quic_handshake(peer, address))
@@ -175,7 +270,7 @@ impl Prober {
                     .map_err(|e| classify_tls(&e))?;
             }
         }
-        Ok(u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX))
+        Ok(())
     }
 
     async fn connect(&self, address: SocketAddr) -> io::Result<TcpStream> {
@@ -372,15 +467,20 @@ impl UdpPoller for Writable {
     }
 }
 
-async fn resolve(host: &str, port: u16) -> Result<SocketAddr, ProbeError> {
+/// Every address `host` resolves to (at least one), in the resolver's
+/// order: all of them are vetted, the first is probed.
+async fn resolve(host: &str, port: u16) -> Result<Vec<SocketAddr>, ProbeError> {
     if let Ok(ip) = host.parse::<IpAddr>() {
-        return Ok(SocketAddr::new(ip, port));
+        return Ok(vec![SocketAddr::new(ip, port)]);
     }
-    tokio::net::lookup_host((host, port))
+    let addresses: Vec<SocketAddr> = tokio::net::lookup_host((host, port))
         .await
         .map_err(|_| ProbeError::DnsError)?
-        .next()
-        .ok_or(ProbeError::DnsError)
+        .collect();
+    if addresses.is_empty() {
+        return Err(ProbeError::DnsError);
+    }
+    Ok(addresses)
 }
 
 /// The error kind of a failed TCP connect (or a UDP socket's error).
@@ -509,6 +609,19 @@ mod tests {
         IpAddr::from([127, 0, 0, 1])
     }
 
+    /// The lab listens on loopback, which probes refuse unless allowed.
+    fn lab_prober(timeout: Duration, source: Option<IpAddr>) -> Prober {
+        Prober::new(timeout, source).allowing_private_targets(true)
+    }
+
+    /// The probe's outcome, which must have been made.
+    async fn made(prober: &Prober, peer: &Peer) -> Result<u32, ProbeError> {
+        match prober.probe(peer).await {
+            ProbeAttempt::Made(outcome) => outcome,
+            ProbeAttempt::Skipped(target) => panic!("{} was not probed: {target}", peer.host),
+        }
+    }
+
     #[test]
     fn io_errors_map_to_the_api_error_kinds() {
         use io::ErrorKind::*;
@@ -589,22 +702,22 @@ mod tests {
             .await
             .expect("listener");
         let port = lab.address().port();
-        let prober = Prober::new(Duration::from_secs(2), None);
+        let prober = lab_prober(Duration::from_secs(2), None);
         for (protocol, sni) in [
             (Protocol::Hysteria2, Some("www.example.com")),
             (Protocol::Tuic, None),
         ] {
-            let outcome = prober.probe(&peer("127.0.0.1", port, protocol, sni)).await;
+            let outcome = made(&prober, &peer("127.0.0.1", port, protocol, sni)).await;
             assert!(outcome.is_ok(), "{protocol}: {outcome:?}");
         }
-        let from_localhost = Prober::new(Duration::from_secs(2), Some(localhost()));
+        let from_localhost = lab_prober(Duration::from_secs(2), Some(localhost()));
         let hysteria = peer("127.0.0.1", port, Protocol::Hysteria2, None);
-        assert!(from_localhost.probe(&hysteria).await.is_ok());
+        assert!(made(&from_localhost, &hysteria).await.is_ok());
     }
 
     #[tokio::test]
     async fn an_obfuscated_entry_point_gets_no_result_rather_than_a_false_failure() {
-        let prober = Prober::new(Duration::from_millis(300), None);
+        let prober = lab_prober(Duration::from_millis(300), None);
         let mut hidden = peer("127.0.0.1", 9, Protocol::Hysteria2, None);
         hidden.obfuscated = true;
         let mut plain = peer("127.0.0.1", 9, Protocol::Hysteria2, None);
@@ -617,6 +730,38 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_restricted_target_gets_no_result_unless_private_targets_are_allowed() {
+        use crate::agent::target_guard::RestrictedRange;
+        let lab = LabListener::spawn("127.0.0.1:0".parse().expect("addr"), PathFilter::new())
+            .await
+            .expect("listener");
+        let port = lab.address().port();
+        let by_address = peer("127.0.0.1", port, Protocol::Vless, Some("www.example.com"));
+        // Judged after resolution: a name is no way around the check.
+        let mut by_name = peer("localhost", port, Protocol::Vless, Some("www.example.com"));
+        by_name.entry_point_id = "by-name".into();
+        let peers = [by_address.clone(), by_name];
+
+        let strict = Prober::new(Duration::from_secs(2), None);
+        let results = strict.round(&peers, 4, chrono::Duration::zero()).await;
+        assert!(results.is_empty(), "{results:?}");
+        assert_eq!(
+            strict.probe(&by_address).await,
+            ProbeAttempt::Skipped(RestrictedTarget {
+                address: localhost(),
+                range: RestrictedRange::Loopback,
+            })
+        );
+
+        let allowed = lab_prober(Duration::from_secs(2), None);
+        let results = allowed
+            .round(&[by_address], 4, chrono::Duration::zero())
+            .await;
+        assert_eq!(results.len(), 1);
+        assert!(results[0].ok, "{results:?}");
+    }
+
+    #[tokio::test]
     async fn a_quic_entry_point_reachable_over_ipv6() {
         let Ok(lab) =
             LabQuicListener::spawn("[::1]:0".parse().expect("addr"), PathFilter::new()).await
@@ -624,9 +769,9 @@ mod tests {
             // No IPv6 loopback here (some containers): nothing to test.
             return;
         };
-        let prober = Prober::new(Duration::from_secs(2), None);
+        let prober = lab_prober(Duration::from_secs(2), None);
         let hysteria = peer("::1", lab.address().port(), Protocol::Hysteria2, None);
-        assert_eq!(prober.probe(&hysteria).await.map(|_| ()), Ok(()));
+        assert_eq!(made(&prober, &hysteria).await.map(|_| ()), Ok(()));
     }
 
     #[tokio::test]
@@ -635,7 +780,7 @@ mod tests {
         let lab = LabQuicListener::spawn("127.0.0.1:0".parse().expect("addr"), filter.clone())
             .await
             .expect("listener");
-        let prober = Prober::new(Duration::from_millis(400), Some(localhost()));
+        let prober = lab_prober(Duration::from_millis(400), Some(localhost()));
         let hysteria = |port| {
             peer(
                 "127.0.0.1",
@@ -651,7 +796,7 @@ mod tests {
         let closed_port = closed.local_addr().expect("addr").port();
         drop(closed);
         assert_eq!(
-            prober.probe(&hysteria(closed_port)).await,
+            made(&prober, &hysteria(closed_port)).await,
             Err(ProbeError::Refused)
         );
 
@@ -659,7 +804,7 @@ mod tests {
         let silent = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
         let silent_port = silent.local_addr().expect("addr").port();
         assert_eq!(
-            prober.probe(&hysteria(silent_port)).await,
+            made(&prober, &hysteria(silent_port)).await,
             Err(ProbeError::Timeout)
         );
 
@@ -672,36 +817,36 @@ mod tests {
         .await
         .expect("listener");
         assert_eq!(
-            prober.probe(&hysteria(other.address().port())).await,
+            made(&prober, &hysteria(other.address().port())).await,
             Err(ProbeError::TlsError)
         );
         let mut tuic = peer("127.0.0.1", other.address().port(), Protocol::Tuic, None);
         tuic.alpn = Some(vec!["hq-interop".into()]);
         assert!(
-            prober.probe(&tuic).await.is_ok(),
+            made(&prober, &tuic).await.is_ok(),
             "TUIC offers its own ALPN"
         );
 
         let port = lab.address().port();
         filter.block_udp(lab.address(), localhost());
         assert_eq!(
-            prober.probe(&hysteria(port)).await,
+            made(&prober, &hysteria(port)).await,
             Err(ProbeError::Timeout)
         );
         filter.cut(lab.address(), localhost(), Cut::Reset);
         filter.unblock_udp(lab.address(), localhost());
         assert_eq!(
-            prober.probe(&hysteria(port)).await,
+            made(&prober, &hysteria(port)).await,
             Err(ProbeError::Timeout),
             "a cut path drops UDP too"
         );
         filter.restore(lab.address(), localhost());
-        assert!(prober.probe(&hysteria(port)).await.is_ok());
+        assert!(made(&prober, &hysteria(port)).await.is_ok());
 
         drop(lab);
         tokio::time::sleep(Duration::from_millis(200)).await;
         assert_eq!(
-            prober.probe(&hysteria(port)).await,
+            made(&prober, &hysteria(port)).await,
             Err(ProbeError::Refused)
         );
     }
@@ -712,14 +857,14 @@ mod tests {
         let lab = LabListener::spawn("127.0.0.1:0".parse().expect("addr"), filter)
             .await
             .expect("listener");
-        let prober = Prober::new(Duration::from_secs(2), None);
+        let prober = lab_prober(Duration::from_secs(2), None);
         let p = peer(
             "127.0.0.1",
             lab.address().port(),
             Protocol::Vless,
             Some("www.example.com"),
         );
-        assert!(prober.probe(&p).await.is_ok());
+        assert!(made(&prober, &p).await.is_ok());
     }
 
     #[tokio::test]
@@ -729,7 +874,7 @@ mod tests {
             .await
             .expect("listener");
         let port = lab.address().port();
-        let prober = Prober::new(
+        let prober = lab_prober(
             Duration::from_millis(400),
             Some("127.0.0.1".parse().expect("ip")),
         );
@@ -747,23 +892,23 @@ mod tests {
         });
         let tls = |port| peer("127.0.0.1", port, Protocol::Trojan, Some("www.example.com"));
         assert_eq!(
-            prober.probe(&tls(plain_port)).await,
+            made(&prober, &tls(plain_port)).await,
             Err(ProbeError::TlsError)
         );
 
         filter.cut(lab.address(), "127.0.0.1".parse().expect("ip"), Cut::Reset);
-        assert_eq!(prober.probe(&tls(port)).await, Err(ProbeError::Reset));
+        assert_eq!(made(&prober, &tls(port)).await, Err(ProbeError::Reset));
         filter.cut(
             lab.address(),
             "127.0.0.1".parse().expect("ip"),
             Cut::Blackhole,
         );
-        assert_eq!(prober.probe(&tls(port)).await, Err(ProbeError::Timeout));
+        assert_eq!(made(&prober, &tls(port)).await, Err(ProbeError::Timeout));
         filter.restore(lab.address(), "127.0.0.1".parse().expect("ip"));
-        assert!(prober.probe(&tls(port)).await.is_ok());
+        assert!(made(&prober, &tls(port)).await.is_ok());
 
         drop(lab);
         tokio::time::sleep(Duration::from_millis(50)).await;
-        assert_eq!(prober.probe(&tls(port)).await, Err(ProbeError::Refused));
+        assert_eq!(made(&prober, &tls(port)).await, Err(ProbeError::Refused));
     }
 }

@@ -97,6 +97,7 @@ pub async fn run(
     counters: Arc<AgentCounters>,
     shutdown: impl Future<Output = ()>,
 ) -> anyhow::Result<()> {
+    warn_if_the_panel_is_reached_in_clear(&settings);
     let client = PanelClient::new(&settings)?;
     let outbox = Outbox::open(settings.max_queued_reports, settings.spool_dir.clone())
         .map_err(|e| anyhow::anyhow!("cannot open the report spool: {e}"))?;
@@ -137,6 +138,8 @@ pub async fn run(
         "configuration received from the panel"
     );
 
+    let prober = Prober::new(Duration::ZERO, settings.probe_source)
+        .allowing_private_targets(settings.allow_private_targets);
     let mut state = Loop {
         settings,
         client,
@@ -146,7 +149,7 @@ pub async fn run(
         wake,
         sampler: Arc::new(Mutex::new(HostSampler::default())),
         pending: Vec::new(),
-        prober: Prober::new(Duration::ZERO, None),
+        prober,
         config: config.clone(),
         fleet,
     };
@@ -194,10 +197,9 @@ struct Loop {
 
 impl Loop {
     fn apply_config(&mut self, config: AgentConfig) {
-        self.prober = Prober::new(
-            Duration::from_secs(u64::from(config.probe_timeout_s.max(1))),
-            self.settings.probe_source,
-        );
+        self.prober = self.prober.with_timeout(Duration::from_secs(u64::from(
+            config.probe_timeout_s.max(1),
+        )));
         self.fleet
             .version
             .store(config.fleet_version, Ordering::Relaxed);
@@ -517,6 +519,7 @@ async fn flush(
 
 /// `--once`: everything one report would carry, without sending it.
 pub async fn once(settings: &AgentSettings) -> anyhow::Result<AgentReport> {
+    warn_if_the_panel_is_reached_in_clear(settings);
     let client = PanelClient::new(settings)?;
     let config = client.config().await?;
     let clock = Clock {
@@ -525,7 +528,8 @@ pub async fn once(settings: &AgentSettings) -> anyhow::Result<AgentReport> {
     let prober = Prober::new(
         Duration::from_secs(u64::from(config.probe_timeout_s.max(1))),
         settings.probe_source,
-    );
+    )
+    .allowing_private_targets(settings.allow_private_targets);
     let mut sampler = HostSampler::default();
     sampler.sample();
     let (check, probes) = tokio::join!(
@@ -541,4 +545,17 @@ pub async fn once(settings: &AgentSettings) -> anyhow::Result<AgentReport> {
         metrics: metrics.without_invalid(),
         probes,
     })
+}
+
+/// Said once at start: over plain http:// to another host, anyone on the
+/// path reads the agent token (and can then speak as this server) and
+/// every report.
+fn warn_if_the_panel_is_reached_in_clear(settings: &AgentSettings) {
+    if settings.panel_reached_in_clear() {
+        tracing::warn!(
+            panel = %settings.panel_url,
+            "panel_url is plain http:// to a host that is not loopback: the agent token \
+             and every report travel unencrypted; use https://"
+        );
+    }
 }

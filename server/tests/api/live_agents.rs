@@ -108,10 +108,11 @@ impl LiveFleet {
 
         for s in &mut servers {
             let spool = dir.path().join(format!("{}-spool", s.id));
+            // Their peers listen on 127.0.x.y, which agents refuse by default.
             std::fs::write(
                 &s.config,
                 format!(
-                    "panel_url = {:?}\ntoken = {:?}\nlistener = \"{}\"\nprobe_source = \"{}\"\nspool_dir = {:?}\n[service]\ncommand = [\"true\"]\n",
+                    "panel_url = {:?}\ntoken = {:?}\nlistener = \"{}\"\nprobe_source = \"{}\"\nspool_dir = {:?}\nallow_private_targets = true\n[service]\ncommand = [\"true\"]\n",
                     app.address,
                     tokens[&s.id],
                     s.address,
