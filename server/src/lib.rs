@@ -18,6 +18,7 @@ pub mod panel;
 pub mod per_fleet;
 pub mod qr;
 pub mod report_limit;
+pub mod sealing;
 pub mod secrets;
 pub mod sessions;
 pub mod startup;
