@@ -67,7 +67,10 @@ async fn panel(servers: usize, users: usize, mesh: bool) -> Panel {
     for i in 0..servers {
         send_report(&panel.http, &panel.base, i, &agent_report(i, servers, mesh)).await;
     }
-    let store = Store::open(&panel.database_url).await.expect("store");
+    let key = meshwatch_server::sealing::key_for_database(None, &panel.database_url)
+        .expect("the panel's key")
+        .key;
+    let store = Store::open(&panel.database_url, key).await.expect("store");
     if !mesh {
         let now_ms = chrono::Utc::now().timestamp_millis();
         for i in 0..servers {

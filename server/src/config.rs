@@ -65,6 +65,10 @@ pub struct Config {
     /// `MESHWATCH_TRUSTED_PROXIES`: CIDRs of the reverse proxies whose
     /// `X-Forwarded-For` / `Forwarded` name the client (sign-in limits).
     pub trusted_proxies: crate::client_address::TrustedProxies,
+    /// `MESHWATCH_SECRET_KEY`: the 32-byte key (64 hex characters or
+    /// base64) that seals subscription tokens in the database; unset, a key
+    /// file beside the database holds it (see `crate::sealing`).
+    pub secret_key: Option<Secret>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -135,6 +139,19 @@ impl Config {
             var: "MESHWATCH_TRUSTED_PROXIES",
             problem,
         })?;
+        // Read raw too: set but blank means a key was meant and is missing.
+        let secret_key = match get("MESHWATCH_SECRET_KEY") {
+            Some(key) => match crate::sealing::SealingKey::parse(&key) {
+                Ok(_) => Some(Secret::new(key)),
+                Err(problem) => {
+                    return Err(ConfigError {
+                        var: "MESHWATCH_SECRET_KEY",
+                        problem: problem.to_string(),
+                    })
+                }
+            },
+            None => None,
+        };
         let smtp_url = non_empty("MESHWATCH_SMTP_URL").map(Secret::new);
         if smtp_url.is_some() && non_empty("MESHWATCH_NOTIFY_TO").is_none() {
             return Err(ConfigError {
@@ -175,6 +192,7 @@ impl Config {
             },
             metrics_token,
             trusted_proxies,
+            secret_key,
         })
     }
 }
@@ -218,6 +236,28 @@ mod tests {
             Some("scrape-secret-1")
         );
         assert!(!format!("{c:?}").contains("scrape-secret-1"));
+    }
+
+    #[test]
+    fn the_secret_key_is_hex_or_base64_of_32_bytes_and_never_shown() {
+        assert!(config(&[]).expect("defaults").secret_key.is_none());
+        let hex_key = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+        let c = config(&[("MESHWATCH_SECRET_KEY", hex_key)]).expect("hex key");
+        assert_eq!(c.secret_key.as_ref().map(Secret::expose), Some(hex_key));
+        assert!(!format!("{c:?}").contains(hex_key));
+        let base64_key = "ABEiM0RVZneImaq7zN3u/wARIjNEVWZ3iJmqu8zd7v8=";
+        assert!(config(&[("MESHWATCH_SECRET_KEY", base64_key)]).is_ok());
+        for bad in [
+            "",
+            "  ",
+            &hex_key[..62],
+            "00112233445566778899aabbccddeeff",
+            "not a key",
+        ] {
+            let err = config(&[("MESHWATCH_SECRET_KEY", bad)]).expect_err(bad);
+            assert_eq!(err.var, "MESHWATCH_SECRET_KEY");
+            assert!(err.problem.contains("64 hex characters"), "{err}");
+        }
     }
 
     #[test]

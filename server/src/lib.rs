@@ -21,6 +21,7 @@ pub mod password_check;
 pub mod per_fleet;
 pub mod qr;
 pub mod report_limit;
+pub mod sealing;
 pub mod secrets;
 pub mod sessions;
 pub mod startup;

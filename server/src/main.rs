@@ -1,9 +1,9 @@
 //! `meshwatch-server`: wiring only — configuration, tracing, commands.
 
 use meshwatch_server::config::Config;
-use meshwatch_server::secrets;
-use meshwatch_server::startup::Application;
+use meshwatch_server::startup::{self, Application};
 use meshwatch_server::store::Store;
+use meshwatch_server::{sealing, secrets};
 use std::process::ExitCode;
 use tracing_subscriber::EnvFilter;
 
@@ -98,7 +98,13 @@ async fn create_operator(config: Config, name: &str) -> anyhow::Result<()> {
             meshwatch::account::MIN_PASSWORD_LEN
         );
     }
-    let store = Store::open(&config.database_url).await?;
+    // The store seals subscription tokens left in clear as it opens, so it
+    // needs the panel's key here too (made now if this is the first start).
+    let sealing = sealing::key_for_database(config.secret_key.as_ref(), &config.database_url)?;
+    if let Some(path) = &sealing.generated {
+        println!("{}", startup::key_file_made(path));
+    }
+    let store = Store::open(&config.database_url, sealing.key).await?;
     let hash = secrets::hash_password_off_thread(password).await?;
     let created = store.upsert_operator(name, &hash).await?;
     store.close().await;

@@ -11,6 +11,7 @@ use crate::notify::Target;
 use crate::ops;
 use crate::panel::PanelStore;
 use crate::password_check::PasswordChecks;
+use crate::sealing;
 use crate::secrets::{self, TokenHash};
 use crate::state::AppState;
 use crate::store::Store;
@@ -49,8 +50,12 @@ pub struct Application {
 
 impl Application {
     pub async fn build(config: Config) -> anyhow::Result<Self> {
-        let store = Store::open(&config.database_url).await?;
+        let sealing = sealing::key_for_database(config.secret_key.as_ref(), &config.database_url)?;
+        let store = Store::open(&config.database_url, sealing.key).await?;
         let mut announcements = Vec::new();
+        if let Some(path) = &sealing.generated {
+            announcements.push(key_file_made(path));
+        }
 
         match &config.admin_token {
             Some(token) => {
@@ -171,6 +176,16 @@ impl Application {
         }
         Ok(())
     }
+}
+
+/// What to tell the operator about a key file this start made.
+pub fn key_file_made(path: &std::path::Path) -> String {
+    format!(
+        "Made {}: the key that seals the subscription links kept in the database. Back it \
+         up (a database restored without it shows no links; subscriptions keep working), or \
+         set MESHWATCH_SECRET_KEY to its content",
+        path.display()
+    )
 }
 
 /// How long metrics samples (for charts) and report ids are kept.

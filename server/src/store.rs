@@ -11,16 +11,20 @@ mod fleet;
 mod history;
 mod ingest;
 mod settings;
+mod sub_tokens;
 
 pub use fleet::{Endpoint, GeneratedTokens};
 pub use history::{Delivery, NewNotification, NotificationView, Outgoing};
 pub use ingest::{EvidenceSnapshot, PairRow, PendingReport, ReceivedReport, StoredReport};
 
+use crate::sealing::{SealingError, SealingKey};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, SqlitePool, Transaction};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
+use sub_tokens::SubTokenSealing;
 
 /// Why the store could not do what was asked.
 #[derive(Debug, thiserror::Error)]
@@ -40,31 +44,38 @@ pub enum StoreError {
     /// The request is invalid against what is stored; nothing was written.
     #[error("{message}")]
     Rejected { code: &'static str, message: String },
+    #[error("cannot seal a subscription token: {0}")]
+    Sealing(#[from] SealingError),
 }
 
 #[derive(Clone)]
 pub struct Store {
     writer: SqlitePool,
     reader: SqlitePool,
+    /// Seals `users.sub_token` on the way in and opens it on the way out.
+    sub_tokens: Arc<SubTokenSealing>,
 }
 
 const READ_CONNECTIONS: u32 = 8;
 
 impl Store {
-    /// Opens (creating if needed) the database at `url` and applies pending
-    /// migrations.
-    pub async fn open(url: &str) -> Result<Self, StoreError> {
+    /// Opens (creating if needed) the database at `url`, applies pending
+    /// migrations and seals subscription tokens still stored in clear;
+    /// `sealing` seals and opens them from then on (see
+    /// [`crate::sealing::key_for_database`]).
+    pub async fn open(url: &str, sealing: SealingKey) -> Result<Self, StoreError> {
         let options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
-        let file = options.get_filename().to_path_buf();
-        let in_memory = file.as_os_str().is_empty() || file == Path::new(":memory:");
+        let file = database_file(url)?;
+        let in_memory = file.is_none();
         if let Some(dir) = file
-            .parent()
-            .filter(|d| !in_memory && !d.as_os_str().is_empty())
+            .as_deref()
+            .and_then(Path::parent)
+            .filter(|d| !d.as_os_str().is_empty())
         {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::Directory {
                 path: dir.display().to_string(),
@@ -79,6 +90,10 @@ impl Store {
             .connect_with(options.clone())
             .await?;
         sqlx::migrate!("../migrations").run(&writer).await?;
+        let sub_tokens = Arc::new(SubTokenSealing::new(sealing));
+        // Before the read pool opens: the scrub that follows the sealing
+        // wants the database to itself.
+        sub_tokens.seal_clear_values(&writer).await?;
         // An in-memory database exists once per connection: share the writer.
         let reader = if in_memory {
             writer.clone()
@@ -89,7 +104,11 @@ impl Store {
                 .connect_with(options.read_only(true))
                 .await?
         };
-        Ok(Self { writer, reader })
+        Ok(Self {
+            writer,
+            reader,
+            sub_tokens,
+        })
     }
 
     /// The database answers a query (for `/readyz`).
@@ -108,6 +127,20 @@ impl Store {
         self.reader.close().await;
         self.writer.close().await;
     }
+}
+
+/// The database file behind a `sqlite:` URL; `None` for an in-memory
+/// database (it has no file, nor a directory to keep anything beside it).
+pub fn database_file(url: &str) -> Result<Option<PathBuf>, sqlx::Error> {
+    let options = SqliteConnectOptions::from_str(url)?;
+    let file = options.get_filename();
+    // sqlx names `:memory:` databases `file:sqlx-in-memory-N`, and
+    // `?mode=memory` keeps the name: the URL tells, the file name may not.
+    let in_memory = file.as_os_str().is_empty()
+        || file == Path::new(":memory:")
+        || url.contains(":memory:")
+        || url.contains("mode=memory");
+    Ok((!in_memory).then(|| file.to_path_buf()))
 }
 
 /// A stored value that does not decode: the database was changed behind

@@ -1,9 +1,9 @@
 //! `spawn_app()`: one real panel per test, on its own port and database.
 
-use meshwatch_server::config::Config;
-use meshwatch_server::secrets;
+use meshwatch_server::config::{Config, Secret};
 use meshwatch_server::startup::Application;
 use meshwatch_server::store::Store;
+use meshwatch_server::{sealing, secrets};
 use reqwest::header::{HeaderMap, SET_COOKIE};
 use reqwest::{redirect, Response};
 use serde_json::Value;
@@ -15,6 +15,8 @@ pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
     pub database_url: String,
+    /// `MESHWATCH_SECRET_KEY` when the test set it, for [`TestApp::store`].
+    secret_key: Option<Secret>,
     dir: tempfile::TempDir,
     shutdown: tokio::sync::oneshot::Sender<()>,
     server: tokio::task::JoinHandle<std::io::Result<()>>,
@@ -42,6 +44,7 @@ async fn spawn_app_in(dir: tempfile::TempDir, extra: &[(&'static str, String)]) 
     ]);
     vars.extend(extra.iter().cloned());
     let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("config");
+    let secret_key = config.secret_key.clone();
     let app = Application::build(config).await.expect("app builds");
     let address = format!("http://{}", app.local_addr().expect("bound"));
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
@@ -55,6 +58,7 @@ async fn spawn_app_in(dir: tempfile::TempDir, extra: &[(&'static str, String)]) 
             .build()
             .expect("client"),
         database_url,
+        secret_key,
         dir,
         shutdown: tx,
         server,
@@ -67,6 +71,26 @@ impl TestApp {
     pub async fn restart(self) -> TestApp {
         let dir = self.stop().await;
         spawn_app_in(dir, &[]).await
+    }
+
+    /// Stops the panel, lets `offline` change what it left on disk (its
+    /// directory: database, key file) as an operator or an earlier release
+    /// would while it is down, and starts it again.
+    pub async fn restart_after_offline<F>(
+        self,
+        offline: impl FnOnce(std::path::PathBuf) -> F,
+    ) -> TestApp
+    where
+        F: std::future::Future<Output = ()>,
+    {
+        let dir = self.stop().await;
+        offline(dir.path().to_path_buf()).await;
+        spawn_app_in(dir, &[]).await
+    }
+
+    /// The directory holding the panel's database (and its key file).
+    pub fn data_dir(&self) -> &std::path::Path {
+        self.dir.path()
     }
 
     /// Stops the panel; returns its directory (database and all).
@@ -93,9 +117,15 @@ impl TestApp {
         format!("{}{path}", self.address)
     }
 
-    /// A second handle on the test's database, to seed or inspect it.
+    /// A second handle on the test's database, to seed or inspect it (with
+    /// the panel's own key: configured, or the key file beside the database).
     pub async fn store(&self) -> Store {
-        Store::open(&self.database_url).await.expect("store opens")
+        let key = sealing::key_for_database(self.secret_key.as_ref(), &self.database_url)
+            .expect("the panel's key")
+            .key;
+        Store::open(&self.database_url, key)
+            .await
+            .expect("store opens")
     }
 
     pub async fn create_operator(&self, name: &str, password: &str) {
