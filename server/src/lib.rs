@@ -19,6 +19,7 @@ pub mod per_fleet;
 pub mod qr;
 pub mod report_limit;
 pub mod secrets;
+pub mod security_headers;
 pub mod sessions;
 pub mod startup;
 pub mod state;

@@ -15,6 +15,7 @@ mod live_events;
 mod login;
 mod notifications;
 mod scenarios;
+mod security_headers;
 mod server_card;
 mod subscription;
 mod user_card;
