@@ -26,7 +26,7 @@ fn settle<T>(
     let Some(parts) = use_context::<http::request::Parts>() else {
         return result;
     };
-    let session = crate::auth::session_token(&parts.headers);
+    let session = crate::auth::session_in_context(&parts.headers);
     let flashes = use_context::<crate::flash::Flashes>();
     if let (true, Some(session), Some(flashes)) =
         (crate::auth::is_form_post(&parts.headers), session, flashes)
@@ -212,8 +212,8 @@ pub async fn change_password(
         let headers: http::HeaderMap = leptos_axum::extract()
             .await
             .map_err(|_| fail(AppError::Internal))?;
-        let session =
-            crate::auth::session_token(&headers).ok_or_else(|| fail(AppError::Unauthorized))?;
+        let session = crate::auth::session_in_context(&headers)
+            .ok_or_else(|| fail(AppError::Unauthorized))?;
         let outcome = backend
             .change_password(&operator.username, session, &current, &next)
             .await

@@ -107,7 +107,11 @@ pub async fn authorize() -> Result<(Backend, OperatorView), AppError> {
         tracing::error!("request parts missing from context");
         fail(AppError::Internal)
     })?;
-    if !auth::is_read_only(&parts.method) && auth::is_cross_site(&parts.headers) {
+    let site = auth::PanelSite::from_context().ok_or_else(|| {
+        tracing::error!("panel site missing from context");
+        fail(AppError::Internal)
+    })?;
+    if !auth::is_read_only(&parts.method) && site.is_cross_site(&parts.headers) {
         return Err(fail(AppError::CrossSite));
     }
     let backend = leptos::prelude::use_context::<Backend>().ok_or_else(|| {
@@ -117,7 +121,9 @@ pub async fn authorize() -> Result<(Backend, OperatorView), AppError> {
     if let Some(auth::SignedIn(operator)) = parts.extensions.get::<auth::SignedIn>() {
         return Ok((backend, operator.clone()));
     }
-    let token = auth::session_token(&parts.headers).ok_or_else(|| fail(AppError::Unauthorized))?;
+    let token = site
+        .session_token(&parts.headers)
+        .ok_or_else(|| fail(AppError::Unauthorized))?;
     let operator = backend
         .operator_for_session(token)
         .await

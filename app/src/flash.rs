@@ -56,7 +56,7 @@ pub fn take_for_page() -> Option<Flash> {
         if parts.headers.contains_key(crate::live::REFRESH_HEADER) {
             return None;
         }
-        let session = crate::auth::session_token(&parts.headers)?;
+        let session = crate::auth::session_in_context(&parts.headers)?;
         use_context::<Flashes>()?.take(session)
     }
     #[cfg(not(feature = "ssr"))]

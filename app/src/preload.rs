@@ -11,11 +11,13 @@ use crate::error::AppError;
 pub type Loaded<T> = Result<T, AppError>;
 
 /// Loads the data of the card page `path` names (`/servers/{id}`,
-/// `/users/{id}`) into the request's `extensions`; other paths load nothing.
+/// `/users/{id}`, whose subscription link starts with `site`'s address)
+/// into the request's `extensions`; other paths load nothing.
 /// Only for a request the page guard has signed in.
 #[cfg(feature = "ssr")]
 pub async fn load(
     backend: &crate::backend::Backend,
+    site: &crate::auth::PanelSite,
     path: &str,
     headers: &http::HeaderMap,
     extensions: &mut http::Extensions,
@@ -24,7 +26,7 @@ pub async fn load(
         let card = crate::api::server_card_of(backend, id).await;
         extensions.insert(slot::Slot::new(card));
     } else if let Some(id) = card_id(path, "/users/") {
-        let url = crate::auth::panel_url(headers);
+        let url = site.url(headers);
         let card = crate::api::user_card_of(backend, id, &url).await;
         extensions.insert(slot::Slot::new(card));
     }

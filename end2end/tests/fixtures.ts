@@ -31,9 +31,13 @@ export async function provision(request: APIRequestContext, fleet: object) {
   return response.json();
 }
 
-/** Resolves once the WASM has hydrated the page (an Effect sets the flag). */
+/**
+ * Resolves once the WASM has hydrated the page (an Effect sets the flag).
+ * A locator, not `waitForFunction`: that evaluates in the page's own world,
+ * where the panel's CSP (no 'unsafe-eval') governs it.
+ */
 export async function hydrated(page: Page) {
-  await page.waitForFunction(() => document.querySelector('[data-hydrated="true"]') !== null);
+  await expect(page.locator('[data-hydrated="true"]').first()).toBeAttached();
 }
 
 export async function signIn(page: Page, username = operator.username, password = operator.password) {

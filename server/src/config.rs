@@ -1,5 +1,6 @@
 //! Configuration from the environment (`MESHWATCH_*`), validated at boot.
 
+use app::auth::PublicOrigin;
 use std::net::SocketAddr;
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:3000";
@@ -69,6 +70,12 @@ pub struct Config {
     /// base64) that seals subscription tokens in the database; unset, a key
     /// file beside the database holds it (see `crate::sealing`).
     pub secret_key: Option<Secret>,
+    /// `MESHWATCH_PUBLIC_URL`: the panel's address as browsers reach it
+    /// (`https://panel.example`). Writes must come from pages of exactly
+    /// this origin, absolute links start with it, and an https one keeps
+    /// the session in a `Secure` `__Host-` cookie. Unset: each request's
+    /// `Host` decides.
+    pub public_url: Option<PublicOrigin>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -152,6 +159,13 @@ impl Config {
             },
             None => None,
         };
+        let public_url = non_empty("MESHWATCH_PUBLIC_URL")
+            .map(|url| PublicOrigin::parse(&url))
+            .transpose()
+            .map_err(|problem| ConfigError {
+                var: "MESHWATCH_PUBLIC_URL",
+                problem,
+            })?;
         let smtp_url = non_empty("MESHWATCH_SMTP_URL").map(Secret::new);
         if smtp_url.is_some() && non_empty("MESHWATCH_NOTIFY_TO").is_none() {
             return Err(ConfigError {
@@ -193,6 +207,7 @@ impl Config {
             metrics_token,
             trusted_proxies,
             secret_key,
+            public_url,
         })
     }
 }
@@ -261,6 +276,19 @@ mod tests {
     }
 
     #[test]
+    fn the_public_url_is_an_origin() {
+        assert!(config(&[]).expect("defaults").public_url.is_none());
+        let c = config(&[("MESHWATCH_PUBLIC_URL", "https://Panel.example:443/")]).expect("url");
+        assert_eq!(
+            c.public_url.map(|url| url.to_string()).as_deref(),
+            Some("https://panel.example")
+        );
+        let err = config(&[("MESHWATCH_PUBLIC_URL", "https://panel.example/meshwatch")])
+            .expect_err("a path");
+        assert!(err.to_string().contains("no path"), "{err}");
+    }
+
+    #[test]
     fn bad_values_name_the_variable() {
         for (var, value) in [
             ("MESHWATCH_LISTEN", "localhost"),
@@ -270,6 +298,10 @@ mod tests {
             ("MESHWATCH_METRICS_TOKEN", ""),
             ("MESHWATCH_METRICS_TOKEN", "two words"),
             ("MESHWATCH_METRICS_TOKEN", "tab\there"),
+            ("MESHWATCH_PUBLIC_URL", "panel.example"),
+            ("MESHWATCH_PUBLIC_URL", "ftp://panel.example"),
+            ("MESHWATCH_PUBLIC_URL", "https://panel.example/meshwatch"),
+            ("MESHWATCH_PUBLIC_URL", "https://panel.example:99999"),
         ] {
             let err = config(&[(var, value)]).expect_err(var);
             assert_eq!(err.var, var);

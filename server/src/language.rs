@@ -9,7 +9,7 @@
 use crate::login::{see_other, with_cookie};
 use crate::secrets::TokenHash;
 use crate::state::AppState;
-use app::auth;
+use app::auth::PanelSite;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -27,7 +27,7 @@ pub async fn choose(
     headers: HeaderMap,
     Form(choice): Form<Choice>,
 ) -> Response {
-    if auth::is_cross_site(&headers) {
+    if state.site.is_cross_site(&headers) {
         return (
             StatusCode::FORBIDDEN,
             "This request came from another site and was refused.",
@@ -42,7 +42,7 @@ pub async fn choose(
             .into_response();
     };
     remember_for_notifications(&state, &headers, lang).await;
-    let secure = if auth::is_https(&headers, false) {
+    let secure = if state.site.secure_cookies(&headers) {
         "; Secure"
     } else {
         ""
@@ -51,7 +51,7 @@ pub async fn choose(
         "{LANG_COOKIE}={}; Path=/; Max-Age=31536000; SameSite=Lax{secure}",
         lang.code()
     );
-    with_cookie(see_other(&back_to(&headers)), cookie)
+    with_cookie(see_other(&back_to(&headers, &state.site)), cookie)
 }
 
 /// Keeps a signed-in operator's choice as the notifications' language. A
@@ -59,7 +59,7 @@ pub async fn choose(
 /// gets the cookie. Failing to keep it costs the notifications their
 /// language, not the operator their page: it is logged, not answered.
 async fn remember_for_notifications(state: &AppState, headers: &HeaderMap, lang: Lang) {
-    let Some(token) = auth::session_token(headers) else {
+    let Some(token) = state.site.session_token(headers) else {
         return;
     };
     let signed_in = match state
@@ -81,17 +81,12 @@ async fn remember_for_notifications(state: &AppState, headers: &HeaderMap, lang:
 }
 
 /// The path of the referring page when it is one of ours, else `/`.
-fn back_to(headers: &HeaderMap) -> String {
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
-    let referer = headers.get(header::REFERER).and_then(|v| v.to_str().ok());
-    match (host, referer) {
-        (Some(host), Some(referer)) => ["http://", "https://"]
-            .iter()
-            .find_map(|scheme| referer.strip_prefix(scheme)?.strip_prefix(host))
-            .filter(|path| path.starts_with('/') && !path.starts_with("//"))
-            .map_or_else(|| "/".to_owned(), str::to_owned),
-        _ => "/".to_owned(),
-    }
+fn back_to(headers: &HeaderMap, site: &PanelSite) -> String {
+    headers
+        .get(header::REFERER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|referer| site.own_path(referer, headers))
+        .map_or_else(|| "/".to_owned(), str::to_owned)
 }
 
 #[cfg(test)]
@@ -112,18 +107,30 @@ mod tests {
 
     #[test]
     fn it_goes_back_only_to_our_own_pages() {
+        let site = PanelSite::default();
         let h = headers(&[
             ("host", "panel:3000"),
             ("referer", "http://panel:3000/users/alice?x=1"),
         ]);
-        assert_eq!(back_to(&h), "/users/alice?x=1");
+        assert_eq!(back_to(&h, &site), "/users/alice?x=1");
         let h = headers(&[("host", "panel:3000"), ("referer", "https://evil.example/")]);
-        assert_eq!(back_to(&h), "/");
+        assert_eq!(back_to(&h, &site), "/");
         let h = headers(&[
             ("host", "panel:3000"),
             ("referer", "http://panel:3000//evil.example"),
         ]);
-        assert_eq!(back_to(&h), "/");
-        assert_eq!(back_to(&headers(&[])), "/");
+        assert_eq!(back_to(&h, &site), "/");
+        assert_eq!(back_to(&headers(&[]), &site), "/");
+    }
+
+    #[test]
+    fn behind_a_proxy_that_rewrites_host_it_goes_back_by_the_public_url() {
+        let public = app::auth::PublicOrigin::parse("https://panel.example").expect("url");
+        let site = PanelSite::new(Some(public));
+        let h = headers(&[
+            ("host", "127.0.0.1:3000"),
+            ("referer", "https://panel.example/mesh"),
+        ]);
+        assert_eq!(back_to(&h, &site), "/mesh");
     }
 }

@@ -23,6 +23,7 @@ pub mod qr;
 pub mod report_limit;
 pub mod sealing;
 pub mod secrets;
+pub mod security_headers;
 pub mod sessions;
 pub mod startup;
 pub mod state;

@@ -86,7 +86,7 @@ fn resync() -> Event {
 
 pub async fn events(State(state): State<AppState>, headers: HeaderMap) -> Response {
     // The page guard let this request through with a live session.
-    let Some(token) = app::auth::session_token(&headers).map(TokenHash::of) else {
+    let Some(token) = state.site.session_token(&headers).map(TokenHash::of) else {
         return StatusCode::UNAUTHORIZED.into_response();
     };
     let mut recheck = tokio::time::interval(SESSION_RECHECK);

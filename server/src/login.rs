@@ -74,10 +74,6 @@ pub(crate) fn with_cookie(mut response: Response, cookie: String) -> Response {
     response
 }
 
-fn is_https(headers: &HeaderMap) -> bool {
-    auth::is_https(headers, false)
-}
-
 /// `POST /login`: check the password (argon2id, off the async threads),
 /// open a session, set the cookie and go to the panel.
 pub async fn login(
@@ -86,7 +82,7 @@ pub async fn login(
     headers: HeaderMap,
     form: Result<Form<LoginForm>, FormRejection>,
 ) -> Response {
-    if auth::is_cross_site(&headers) {
+    if state.site.is_cross_site(&headers) {
         return see_other("/login?error=cross_site");
     }
     let Ok(Form(LoginForm { username, password })) = form else {
@@ -158,18 +154,15 @@ pub async fn login(
         return StatusCode::SERVICE_UNAVAILABLE.into_response();
     }
     tracing::info!(%username, "operator signed in");
-    with_cookie(
-        see_other("/"),
-        auth::session_cookie(&token, is_https(&headers)),
-    )
+    with_cookie(see_other("/"), state.site.session_cookie(&token, &headers))
 }
 
 /// `POST /logout`: end the session and clear the cookie.
 pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    if auth::is_cross_site(&headers) {
+    if state.site.is_cross_site(&headers) {
         return see_other("/");
     }
-    if let Some(token) = auth::session_token(&headers) {
+    if let Some(token) = state.site.session_token(&headers) {
         let token = TokenHash::of(token);
         if let Err(err) = state.store.delete_session(&token).await {
             tracing::error!(error = %err, "cannot delete a session");
@@ -179,7 +172,7 @@ pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Respon
     }
     with_cookie(
         see_other("/login"),
-        auth::cleared_session_cookie(is_https(&headers)),
+        state.site.cleared_session_cookie(&headers),
     )
 }
 
@@ -209,7 +202,7 @@ pub async fn guard_pages(
     if !is_page_view(request.method()) || (is_public(path) && path != "/login") {
         return next.run(request).await;
     }
-    let operator = match auth::session_token(request.headers()) {
+    let operator = match state.site.session_token(request.headers()) {
         Some(token) => match state
             .sessions
             .operator(&state.store, &TokenHash::of(token))

@@ -479,7 +479,10 @@ impl PanelBackend for PanelStore {
 /// Loads a card page's data before the page renders (see `app::preload`).
 /// It runs inside the page guard, so only for a signed-in operator.
 pub async fn preload_cards(
-    axum::extract::State(backend): axum::extract::State<app::backend::Backend>,
+    axum::extract::State((backend, site)): axum::extract::State<(
+        app::backend::Backend,
+        app::auth::PanelSite,
+    )>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
@@ -490,6 +493,7 @@ pub async fn preload_cards(
     let (mut parts, body) = request.into_parts();
     app::preload::load(
         &backend,
+        &site,
         parts.uri.path(),
         &parts.headers,
         &mut parts.extensions,

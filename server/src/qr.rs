@@ -1,8 +1,7 @@
 //! Subscription links as QR codes: an SVG image of its own
 //! (`GET /users/{id}/qr.svg`, signed-in only) that the user card shows.
-//! Kept out of the page's HTML, a code is drawn when a browser first shows
-//! it and then cached (its address changes with the link), rather than
-//! redrawn on every render and every live refresh of the card.
+//! Kept out of the page's HTML, a code is drawn only when a browser shows
+//! it, rather than on every render and every live refresh of the card.
 
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -49,7 +48,7 @@ pub async fn serve(
     let Some(token) = &kept.1 else {
         return not_found();
     };
-    let url = format!("{}/sub/{token}", app::auth::panel_url(&headers));
+    let url = format!("{}/sub/{token}", state.site.url(&headers));
     let Some(image) = svg(&url) else {
         return not_found();
     };
@@ -57,8 +56,9 @@ pub async fn serve(
         [
             (CONTENT_TYPE, "image/svg+xml"),
             (X_CONTENT_TYPE_OPTIONS, "nosniff"),
-            // The address names the link; private: it carries a user's token.
-            (CACHE_CONTROL, "private, max-age=86400"),
+            // It carries a user's token: no cache keeps it (the security
+            // headers say the same for every signed-in answer).
+            (CACHE_CONTROL, "no-store"),
         ],
         image,
     )

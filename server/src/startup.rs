@@ -123,6 +123,7 @@ impl Application {
                 .map(|token| ScrapeToken::new(token.expose())),
             demo: demo.as_ref().map(demo::live::LiveDemo::control),
             targets: Arc::new(notification_targets(&config)),
+            site: app::auth::PanelSite::new(config.public_url.clone()),
         };
         let targets = state.targets.as_ref().clone();
         let delivery = Delivery {
@@ -298,7 +299,15 @@ fn router(state: AppState) -> Router {
     let routes = generate_route_list(App);
     let leptos = state.leptos.clone();
     let backend_for_pages = backend.clone();
-    Router::new()
+    let site = state.site.clone();
+    // What every page render and server function finds in its context.
+    let context = move || {
+        provide_context(backend.clone());
+        provide_context(flashes.clone());
+        provide_context(site.clone());
+        crate::security_headers::provide_nonce();
+    };
+    let pages = Router::new()
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/login", post(login::login))
@@ -314,24 +323,24 @@ fn router(state: AppState) -> Router {
             "/api/{*rest}",
             axum::routing::any(|| async { ApiError::not_found("no such API endpoint") }),
         )
-        .leptos_routes_with_context(
-            &state,
-            routes,
-            move || {
-                provide_context(backend.clone());
-                provide_context(flashes.clone());
-            },
-            move || shell(leptos.clone()),
-        )
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .leptos_routes_with_context(&state, routes, context.clone(), move || {
+            shell(leptos.clone())
+        })
+        // The not-found page is a Leptos page too: it needs the nonce.
+        .fallback(leptos_axum::file_and_error_handler_with_context::<
+            AppState,
+            _,
+        >(context, shell))
         .layer(axum::middleware::from_fn_with_state(
-            backend_for_pages,
+            (backend_for_pages, state.site.clone()),
             crate::panel::preload_cards,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             login::guard_pages,
-        ))
+        ));
+    // Outside the guard, so its redirects carry the headers too.
+    crate::security_headers::around(pages, state.site.clone())
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(TraceLayer::new_for_http())
         .with_state(state)

@@ -29,6 +29,9 @@ pub struct AppState {
     /// nowhere (none configured: rows stay queued so the panel can show
     /// them).
     pub targets: Arc<Vec<crate::notify::Target>>,
+    /// Where browsers reach the panel (`MESHWATCH_PUBLIC_URL`, else each
+    /// request's `Host`): cross-site checks, links, the session cookie.
+    pub site: app::auth::PanelSite,
 }
 
 impl FromRef<AppState> for LeptosOptions {

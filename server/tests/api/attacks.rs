@@ -247,3 +247,113 @@ async fn five_wrong_current_passwords_pause_that_operators_password_changes() {
         .await;
     assert_eq!(changed.status(), 200, "other operators are not paused");
 }
+
+const PUBLIC_URL: &str = "https://panel.example";
+
+/// A form post as a browser on `origin` sends it.
+async fn post_from(
+    app: &TestApp,
+    cookie: &str,
+    origin: &str,
+    path: &str,
+    form: &[(&str, &str)],
+) -> reqwest::Response {
+    app.client
+        .post(app.url(path))
+        .header("cookie", cookie)
+        .header("origin", origin)
+        .header("accept", "application/json")
+        .form(form)
+        .send()
+        .await
+        .expect("sent")
+}
+
+#[tokio::test]
+async fn behind_a_public_url_writes_must_come_from_it_whatever_host_says() {
+    let app = spawn_app_with(&[("MESHWATCH_PUBLIC_URL", PUBLIC_URL.to_owned())]).await;
+    app.create_operator("ops", "a long password").await;
+    // The address the request reached (its Host) is not the panel's
+    // public origin: a page served there is another site.
+    let own_host = app.address.as_str();
+    let refused = app
+        .login_with_header("ops", "a long password", Some(("origin", own_host)))
+        .await;
+    assert_eq!(location(&refused), "/login?error=cross_site");
+    assert_eq!(session_cookie(refused.headers()), None);
+
+    let signed_in = app
+        .login_with_header("ops", "a long password", Some(("origin", PUBLIC_URL)))
+        .await;
+    assert_eq!(location(&signed_in), "/");
+    let set_cookie = signed_in
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|c| c.starts_with("__Host-meshwatch_session="))
+        .expect("a __Host- session cookie")
+        .to_owned();
+    assert!(
+        set_cookie.ends_with("; Secure") && set_cookie.contains("; Path=/;"),
+        "{set_cookie}"
+    );
+    assert!(!set_cookie.contains("Domain"), "{set_cookie}");
+    let cookie = session_cookie(signed_in.headers()).expect("signed in");
+
+    let token = |name: &'static str| [("name", name)];
+    let from_host = post_from(
+        &app,
+        &cookie,
+        own_host,
+        "/rpc/create_api_token",
+        &token("a"),
+    )
+    .await;
+    assert_eq!(from_host.status(), 403, "a write from the Host's origin");
+    let from_public = post_from(
+        &app,
+        &cookie,
+        PUBLIC_URL,
+        "/rpc/create_api_token",
+        &token("b"),
+    )
+    .await;
+    assert_eq!(from_public.status(), 200, "a write from the public origin");
+
+    let lang = post_from(&app, &cookie, PUBLIC_URL, "/lang", &[("lang", "de")]).await;
+    assert_eq!(lang.status(), 303);
+    let lang_cookie = lang.headers()["set-cookie"].to_str().expect("ascii");
+    assert!(lang_cookie.ends_with("; Secure"), "{lang_cookie}");
+    let lang = post_from(&app, &cookie, own_host, "/lang", &[("lang", "de")]).await;
+    assert_eq!(lang.status(), 403);
+
+    // An unprefixed cookie (one another host could have planted) is no session.
+    let value = cookie.split_once('=').map(|(_, v)| v).expect("name=value");
+    let (status, _) = app.page(&format!("meshwatch_session={value}"), "/").await;
+    assert_eq!(status, 303, "sent to sign in");
+    let (status, _) = app.page(&cookie, "/").await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn behind_a_public_url_subscription_links_start_with_it() {
+    let app = spawn_app_with(&[("MESHWATCH_PUBLIC_URL", PUBLIC_URL.to_owned())]).await;
+    let fleet = serde_json::json!({
+        "routes": [{"id": "de", "name": "Germany"}],
+        "servers": [{"id": "de-1", "name": "Frankfurt 1", "country": "DE", "routes": ["de"],
+            "entry_points": [{"id": "de-1-vless", "protocol": "vless", "host": "127.0.40.1", "port": 443}]}],
+        "users": [{"id": "alice", "name": "Alice", "routes": ["de"]}]
+    });
+    let answer: serde_json::Value = app.put_fleet(&fleet).await.json().await.expect("json");
+    let sub = answer["sub_tokens"]["alice"].as_str().expect("sub token");
+    app.create_operator("ops", "a long password").await;
+    let signed_in = app
+        .login_with_header("ops", "a long password", Some(("origin", PUBLIC_URL)))
+        .await;
+    let cookie = session_cookie(signed_in.headers()).expect("signed in");
+    let (status, html) = app.page(&cookie, "/users/alice").await;
+    assert_eq!(status, 200);
+    assert!(html.contains(&format!("{PUBLIC_URL}/sub/{sub}")), "{html}");
+    assert!(!html.contains(&format!("{}/sub/", app.address)), "{html}");
+}

@@ -229,14 +229,20 @@ impl TestApp {
     }
 }
 
-/// The `name=value` part of the session `Set-Cookie`, if one is set.
+/// The `name=value` part of the session `Set-Cookie`, if one is set
+/// (`__Host-` prefixed behind an https public URL).
 pub fn session_cookie(headers: &HeaderMap) -> Option<String> {
     headers
         .get_all(SET_COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .find(|c| c.starts_with("meshwatch_session=") && !c.starts_with("meshwatch_session=;"))
-        .and_then(|c| c.split(';').next())
+        .filter_map(|c| c.split(';').next())
+        .find(|pair| {
+            matches!(
+                pair.split_once('='),
+                Some(("meshwatch_session" | "__Host-meshwatch_session", value)) if !value.is_empty()
+            )
+        })
         .map(str::to_owned)
 }
 

@@ -16,6 +16,7 @@ mod login;
 mod notifications;
 mod scenarios;
 mod sealed_tokens;
+mod security_headers;
 mod server_card;
 mod subscription;
 mod user_card;
