@@ -1,7 +1,9 @@
 //! The store: every SQL statement of meshwatch lives under this module, so a
 //! PostgreSQL store can follow by re-implementing it alone.
 //!
-//! SQLite is opened in WAL mode with `synchronous=NORMAL`, a busy timeout and
+//! SQLite is opened in WAL mode with `synchronous=FULL` (a 202 tells an
+//! agent it may delete the report from its spool, so an acknowledged commit
+//! must survive a power loss, not only a crash), a busy timeout and
 //! foreign keys on. Writes go through a single-connection writer pool and
 //! start with `BEGIN IMMEDIATE` (no lock upgrades, no SQLITE_BUSY mid-way);
 //! reads use their own pool and never wait for the writer.
@@ -67,7 +69,7 @@ impl Store {
         let options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Normal)
+            .synchronous(SqliteSynchronous::Full)
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
         let file = database_file(url)?;

@@ -321,11 +321,11 @@ async fn behind_a_public_url_writes_must_come_from_it_whatever_host_says() {
     .await;
     assert_eq!(from_public.status(), 200, "a write from the public origin");
 
-    let lang = post_from(&app, &cookie, PUBLIC_URL, "/lang", &[("lang", "de")]).await;
+    let lang = post_from(&app, &cookie, PUBLIC_URL, "/lang", &[("lang", "ja")]).await;
     assert_eq!(lang.status(), 303);
     let lang_cookie = lang.headers()["set-cookie"].to_str().expect("ascii");
     assert!(lang_cookie.ends_with("; Secure"), "{lang_cookie}");
-    let lang = post_from(&app, &cookie, own_host, "/lang", &[("lang", "de")]).await;
+    let lang = post_from(&app, &cookie, own_host, "/lang", &[("lang", "ja")]).await;
     assert_eq!(lang.status(), 403);
 
     // An unprefixed cookie (one another host could have planted) is no session.
@@ -356,4 +356,207 @@ async fn behind_a_public_url_subscription_links_start_with_it() {
     assert_eq!(status, 200);
     assert!(html.contains(&format!("{PUBLIC_URL}/sub/{sub}")), "{html}");
     assert!(!html.contains(&format!("{}/sub/", app.address)), "{html}");
+}
+
+/// `meshwatch_password_checks_total`: passwords the panel has verified.
+async fn password_checks(app: &TestApp) -> u64 {
+    let text = app
+        .client
+        .get(app.url("/metrics"))
+        .send()
+        .await
+        .expect("sent")
+        .text()
+        .await
+        .expect("text");
+    text.lines()
+        .find_map(|line| line.strip_prefix("meshwatch_password_checks_total "))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no password check counter in {text}"))
+}
+
+/// The test process's peak resident memory so far (`VmHWM`), in KiB. The
+/// panel runs inside this process, so its argon2 memory shows here.
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("procfs");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM")
+}
+
+async fn login_from(app: &TestApp, username: &str, password: &str, client: &str) -> reqwest::Response {
+    app.login_with_header(username, password, Some(("x-forwarded-for", client)))
+        .await
+}
+
+#[tokio::test]
+async fn a_burst_of_parallel_guesses_gets_five_password_checks_and_little_memory() {
+    const GUESSES: usize = 200;
+    let app = spawn_app().await;
+    app.create_operator("ops", "a long password").await;
+    let checks_before = password_checks(&app).await;
+    let peak_before = peak_rss_kib();
+
+    let guesses = (0..GUESSES).map(|k| {
+        let app = &app;
+        async move { app.login("ops", &format!("guess number {k}")).await }
+    });
+    let answers = futures_util::future::join_all(guesses).await;
+
+    let checked = password_checks(&app).await - checks_before;
+    assert!(
+        (1..=5).contains(&checked),
+        "{checked} passwords were checked for {GUESSES} parallel guesses"
+    );
+    let mut wrong = 0;
+    for answer in &answers {
+        match answer.status().as_u16() {
+            303 if location(answer) == "/login?error=invalid" => wrong += 1,
+            303 => assert_eq!(location(answer), "/login?error=locked"),
+            429 => {
+                let wait: u64 = answer.headers()["retry-after"]
+                    .to_str()
+                    .expect("ascii")
+                    .parse()
+                    .expect("seconds");
+                assert!((1..=60).contains(&wait), "Retry-After {wait}");
+            }
+            other => panic!("unexpected answer {other}"),
+        }
+    }
+    assert!(wrong <= 5, "{wrong} guesses were told they were wrong");
+    // Each argon2 check holds ~19 MiB: unbounded, this burst would take
+    // gigabytes. Other tests share the process, hence the generous bound.
+    let grown_mib = peak_rss_kib().saturating_sub(peak_before) / 1024;
+    assert!(grown_mib < 512, "peak memory grew by {grown_mib} MiB");
+
+    let locked = app.login("ops", "a long password").await;
+    assert_eq!(
+        location(&locked),
+        "/login?error=locked",
+        "the attacker's address stays locked, even with the right password"
+    );
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_an_attacker_locks_out_only_itself() {
+    let app = spawn_app_with(&[("MESHWATCH_TRUSTED_PROXIES", "127.0.0.1/32".to_owned())]).await;
+    app.create_operator("ops", "a long password").await;
+    app.create_operator("ana", "another long password").await;
+    let home = "198.51.100.7";
+    let first = login_from(&app, "ops", "a long password", home).await;
+    assert_eq!(location(&first), "/", "the operator signs in from home");
+
+    // One attacker, one address: every username it tries counts against it.
+    for k in 0..25 {
+        let _ = login_from(&app, &format!("user{k}"), "guess", "203.0.113.9").await;
+    }
+    let attacker = login_from(&app, "ana", "another long password", "203.0.113.9").await;
+    assert_eq!(location(&attacker), "/login?error=locked");
+    let ana = login_from(&app, "ana", "another long password", "192.0.2.44").await;
+    assert_eq!(location(&ana), "/", "another operator behind the same proxy gets in");
+
+    // Many addresses hammering one username: it slows down, it does not lock.
+    let mut slowed = None;
+    for k in 0..30 {
+        let guess = login_from(&app, "ops", "guess", &format!("203.0.113.{}", 100 + k)).await;
+        if guess.status() == 429 {
+            slowed = Some(guess);
+            break;
+        }
+    }
+    let slowed = slowed.expect("the hammered username is slowed down");
+    let wait: u64 = slowed.headers()["retry-after"]
+        .to_str()
+        .expect("ascii")
+        .parse()
+        .expect("seconds");
+    assert!((1..=60).contains(&wait), "Retry-After {wait}");
+    let at_home = login_from(&app, "ops", "a long password", home).await;
+    assert_eq!(location(&at_home), "/", "the operator still gets in from home");
+    assert!(session_cookie(at_home.headers()).is_some());
+}
+
+#[tokio::test]
+async fn forwarding_headers_from_an_untrusted_peer_do_not_dodge_the_lock() {
+    let app = spawn_app().await;
+    app.create_operator("ops", "a long password").await;
+    for k in 0..5 {
+        let wrong = login_from(&app, "ops", "guess", &format!("203.0.113.{k}")).await;
+        assert_eq!(location(&wrong), "/login?error=invalid");
+    }
+    let spoofed = login_from(&app, "ops", "a long password", "203.0.113.200").await;
+    assert_eq!(
+        location(&spoofed),
+        "/login?error=locked",
+        "X-Forwarded-For from a peer that is no trusted proxy is ignored"
+    );
+}
+
+/// Reads an event stream until it ends; `true` when it ended in time.
+async fn ends_within(mut stream: reqwest::Response, limit: Duration) -> bool {
+    tokio::time::timeout(limit, async {
+        while let Ok(Some(_)) = stream.chunk().await {}
+    })
+    .await
+    .is_ok()
+}
+
+async fn open_events(app: &TestApp, cookie: &str) -> reqwest::Response {
+    let stream = app
+        .client
+        .get(app.url("/events"))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(stream.status(), 200);
+    stream
+}
+
+#[tokio::test]
+async fn the_live_stream_ends_with_its_session() {
+    let app = spawn_app().await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let other = session_cookie(app.login("ops", "a long password").await.headers())
+        .expect("a second session");
+
+    let stream = open_events(&app, &cookie).await;
+    let still_open = open_events(&app, &other).await;
+    let logout = app
+        .client
+        .post(app.url("/logout"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(location(&logout), "/login");
+    assert!(
+        ends_within(stream, Duration::from_secs(5)).await,
+        "the signed-out session's stream ended"
+    );
+    assert!(
+        !ends_within(still_open, Duration::from_millis(300)).await,
+        "another session's stream goes on"
+    );
+
+    let stream = open_events(&app, &other).await;
+    let form = [
+        ("current", "a long password"),
+        ("next", "a new long password"),
+        ("repeat", "a new long password"),
+    ];
+    let changed = app.rpc(&cookie_of(&app).await, "change_password", &form).await;
+    assert_eq!(changed.status(), 200);
+    assert!(
+        ends_within(stream, Duration::from_secs(5)).await,
+        "a password change ends the other sessions' streams"
+    );
+}
+
+/// A fresh session of `ops` (the stream tests end the others).
+async fn cookie_of(app: &TestApp) -> String {
+    session_cookie(app.login("ops", "a long password").await.headers()).expect("signed in")
 }

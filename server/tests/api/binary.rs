@@ -8,9 +8,9 @@ use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_meshwatch-server");
 
-struct Panel {
-    child: Child,
-    address: String,
+pub(crate) struct Panel {
+    pub(crate) child: Child,
+    pub(crate) address: String,
     /// Every line printed before the panel said it was listening.
     banner: Vec<String>,
 }
@@ -29,7 +29,7 @@ pub(crate) fn command(db: &str) -> Command {
 /// Starts the binary and waits for its "listening on" line.
 // The child moves into `Panel`, whose owner stops and reaps it (`terminate`).
 #[allow(clippy::zombie_processes)]
-fn start(mut cmd: Command) -> Panel {
+pub(crate) fn start(mut cmd: Command) -> Panel {
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -78,7 +78,7 @@ pub(crate) fn run(mut cmd: Command) -> std::process::Output {
         .expect("output")
 }
 
-fn client() -> reqwest::Client {
+pub(crate) fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -86,7 +86,7 @@ fn client() -> reqwest::Client {
 }
 
 /// SIGTERM, then the exit status.
-fn terminate(mut panel: Panel) -> std::process::ExitStatus {
+pub(crate) fn terminate(mut panel: Panel) -> std::process::ExitStatus {
     let pid = panel.child.id().to_string();
     let sent = Command::new("kill")
         .args(["-TERM", &pid])

@@ -16,7 +16,7 @@ const WAIT: Duration = Duration::from_secs(40);
 
 /// The agent binary beside this test binary (`cargo test --workspace`
 /// builds it: the root package's own tests need it).
-fn agent_binary() -> PathBuf {
+pub(crate) fn agent_binary() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let dir = exe
         .parent()

@@ -4,6 +4,7 @@ mod account;
 mod agent;
 mod attacks;
 mod binary;
+mod crash;
 mod fleet;
 mod forms;
 mod health;
