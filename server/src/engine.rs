@@ -66,6 +66,30 @@ type Endpoints = Arc<HashMap<String, crate::store::Endpoint>>;
 /// A user with their routes, and their subscription token when known.
 pub type KeptUser = Arc<(meshwatch::views::UserSummary, Option<String>)>;
 
+/// A report waiting for the group commit, with whom to answer.
+struct Queued {
+    witness: String,
+    report: AgentReport,
+    received_ms: i64,
+    reply: tokio::sync::oneshot::Sender<Result<ReportAck, StoreError>>,
+}
+
+/// A queued report resolved against the mesh, ready to store.
+struct Ready {
+    witness_id: Option<ServerId>,
+    w: usize,
+    resolved: Vec<(usize, ProbeOutcome)>,
+    ack: ReportAck,
+    queued: Queued,
+}
+
+fn queue(queued: &std::sync::Mutex<Vec<Queued>>) -> std::sync::MutexGuard<'_, Vec<Queued>> {
+    // Pushes and takes are whole: a poisoned queue is usable.
+    queued
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 pub struct Engine {
     /// Pages read it while an evaluation runs (a shared lock); reports,
     /// evaluations and fleet changes swap their results in.
@@ -75,7 +99,9 @@ pub struct Engine {
     servers: PerFleet<ServerId, Arc<ServerSummary>>,
     /// Serialises "store durably, then apply in memory" so that memory and
     /// a replay after a crash apply reports in the same order.
-    ingest: tokio::sync::Mutex<()>,
+    ingest: Arc<tokio::sync::Mutex<()>>,
+    /// Reports waiting for the next group commit (see [`Engine::ingest`]).
+    queued: std::sync::Mutex<Vec<Queued>>,
     /// Recorded verdict changes, for live pages.
     changes: broadcast::Sender<VerdictChange>,
     metrics: Arc<Metrics>,
@@ -191,7 +217,8 @@ impl Engine {
                 written_seq: 0,
                 witness_fault_told: witness_fault_at_load,
             }),
-            ingest: tokio::sync::Mutex::new(()),
+            ingest: Arc::default(),
+            queued: std::sync::Mutex::default(),
             endpoints: PerFleet::default(),
             users: PerFleet::default(),
             servers: PerFleet::default(),
@@ -385,85 +412,153 @@ impl Engine {
         self.changes.subscribe()
     }
 
-    /// Stores a report durably, then applies it. Retries of a stored
-    /// `report_id` are acknowledged with the first answer and applied once.
-    /// `received_ms` is the panel's clock when the report arrived, taken
-    /// before any wait here: time queued behind other reports is not the
-    /// agent's clock error.
+    /// Stores a report durably, then applies it; the ack is sent after
+    /// the commit. Reports that arrive while a commit runs wait and are
+    /// committed together in one transaction (group commit), so the fsync
+    /// that `synchronous=FULL` costs is shared by every report of a burst.
     pub async fn ingest(
-        &self,
+        self: &Arc<Self>,
         store: &Store,
         witness: &str,
-        mut report: AgentReport,
+        report: AgentReport,
         received_ms: i64,
     ) -> Result<ReportAck, StoreError> {
-        let _order = self.ingest.lock().await;
-        // Stored with its times on the panel's clock: a replay after a
-        // crash then needs neither the receipt clock nor the agent's.
-        meshwatch::intake::normalize(&mut report, received_ms);
-        let witness_id = ServerId::parse(witness).ok();
-        let (w, resolved, ack) = {
-            let state = self.read();
-            let w = witness_id
-                .as_ref()
-                .and_then(|id| state.mesh.server_index(id));
-            // Every known result is accepted; only the newest of each pair
-            // then counts (here and when a stored report is replayed).
-            let (known, skipped) = resolve(&state.mesh, &report.probes);
-            let ack = ReportAck {
-                accepted_probes: u32::try_from(known.len()).unwrap_or(u32::MAX),
-                skipped_probes: skipped,
-                fleet_version: self.fleet_version(),
-            };
-            (w, newest_per_entry_point(known), ack)
-        };
-        let Some(w) = w else {
-            // Its token was checked before the server left the fleet.
-            return Err(StoreError::Rejected {
-                code: "unknown_server",
-                message: format!("server {witness:?} is no longer in the fleet"),
-            });
-        };
-        let report = &report;
-        let seq = match store
-            .store_report(witness, report, received_ms, ack)
-            .await?
-        {
-            StoredReport::Duplicate(first) => {
-                return Ok(ReportAck {
-                    fleet_version: self.fleet_version(),
-                    ..first
-                })
-            }
-            StoredReport::New { seq } => seq,
-        };
-        self.metrics.reports_ingested.inc();
-        self.metrics
-            .probe_results_skipped
-            .inc_by(u64::from(ack.skipped_probes));
-        let mut state = self.write();
-        state.applied_seq = seq;
-        if let Some(id) = &witness_id {
-            state.mark_written(id);
-        }
-        let State {
-            mesh,
-            evidence,
-            evaluation,
-            dirty,
-            ..
-        } = &mut *state;
-        let (_, applied) = evaluation.apply_report(
-            mesh,
-            evidence,
-            w,
+        let (reply, mut answer) = tokio::sync::oneshot::channel();
+        queue(&self.queued).push(Queued {
+            witness: witness.to_owned(),
+            report,
             received_ms,
-            report.self_check.clone(),
-            &resolved,
-        );
-        self.metrics.probe_results_applied.inc_by(applied as u64);
-        dirty.extend(resolved.iter().map(|(e, _)| (w, *e)));
-        Ok(ack)
+            reply,
+        });
+        loop {
+            tokio::select! {
+                biased;
+                answer = &mut answer => {
+                    return answer.unwrap_or(Err(StoreError::Database(sqlx::Error::WorkerCrashed)));
+                }
+                order = self.ingest.clone().lock_owned() => {
+                    let batch = std::mem::take(&mut *queue(&self.queued));
+                    if batch.is_empty() {
+                        // Ours was committed by the holder before us.
+                        continue;
+                    }
+                    // A task of its own: a caller whose connection drops
+                    // must not abandon the other callers' reports half-way.
+                    let (engine, store) = (self.clone(), store.clone());
+                    let _ = tokio::spawn(async move {
+                        engine.commit_batch(&store, batch).await;
+                        drop(order);
+                    })
+                    .await;
+                }
+            }
+        }
+    }
+
+    /// Stores a batch of reports in one transaction, then applies the new
+    /// ones in their stored order and answers each caller.
+    async fn commit_batch(&self, store: &Store, batch: Vec<Queued>) {
+        let mut ready = Vec::with_capacity(batch.len());
+        {
+            let state = self.read();
+            for mut queued in batch {
+                // Stored with its times on the panel's clock: a replay after
+                // a crash then needs neither the receipt clock nor the agent's.
+                meshwatch::intake::normalize(&mut queued.report, queued.received_ms);
+                let witness_id = ServerId::parse(&queued.witness).ok();
+                let w = witness_id
+                    .as_ref()
+                    .and_then(|id| state.mesh.server_index(id));
+                let Some(w) = w else {
+                    // Its token was checked before the server left the fleet.
+                    let message = format!("server {:?} is no longer in the fleet", queued.witness);
+                    let _ = queued.reply.send(Err(StoreError::Rejected {
+                        code: "unknown_server",
+                        message,
+                    }));
+                    continue;
+                };
+                // Every known result is accepted; only the newest of each
+                // pair then counts (here and when a stored report is replayed).
+                let (known, skipped) = resolve(&state.mesh, &queued.report.probes);
+                let ack = ReportAck {
+                    accepted_probes: u32::try_from(known.len()).unwrap_or(u32::MAX),
+                    skipped_probes: skipped,
+                    fleet_version: self.fleet_version(),
+                };
+                ready.push(Ready {
+                    witness_id,
+                    w,
+                    resolved: newest_per_entry_point(known),
+                    ack,
+                    queued,
+                });
+            }
+        }
+        let rows: Vec<_> = ready
+            .iter()
+            .map(|r| {
+                (
+                    r.queued.witness.as_str(),
+                    &r.queued.report,
+                    r.queued.received_ms,
+                    r.ack,
+                )
+            })
+            .collect();
+        let stored = match store.store_reports(&rows).await {
+            Ok(stored) => stored,
+            Err(err) => {
+                let message = err.to_string();
+                let mut first = Some(err);
+                for r in ready {
+                    let err = first.take().unwrap_or_else(|| {
+                        StoreError::Database(sqlx::Error::Protocol(message.clone()))
+                    });
+                    let _ = r.queued.reply.send(Err(err));
+                }
+                return;
+            }
+        };
+        let mut state = self.write();
+        for (r, stored) in ready.into_iter().zip(stored) {
+            let seq = match stored {
+                StoredReport::Duplicate(first) => {
+                    let _ = r.queued.reply.send(Ok(ReportAck {
+                        fleet_version: self.fleet_version(),
+                        ..first
+                    }));
+                    continue;
+                }
+                StoredReport::New { seq } => seq,
+            };
+            self.metrics.reports_ingested.inc();
+            self.metrics
+                .probe_results_skipped
+                .inc_by(u64::from(r.ack.skipped_probes));
+            state.applied_seq = seq;
+            if let Some(id) = &r.witness_id {
+                state.mark_written(id);
+            }
+            let State {
+                mesh,
+                evidence,
+                evaluation,
+                dirty,
+                ..
+            } = &mut *state;
+            let (_, applied) = evaluation.apply_report(
+                mesh,
+                evidence,
+                r.w,
+                r.queued.received_ms,
+                r.queued.report.self_check.clone(),
+                &r.resolved,
+            );
+            self.metrics.probe_results_applied.inc_by(applied as u64);
+            dirty.extend(r.resolved.iter().map(|(e, _)| (r.w, *e)));
+            let _ = r.queued.reply.send(Ok(r.ack));
+        }
     }
 
     /// Writes the pairs changed since the last checkpoint.

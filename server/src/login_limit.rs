@@ -72,84 +72,142 @@ pub struct Reservation {
     address: IpAddr,
 }
 
+/// What a counter counts. It is stored only as a keyed 64-bit hash, so a
+/// counter costs the same whatever the username's length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Key {
     UserAt(u64, IpAddr),
     User(u64),
     Address(IpAddr),
     Operator(i64),
+    /// The operator signed in from this address (skips the slowdown).
+    Known(u64, IpAddr),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    UserAt,
+    User,
+    Address,
+    Operator,
+}
+
+impl Kind {
+    /// The failures at which this kind of counter starts refusing.
+    fn limit(self) -> u32 {
+        match self {
+            Self::UserAt => MAX_FAILURES_PER_USER_AND_ADDRESS,
+            Self::User => FREE_FAILURES_PER_USER,
+            Self::Address => MAX_FAILURES_PER_ADDRESS,
+            Self::Operator => MAX_PASSWORD_CHANGE_FAILURES,
+        }
+    }
+}
+
+/// Tenths of a second since the limiter started: 4 bytes reach 13 years,
+/// and a counter fits in 12.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Tick(u32);
+
+impl Tick {
+    const PER_SECOND: u64 = 10;
+
+    fn of(span: Duration) -> u32 {
+        u32::try_from(span.as_millis() / 100).unwrap_or(u32::MAX)
+    }
+
+    fn after(self, span: Duration) -> Self {
+        Self(self.0.saturating_add(Self::of(span)))
+    }
+
+    fn since(self, earlier: Self) -> Duration {
+        Duration::from_millis(u64::from(self.0.saturating_sub(earlier.0)) * 1000 / Self::PER_SECOND)
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
 struct Window {
-    failures: u32,
-    started: Instant,
+    failures: u16,
+    kind: Kind,
+    started: Tick,
     /// When the next attempt is allowed (the username slowdown).
-    next_allowed: Instant,
+    next_allowed: Tick,
 }
 
 impl Window {
-    fn expired(&self, now: Instant) -> bool {
-        now.saturating_duration_since(self.started) >= FAILURE_WINDOW
+    fn fresh(kind: Kind, now: Tick) -> Self {
+        Self {
+            failures: 0,
+            kind,
+            started: now,
+            next_allowed: now,
+        }
     }
 
-    fn reopens_in(&self, now: Instant) -> Duration {
-        FAILURE_WINDOW.saturating_sub(now.saturating_duration_since(self.started))
+    fn expired(&self, now: Tick) -> bool {
+        now.since(self.started) >= FAILURE_WINDOW
+    }
+
+    fn reopens_in(&self, now: Tick) -> Duration {
+        FAILURE_WINDOW.saturating_sub(now.since(self.started))
+    }
+
+    fn full(&self) -> bool {
+        u32::from(self.failures) >= self.kind.limit()
     }
 }
 
 #[derive(Default)]
 struct Counters {
-    windows: HashMap<Key, Window>,
-    /// (username hash, address) → when the operator last signed in from it.
-    known: HashMap<(u64, IpAddr), Instant>,
-    swept: Option<Instant>,
+    windows: HashMap<u64, Window>,
+    /// Sign-ins that succeeded from an address: when, by slot.
+    known: HashMap<u64, Tick>,
+    swept: Option<Tick>,
 }
 
 impl Counters {
-    /// The live window of a key (an expired one counts as none).
-    fn live(&self, key: Key, now: Instant) -> Option<Window> {
+    /// The live window of a slot (an expired one counts as none).
+    fn live(&self, slot: u64, now: Tick) -> Option<Window> {
         self.windows
-            .get(&key)
+            .get(&slot)
             .filter(|window| !window.expired(now))
             .copied()
     }
 
-    fn failures(&self, key: Key, now: Instant) -> u32 {
-        self.live(key, now).map_or(0, |w| w.failures)
-    }
-
-    fn count_failure(&mut self, key: Key, now: Instant) -> Window {
+    fn count_failure(&mut self, slot: u64, kind: Kind, now: Tick) -> &mut Window {
         let window = self
             .windows
-            .entry(key)
+            .entry(slot)
             .and_modify(|w| {
                 if w.expired(now) {
-                    *w = Window::fresh(now);
+                    *w = Window::fresh(kind, now);
                 }
             })
-            .or_insert_with(|| Window::fresh(now));
+            .or_insert_with(|| Window::fresh(kind, now));
         window.failures = window.failures.saturating_add(1);
-        *window
+        window
     }
 
-    fn sweep(&mut self, now: Instant) {
-        let due = self
-            .swept
-            .is_none_or(|at| now.saturating_duration_since(at) >= SWEEP_EVERY);
-        if !due && self.windows.len() < MAX_TRACKED_KEYS && self.known.len() < MAX_KNOWN_ADDRESSES
-        {
+    fn give_back(&mut self, slot: u64) {
+        if let Some(w) = self.windows.get_mut(&slot) {
+            w.failures = w.failures.saturating_sub(1);
+        }
+    }
+
+    fn sweep(&mut self, now: Tick) {
+        let due = self.swept.is_none_or(|at| now.since(at) >= SWEEP_EVERY);
+        if !due && self.windows.len() < MAX_TRACKED_KEYS && self.known.len() < MAX_KNOWN_ADDRESSES {
             return;
         }
         self.swept = Some(now);
         self.windows.retain(|_, w| !w.expired(now));
         self.known
-            .retain(|_, at| now.saturating_duration_since(*at) < KNOWN_ADDRESS_TTL);
+            .retain(|_, at| now.since(*at) < KNOWN_ADDRESS_TTL);
         if self.windows.len() >= MAX_TRACKED_KEYS {
             // Full of live windows: keep only those that lock or slow
             // something down, so a flood of one-off failures cannot push
             // out the counters that matter.
-            self.windows.retain(|key, w| w.failures >= key.limit());
+            self.windows.retain(|_, w| w.full());
         }
         if self.windows.len() >= MAX_TRACKED_KEYS {
             // Still full: a flood this big from this many addresses is
@@ -158,28 +216,6 @@ impl Counters {
         }
         if self.known.len() >= MAX_KNOWN_ADDRESSES {
             self.known.clear();
-        }
-    }
-}
-
-impl Window {
-    fn fresh(now: Instant) -> Self {
-        Self {
-            failures: 0,
-            started: now,
-            next_allowed: now,
-        }
-    }
-}
-
-impl Key {
-    /// The failures at which this key starts refusing.
-    fn limit(self) -> u32 {
-        match self {
-            Self::UserAt(..) => MAX_FAILURES_PER_USER_AND_ADDRESS,
-            Self::User(_) => FREE_FAILURES_PER_USER,
-            Self::Address(_) => MAX_FAILURES_PER_ADDRESS,
-            Self::Operator(_) => MAX_PASSWORD_CHANGE_FAILURES,
         }
     }
 }
@@ -215,9 +251,9 @@ fn limited_address(address: IpAddr) -> IpAddr {
 
 pub struct LoginLimiter {
     counters: Mutex<Counters>,
-    /// Keys usernames so the map holds 8 bytes per name, whatever its
-    /// length, and nobody can aim collisions at it.
+    /// Keys the counters' hashes, so nobody can aim collisions at them.
     hasher: RandomState,
+    epoch: Instant,
 }
 
 impl Default for LoginLimiter {
@@ -225,6 +261,7 @@ impl Default for LoginLimiter {
         Self {
             counters: Mutex::default(),
             hasher: RandomState::new(),
+            epoch: Instant::now(),
         }
     }
 }
@@ -241,6 +278,24 @@ impl LoginLimiter {
         self.hasher.hash_one(username)
     }
 
+    fn slot(&self, key: Key) -> u64 {
+        self.hasher.hash_one(key)
+    }
+
+    fn tick(&self, now: Instant) -> Tick {
+        Tick(Tick::of(now.saturating_duration_since(self.epoch)))
+    }
+
+    /// Refuses when the slot's window is full.
+    fn check(counters: &Counters, slot: u64, now: Tick) -> Result<(), Refusal> {
+        match counters.live(slot, now) {
+            Some(window) if window.full() => Err(Refusal::Locked {
+                retry_after: window.reopens_in(now),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// Checks the limits for a sign-in and, when none refuses, counts the
     /// attempt as a failure until [`Self::succeeded`] forgives it.
     pub fn reserve(
@@ -251,33 +306,31 @@ impl LoginLimiter {
     ) -> Result<Reservation, Refusal> {
         let user = self.user(username);
         let address = limited_address(address);
+        let now = self.tick(now);
+        let [user_at, by_user, by_address, known] = [
+            Key::UserAt(user, address),
+            Key::User(user),
+            Key::Address(address),
+            Key::Known(user, address),
+        ]
+        .map(|key| self.slot(key));
         let mut counters = self.lock();
         counters.sweep(now);
-        for key in [Key::UserAt(user, address), Key::Address(address)] {
-            if let Some(window) = counters.live(key, now) {
-                if window.failures >= key.limit() {
-                    return Err(Refusal::Locked {
-                        retry_after: window.reopens_in(now),
-                    });
-                }
-            }
-        }
-        let known = counters.known.contains_key(&(user, address));
-        if !known {
-            if let Some(window) = counters.live(Key::User(user), now) {
+        Self::check(&counters, user_at, now)?;
+        Self::check(&counters, by_address, now)?;
+        if !counters.known.contains_key(&known) {
+            if let Some(window) = counters.live(by_user, now) {
                 if now < window.next_allowed {
                     return Err(Refusal::SlowDown {
-                        retry_after: window.next_allowed - now,
+                        retry_after: window.next_allowed.since(now),
                     });
                 }
             }
         }
-        counters.count_failure(Key::UserAt(user, address), now);
-        counters.count_failure(Key::Address(address), now);
-        let window = counters.count_failure(Key::User(user), now);
-        if let Some(w) = counters.windows.get_mut(&Key::User(user)) {
-            w.next_allowed = now + user_delay(window.failures);
-        }
+        counters.count_failure(user_at, Kind::UserAt, now);
+        counters.count_failure(by_address, Kind::Address, now);
+        let window = counters.count_failure(by_user, Kind::User, now);
+        window.next_allowed = now.after(user_delay(u32::from(window.failures)));
         Ok(Reservation { user, address })
     }
 
@@ -286,11 +339,16 @@ impl LoginLimiter {
     /// the operator's own.
     pub fn succeeded(&self, reservation: Reservation, now: Instant) {
         let Reservation { user, address } = reservation;
+        let now = self.tick(now);
+        let known = self.slot(Key::Known(user, address));
         let mut counters = self.lock();
-        counters.windows.remove(&Key::UserAt(user, address));
-        Self::give_back(&mut counters, user, address);
+        counters
+            .windows
+            .remove(&self.slot(Key::UserAt(user, address)));
+        counters.give_back(self.slot(Key::Address(address)));
+        counters.give_back(self.slot(Key::User(user)));
         if counters.known.len() < MAX_KNOWN_ADDRESSES {
-            counters.known.insert((user, address), now);
+            counters.known.insert(known, now);
         }
     }
 
@@ -299,35 +357,24 @@ impl LoginLimiter {
     pub fn not_checked(&self, reservation: Reservation) {
         let Reservation { user, address } = reservation;
         let mut counters = self.lock();
-        if let Some(w) = counters.windows.get_mut(&Key::UserAt(user, address)) {
-            w.failures = w.failures.saturating_sub(1);
-        }
-        Self::give_back(&mut counters, user, address);
-    }
-
-    fn give_back(counters: &mut Counters, user: u64, address: IpAddr) {
-        for key in [Key::Address(address), Key::User(user)] {
-            if let Some(w) = counters.windows.get_mut(&key) {
-                w.failures = w.failures.saturating_sub(1);
-            }
+        for key in [
+            Key::UserAt(user, address),
+            Key::Address(address),
+            Key::User(user),
+        ] {
+            counters.give_back(self.slot(key));
         }
     }
 
     /// A sign-in that names no possible username (an over-long one) counts
     /// against its address only, and is refused when the address is locked.
     pub fn reserve_address_only(&self, address: IpAddr, now: Instant) -> Result<(), Refusal> {
-        let address = limited_address(address);
+        let slot = self.slot(Key::Address(limited_address(address)));
+        let now = self.tick(now);
         let mut counters = self.lock();
         counters.sweep(now);
-        let key = Key::Address(address);
-        if let Some(window) = counters.live(key, now) {
-            if window.failures >= key.limit() {
-                return Err(Refusal::Locked {
-                    retry_after: window.reopens_in(now),
-                });
-            }
-        }
-        counters.count_failure(key, now);
+        Self::check(&counters, slot, now)?;
+        counters.count_failure(slot, Kind::Address, now);
         Ok(())
     }
 
@@ -336,21 +383,19 @@ impl LoginLimiter {
     /// sign-in; a correct password forgives them
     /// ([`Self::password_change_succeeded`]).
     pub fn try_password_change(&self, operator_id: i64, now: Instant) -> Result<(), Duration> {
-        let key = Key::Operator(operator_id);
+        let slot = self.slot(Key::Operator(operator_id));
+        let now = self.tick(now);
         let mut counters = self.lock();
         counters.sweep(now);
-        if let Some(window) = counters.live(key, now) {
-            if window.failures >= key.limit() {
-                return Err(window.reopens_in(now));
-            }
-        }
-        counters.count_failure(key, now);
+        Self::check(&counters, slot, now).map_err(Refusal::retry_after)?;
+        counters.count_failure(slot, Kind::Operator, now);
         Ok(())
     }
 
     /// The current password checked out: the operator's attempts are forgiven.
     pub fn password_change_succeeded(&self, operator_id: i64) {
-        self.lock().windows.remove(&Key::Operator(operator_id));
+        let slot = self.slot(Key::Operator(operator_id));
+        self.lock().windows.remove(&slot);
     }
 
     /// Counters and remembered addresses held now (for tests and metrics).
@@ -361,7 +406,11 @@ impl LoginLimiter {
 
     /// Failures of a username from everywhere in the current window.
     pub fn user_failures(&self, username: &str, now: Instant) -> u32 {
-        self.lock().failures(Key::User(self.user(username)), now)
+        let slot = self.slot(Key::User(self.user(username)));
+        let now = self.tick(now);
+        self.lock()
+            .live(slot, now)
+            .map_or(0, |w| u32::from(w.failures))
     }
 }
 
@@ -475,7 +524,12 @@ mod tests {
         let limiter = LoginLimiter::default();
         let now = Instant::now();
         for i in 0..MAX_FAILURES_PER_ADDRESS {
-            fail(&limiter, &format!("user{i}"), &format!("2001:db8::{i:x}"), now);
+            fail(
+                &limiter,
+                &format!("user{i}"),
+                &format!("2001:db8::{i:x}"),
+                now,
+            );
         }
         assert!(limiter.reserve("x", ip("2001:db8::ffff"), now).is_err());
         assert!(limiter.reserve("x", ip("2001:db8:0:1::1"), now).is_ok());
@@ -486,7 +540,9 @@ mod tests {
         let limiter = LoginLimiter::default();
         let now = Instant::now();
         for _ in 0..20 {
-            let attempt = limiter.reserve("ops", ip("10.0.0.1"), now).expect("allowed");
+            let attempt = limiter
+                .reserve("ops", ip("10.0.0.1"), now)
+                .expect("allowed");
             limiter.succeeded(attempt, now);
         }
         assert_eq!(limiter.user_failures("ops", now), 0);
@@ -516,8 +572,14 @@ mod tests {
     fn user_delays_double_up_to_the_cap() {
         assert_eq!(user_delay(0), Duration::ZERO);
         assert_eq!(user_delay(FREE_FAILURES_PER_USER), Duration::ZERO);
-        assert_eq!(user_delay(FREE_FAILURES_PER_USER + 1), Duration::from_secs(1));
-        assert_eq!(user_delay(FREE_FAILURES_PER_USER + 3), Duration::from_secs(4));
+        assert_eq!(
+            user_delay(FREE_FAILURES_PER_USER + 1),
+            Duration::from_secs(1)
+        );
+        assert_eq!(
+            user_delay(FREE_FAILURES_PER_USER + 3),
+            Duration::from_secs(4)
+        );
         assert_eq!(user_delay(u32::MAX), MAX_USER_DELAY);
     }
 
@@ -533,12 +595,19 @@ mod tests {
             limiter.try_password_change(1, later),
             Err(FAILURE_WINDOW - Duration::from_secs(60))
         );
-        assert_eq!(limiter.try_password_change(2, later), Ok(()), "per operator");
+        assert_eq!(
+            limiter.try_password_change(2, later),
+            Ok(()),
+            "per operator"
+        );
         assert!(
             limiter.reserve("ops", ip("10.0.0.1"), later).is_ok(),
             "not a sign-in lock"
         );
-        assert_eq!(limiter.try_password_change(1, start + FAILURE_WINDOW), Ok(()));
+        assert_eq!(
+            limiter.try_password_change(1, start + FAILURE_WINDOW),
+            Ok(())
+        );
         limiter.password_change_succeeded(1);
         for _ in 0..MAX_PASSWORD_CHANGE_FAILURES {
             assert_eq!(limiter.try_password_change(1, later), Ok(()));

@@ -276,69 +276,22 @@ impl Store {
         .collect()
     }
 
-    /// Stores an accepted report durably (one transaction): its id, its
-    /// probe results until checkpointed, the server's latest self-report and
-    /// a metrics sample. A retry of a stored `report_id` writes nothing.
-    pub async fn store_report(
+    /// Stores accepted reports durably, all in one transaction (a group
+    /// commit: one fsync for the lot): each one's id, its probe results
+    /// until checkpointed, the server's latest self-report and a metrics
+    /// sample. A retry of a stored `report_id` (also one earlier in the
+    /// same batch) writes nothing. The answers follow the batch's order.
+    pub async fn store_reports(
         &self,
-        server_id: &str,
-        report: &AgentReport,
-        received_ms: i64,
-        ack: ReportAck,
-    ) -> Result<StoredReport, StoreError> {
+        batch: &[(&str, &AgentReport, i64, ReportAck)],
+    ) -> Result<Vec<StoredReport>, StoreError> {
         let mut tx = self.write().await?;
-        let earlier = sqlx::query(
-            "SELECT accepted_probes, skipped_probes FROM agent_reports WHERE server_id = ? AND report_id = ?",
-        )
-        .bind(server_id)
-        .bind(&report.report_id)
-        .fetch_optional(&mut *tx)
-        .await?;
-        if let Some(row) = earlier {
-            let count = |name: &str| -> Result<u32, StoreError> {
-                let v: i64 = row.try_get(name)?;
-                u32::try_from(v).map_err(|e| corrupt(name, e))
-            };
-            return Ok(StoredReport::Duplicate(ReportAck {
-                accepted_probes: count("accepted_probes")?,
-                skipped_probes: count("skipped_probes")?,
-                fleet_version: 0,
-            }));
+        let mut stored = Vec::with_capacity(batch.len());
+        for (server_id, report, received_ms, ack) in batch {
+            stored.push(store_report(&mut tx, server_id, report, *received_ms, *ack).await?);
         }
-        let probes = serde_json::to_string(&report.probes).map_err(|e| corrupt("probes", e))?;
-        let metrics = serde_json::to_string(&report.metrics).map_err(|e| corrupt("metrics", e))?;
-        let seq: i64 = sqlx::query_scalar(
-            "INSERT INTO agent_reports (report_id, server_id, received_at_ms, accepted_probes, skipped_probes, probes)
-             VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
-        )
-        .bind(&report.report_id)
-        .bind(server_id)
-        .bind(received_ms)
-        .bind(i64::from(ack.accepted_probes))
-        .bind(i64::from(ack.skipped_probes))
-        .bind(probes)
-        .fetch_one(&mut *tx)
-        .await?;
-        sqlx::query(
-            "INSERT INTO server_reports (server_id, received_at_ms, listener_ok, service_ok, detail, agent_version, sent_at, metrics)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT(server_id) DO UPDATE SET received_at_ms = excluded.received_at_ms,
-                listener_ok = excluded.listener_ok, service_ok = excluded.service_ok, detail = excluded.detail,
-                agent_version = excluded.agent_version, sent_at = excluded.sent_at, metrics = excluded.metrics",
-        )
-        .bind(server_id)
-        .bind(received_ms)
-        .bind(report.self_check.listener_ok)
-        .bind(report.self_check.service_ok)
-        .bind(&report.self_check.detail)
-        .bind(&report.agent_version)
-        .bind(report.sent_at)
-        .bind(&metrics)
-        .execute(&mut *tx)
-        .await?;
-        insert_metrics_sample(&mut tx, server_id, received_ms, &metrics).await?;
         tx.commit().await?;
-        Ok(StoredReport::New { seq })
+        Ok(stored)
     }
 
     /// The checkpointed pairs, latest self-reports and reports not yet
@@ -494,6 +447,67 @@ impl Store {
 }
 
 /// One metrics sample of a server's history (the charts' source).
+/// One report of [`Store::store_reports`], inside its transaction.
+async fn store_report(
+    tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+    server_id: &str,
+    report: &AgentReport,
+    received_ms: i64,
+    ack: ReportAck,
+) -> Result<StoredReport, StoreError> {
+    let earlier = sqlx::query(
+        "SELECT accepted_probes, skipped_probes FROM agent_reports WHERE server_id = ? AND report_id = ?",
+    )
+    .bind(server_id)
+    .bind(&report.report_id)
+    .fetch_optional(&mut **tx)
+    .await?;
+    if let Some(row) = earlier {
+        let count = |name: &str| -> Result<u32, StoreError> {
+            let v: i64 = row.try_get(name)?;
+            u32::try_from(v).map_err(|e| corrupt(name, e))
+        };
+        return Ok(StoredReport::Duplicate(ReportAck {
+            accepted_probes: count("accepted_probes")?,
+            skipped_probes: count("skipped_probes")?,
+            fleet_version: 0,
+        }));
+    }
+    let probes = serde_json::to_string(&report.probes).map_err(|e| corrupt("probes", e))?;
+    let metrics = serde_json::to_string(&report.metrics).map_err(|e| corrupt("metrics", e))?;
+    let seq: i64 = sqlx::query_scalar(
+        "INSERT INTO agent_reports (report_id, server_id, received_at_ms, accepted_probes, skipped_probes, probes)
+         VALUES (?, ?, ?, ?, ?, ?) RETURNING seq",
+    )
+    .bind(&report.report_id)
+    .bind(server_id)
+    .bind(received_ms)
+    .bind(i64::from(ack.accepted_probes))
+    .bind(i64::from(ack.skipped_probes))
+    .bind(probes)
+    .fetch_one(&mut **tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO server_reports (server_id, received_at_ms, listener_ok, service_ok, detail, agent_version, sent_at, metrics)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(server_id) DO UPDATE SET received_at_ms = excluded.received_at_ms,
+            listener_ok = excluded.listener_ok, service_ok = excluded.service_ok, detail = excluded.detail,
+            agent_version = excluded.agent_version, sent_at = excluded.sent_at, metrics = excluded.metrics",
+    )
+    .bind(server_id)
+    .bind(received_ms)
+    .bind(report.self_check.listener_ok)
+    .bind(report.self_check.service_ok)
+    .bind(&report.self_check.detail)
+    .bind(&report.agent_version)
+    .bind(report.sent_at)
+    .bind(&metrics)
+    .execute(&mut **tx)
+    .await?;
+    insert_metrics_sample(tx, server_id, received_ms, &metrics).await?;
+    Ok(StoredReport::New { seq })
+}
+
 async fn insert_metrics_sample(
     tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
     server_id: &str,

@@ -39,11 +39,18 @@ fn acknowledged(log: &Path) -> Vec<String> {
 async fn wait_for_acks(logs: &[PathBuf], count: usize, what: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let least = logs.iter().map(|l| acknowledged(l).len()).min().unwrap_or(0);
+        let least = logs
+            .iter()
+            .map(|l| acknowledged(l).len())
+            .min()
+            .unwrap_or(0);
         if least >= count {
             return;
         }
-        assert!(Instant::now() < deadline, "{what}: only {least} acknowledged");
+        assert!(
+            Instant::now() < deadline,
+            "{what}: only {least} acknowledged"
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
@@ -58,8 +65,10 @@ async fn reports_acknowledged_before_a_kill_9_are_applied_exactly_once() {
     let settings = http
         .put(format!("{address}/api/v1/settings"))
         .bearer_auth(ADMIN)
-        .json(&json!({"report_interval_s": 1, "probe_interval_s": 1, "probe_timeout_s": 1,
-                      "stale_after_s": 30, "failure_streak": 2, "quorum": 2}))
+        .json(
+            &json!({"report_interval_s": 1, "probe_interval_s": 1, "probe_timeout_s": 1,
+                      "stale_after_s": 30, "failure_streak": 2, "quorum": 2}),
+        )
         .send()
         .await
         .expect("sent");
@@ -182,7 +191,11 @@ async fn reports_acknowledged_before_a_kill_9_are_applied_exactly_once() {
     for (id, log) in IDS.iter().zip(&logs) {
         let acked = acknowledged(log);
         let unique: HashSet<&String> = acked.iter().collect();
-        assert_eq!(unique.len(), acked.len(), "{id}: each report acknowledged once");
+        assert_eq!(
+            unique.len(),
+            acked.len(),
+            "{id}: each report acknowledged once"
+        );
         for report_id in &acked {
             let stored: i64 = sqlx::query_scalar(
                 "SELECT COUNT(*) FROM agent_reports WHERE server_id = ? AND report_id = ?",
@@ -192,7 +205,10 @@ async fn reports_acknowledged_before_a_kill_9_are_applied_exactly_once() {
             .fetch_one(&pool)
             .await
             .expect("count");
-            assert_eq!(stored, 1, "{id}: report {report_id} stored and applied once");
+            assert_eq!(
+                stored, 1,
+                "{id}: report {report_id} stored and applied once"
+            );
         }
     }
     pool.close().await;
