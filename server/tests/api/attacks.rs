@@ -585,3 +585,22 @@ async fn the_live_stream_ends_with_its_session() {
 async fn cookie_of(app: &TestApp) -> String {
     session_cookie(app.login("ops", "a long password").await.headers()).expect("signed in")
 }
+
+#[tokio::test]
+async fn a_session_ended_behind_the_panels_back_ends_its_stream_within_30_s() {
+    let app = spawn_app().await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let stream = open_events(&app, &cookie).await;
+    // Another process (a replica, `create-operator`) ends the session in
+    // the database: this panel hears nothing of it.
+    let token = cookie.split_once('=').map(|(_, t)| t).expect("name=value");
+    app.store()
+        .await
+        .delete_session(&meshwatch_server::secrets::TokenHash::of(token))
+        .await
+        .expect("deleted");
+    assert!(
+        ends_within(stream, Duration::from_secs(30)).await,
+        "the stream noticed its session was gone"
+    );
+}
