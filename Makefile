@@ -11,8 +11,17 @@ setup:
 run: setup build
 	MESHWATCH_DEMO=1 ./target/release/meshwatch-server
 
-build:
+## The release panel with its site inside. A file target: when no source
+## changed since the last build, `make run` starts the panel at once instead
+## of re-running wasm-opt and relinking.
+build: target/release/meshwatch-server
+
+PANEL_SOURCES := Cargo.toml Cargo.lock package-lock.json \
+	$(shell find src app server/src server/build.rs server/Cargo.toml style public migrations -type f 2>/dev/null)
+
+target/release/meshwatch-server: $(PANEL_SOURCES)
 	cargo leptos build --release
+	@touch $@
 
 ## The agent for VPN servers: target/release/meshwatch-agent.
 agent:

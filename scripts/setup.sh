@@ -29,16 +29,31 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 
+# The build tools are compiled from crates.io (no binary downloads here).
+# They only drive other programs and rewrite a few files, so they are built
+# without LTO and at opt-level 1: their own release profiles (cargo-leptos:
+# fat LTO, one codegen unit) cost two thirds of a fresh machine's set-up and
+# buy nothing a build would notice. Both compile at once: each has long
+# single-threaded stretches (big crates, the final link) the other fills.
+tool_build=(env CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
+            CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_DEBUG=false
+            CARGO_PROFILE_RELEASE_STRIP=true CARGO_PROFILE_RELEASE_INCREMENTAL=false)
+tool_logs=$(mktemp -d)
+tool_pids=()
 if ! cargo leptos --version 2>/dev/null | grep -q "$CARGO_LEPTOS_VERSION"; then
-  step "cargo install cargo-leptos $CARGO_LEPTOS_VERSION (about 15 minutes on 2 cores)"
+  step "cargo install cargo-leptos $CARGO_LEPTOS_VERSION (in the background)"
   # Its lockfile declares a newer rust-version than it needs.
-  cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked --ignore-rust-version
+  "${tool_build[@]}" cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" \
+    --locked --ignore-rust-version >"$tool_logs/cargo-leptos.log" 2>&1 &
+  tool_pids+=("$!:cargo-leptos")
 fi
 
 if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
-  step "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+  step "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (in the background)"
   # Not --locked: its lockfile wants a webpki-roots the registry no longer has.
-  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+  "${tool_build[@]}" cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" \
+    >"$tool_logs/wasm-bindgen-cli.log" 2>&1 &
+  tool_pids+=("$!:wasm-bindgen-cli")
 fi
 
 # Tailwind v4 and wasm-opt (binaryen 132) from npm: cargo-leptos finds them in
@@ -60,3 +75,16 @@ if [ "$with_browser" = 1 ]; then
     (cd end2end && npm ci --no-audit --no-fund)
   fi
 fi
+
+# The tool builds started above: wait for them, and show the log of one that
+# failed.
+for entry in "${tool_pids[@]}"; do
+  pid=${entry%%:*} tool=${entry#*:}
+  if ! wait "$pid"; then
+    tail -n 60 "$tool_logs/$tool.log" >&2
+    echo "setup: building $tool failed (full log: $tool_logs/$tool.log)" >&2
+    exit 1
+  fi
+  step "$tool installed: $(grep -E 'Finished|Installed|Replaced' "$tool_logs/$tool.log" | tr '\n' ' ')"
+done
+rm -rf "$tool_logs"
