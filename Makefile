@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup run build agent test lint test-rust test-e2e
+.PHONY: setup run build dev agent test lint test-rust test-e2e
 
 setup:
 	bash scripts/setup.sh
@@ -17,11 +17,17 @@ run: setup build
 build: target/release/meshwatch-server
 
 PANEL_SOURCES := Cargo.toml Cargo.lock package-lock.json \
+	scripts/build-release.sh \
 	$(shell find src app server/src server/build.rs server/Cargo.toml style public migrations -type f 2>/dev/null)
 
 target/release/meshwatch-server: $(PANEL_SOURCES)
-	cargo leptos build --release
+	bash scripts/build-release.sh
 	@touch $@
+
+## Development: rebuild and restart on every change (cargo leptos watch).
+dev:
+	bash scripts/setup.sh --dev
+	MESHWATCH_DEMO=1 MESHWATCH_SITE_ROOT=target/site cargo leptos watch
 
 ## The agent for VPN servers: target/release/meshwatch-agent.
 agent:

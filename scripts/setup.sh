@@ -2,7 +2,8 @@
 # Installs everything building (and, with --with-browser, testing) meshwatch
 # needs on a Debian machine whose only network is the package registries.
 # Idempotent: each step is skipped when its tool is already there at the
-# pinned version (cargo-leptos alone takes ~15 minutes to compile).
+# pinned version (wasm-bindgen-cli takes ~3 minutes to compile; cargo-leptos,
+# for development only, ~13).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -10,8 +11,16 @@ export PATH="$HOME/.cargo/bin:$PATH"
 CARGO_LEPTOS_VERSION=0.3.11
 WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen crate pin in Cargo.toml
 
-with_browser=0
-[ "${1:-}" = "--with-browser" ] && with_browser=1
+with_browser=0 with_dev=0
+for arg in "$@"; do
+  case "$arg" in
+    --with-browser) with_browser=1 ;;
+    # cargo-leptos, for `make dev` (cargo leptos watch) only: building and
+    # testing the panel do not need it.
+    --dev) with_dev=1 ;;
+    *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -32,15 +41,14 @@ fi
 # The build tools are compiled from crates.io (no binary downloads here).
 # They only drive other programs and rewrite a few files, so they are built
 # without LTO and at opt-level 1: their own release profiles (cargo-leptos:
-# fat LTO, one codegen unit) cost two thirds of a fresh machine's set-up and
-# buy nothing a build would notice. Both compile at once: each has long
-# single-threaded stretches (big crates, the final link) the other fills.
+# fat LTO, one codegen unit) buy nothing a build would notice. They compile
+# at once, in the background, while npm installs its tools.
 tool_build=(env CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
             CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_DEBUG=false
             CARGO_PROFILE_RELEASE_STRIP=true CARGO_PROFILE_RELEASE_INCREMENTAL=false)
 tool_logs=$(mktemp -d)
 tool_pids=()
-if ! cargo leptos --version 2>/dev/null | grep -q "$CARGO_LEPTOS_VERSION"; then
+if [ "$with_dev" = 1 ] && ! cargo leptos --version 2>/dev/null | grep -q "$CARGO_LEPTOS_VERSION"; then
   step "cargo install cargo-leptos $CARGO_LEPTOS_VERSION (in the background)"
   # Its lockfile declares a newer rust-version than it needs.
   "${tool_build[@]}" cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" \
@@ -56,9 +64,11 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
   tool_pids+=("$!:wasm-bindgen-cli")
 fi
 
-# Tailwind v4 and wasm-opt (binaryen 132) from npm: cargo-leptos finds them in
-# node_modules/.bin instead of downloading them (which fails here).
+# Tailwind v4, wasm-opt (binaryen 132) and terser from npm: the build (and
+# cargo-leptos) finds them in node_modules/.bin instead of downloading them
+# (which fails here).
 if [ ! -x node_modules/.bin/tailwindcss ] || [ ! -x node_modules/.bin/wasm-opt ] \
+   || [ ! -x node_modules/.bin/terser ] \
    || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   step "npm ci (build tools)"
   npm ci --no-audit --no-fund
