@@ -11,8 +11,11 @@ setup:
 run: setup build
 	MESHWATCH_DEMO=1 ./target/release/meshwatch-server
 
+## The release panel with the front end inside. `--precompress` writes the
+## gzip and brotli copies it serves, and (cargo-leptos 0.3 reads it only from
+## the command line) builds the front end before the server that embeds it.
 build:
-	cargo leptos build --release
+	cargo leptos build --release --precompress
 
 ## The agent for VPN servers: target/release/meshwatch-agent.
 agent:
