@@ -7,6 +7,10 @@ export const baseURL = `http://127.0.0.1:${port}`;
 // The live demo fleet (real agents on 127.0.10.x), faults on request.
 const demoPort = Number(process.env.E2E_DEMO_PORT ?? 3124);
 export const demoURL = `http://127.0.0.1:${demoPort}`;
+// The release binary alone, run from an empty directory: the front end it
+// serves is the one built into it (start-bare-binary.sh).
+const barePort = Number(process.env.E2E_BARE_PORT ?? 3125);
+export const bareURL = `http://127.0.0.1:${barePort}`;
 export const adminToken = 'e2e-admin-token-0123456789';
 export const operator = { username: 'e2e', password: 'e2e-password-0123' };
 
@@ -65,6 +69,19 @@ export default defineConfig({
       E2E_DEMO_PORT: String(demoPort),
       MESHWATCH_ADMIN_TOKEN: adminToken,
       MESHWATCH_OPERATOR_PASSWORD: operator.password,
+    },
+  }, {
+    command: 'bash ./start-bare-binary.sh',
+    url: `${bareURL}/readyz`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
+    env: {
+      E2E_BARE_PORT: String(barePort),
+      E2E_OPERATOR: operator.username,
+      E2E_PASSWORD: operator.password,
     },
   }],
 });

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=target/release/meshwatch-server
 if [ ! -x "$bin" ] || [ ! -f target/site/pkg/meshwatch.wasm ]; then
-  echo "build first: cargo leptos build --release" >&2
+  echo "build first: make build" >&2
   exit 1
 fi
 data=$(mktemp -d "${TMPDIR:-/tmp}/meshwatch-e2e.XXXXXX")

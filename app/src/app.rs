@@ -5,13 +5,16 @@ use crate::ui::pages::{
     ServersPage, SettingsPage, UserCardPage, UsersPage,
 };
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
 /// The document around the app, rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     let lang = crate::lang::detect();
+    // Named like the script and WASM `HydrationScripts` loads: the server
+    // puts the front end's version in `output_name` (`meshwatch.<version>`).
+    let stylesheet = format!("/{}/{}.css", options.site_pkg_dir, options.output_name);
     view! {
         <!DOCTYPE html>
         <html lang=lang.code()>
@@ -19,6 +22,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
+                <link rel="stylesheet" id="leptos" href=stylesheet/>
                 <HydrationScripts options islands=true/>
                 <MetaTags/>
             </head>
@@ -35,7 +39,6 @@ pub fn App() -> impl IntoView {
     provide_context(crate::lang::detect());
 
     view! {
-        <Stylesheet id="leptos" href="/pkg/meshwatch.css"/>
         <Title formatter=|page: String| if page.is_empty() { "meshwatch".to_owned() } else { format!("{page} · meshwatch") }/>
         <Router>
             <div class="min-h-screen">

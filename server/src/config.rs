@@ -5,7 +5,6 @@ use std::net::SocketAddr;
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:3000";
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/meshwatch.db";
-pub const DEFAULT_SITE_ROOT: &str = "target/site";
 const MIN_ADMIN_TOKEN_LEN: usize = 16;
 
 /// A secret that never shows up in logs or `Debug` output.
@@ -48,8 +47,10 @@ pub struct Config {
     /// fault script; `manual`: the same fleet, faults only on request
     /// (`POST /api/v1/demo/faults`, for the browser tests).
     pub demo: Option<DemoMode>,
-    /// `MESHWATCH_SITE_ROOT`: the built front-end (`target/site`).
-    pub site_root: String,
+    /// `MESHWATCH_SITE_ROOT`: serve the front end from this directory
+    /// (`target/site`, for development) instead of the one built into the
+    /// binary (`None`).
+    pub site_root: Option<String>,
     /// `MESHWATCH_OPERATOR_PASSWORD`: the demo operator's password (else generated).
     pub operator_password: Option<Secret>,
     /// `MESHWATCH_NOTIFY_TO`: where block notifications go.
@@ -180,8 +181,7 @@ impl Config {
             database_url,
             admin_token,
             demo,
-            site_root: non_empty("MESHWATCH_SITE_ROOT")
-                .unwrap_or_else(|| DEFAULT_SITE_ROOT.to_owned()),
+            site_root: non_empty("MESHWATCH_SITE_ROOT"),
             operator_password: non_empty("MESHWATCH_OPERATOR_PASSWORD").map(Secret::new),
             notify_to: match non_empty("MESHWATCH_NOTIFY_TO") {
                 Some(to) if !to.contains('@') || to.chars().any(char::is_whitespace) => {
@@ -231,6 +231,24 @@ mod tests {
         assert_eq!(c.listen.to_string(), DEFAULT_LISTEN);
         assert_eq!(c.database_url, DEFAULT_DATABASE_URL);
         assert!(c.demo.is_none() && c.admin_token.is_none());
+    }
+
+    #[test]
+    fn the_front_end_is_built_in_unless_a_site_root_is_named() {
+        assert_eq!(config(&[]).expect("defaults").site_root, None);
+        assert_eq!(
+            config(&[("MESHWATCH_SITE_ROOT", " ")])
+                .expect("blank")
+                .site_root,
+            None
+        );
+        assert_eq!(
+            config(&[("MESHWATCH_SITE_ROOT", "target/site")])
+                .expect("a directory")
+                .site_root
+                .as_deref(),
+            Some("target/site")
+        );
     }
 
     #[test]

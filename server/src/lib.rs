@@ -25,6 +25,7 @@ pub mod sealing;
 pub mod secrets;
 pub mod security_headers;
 pub mod sessions;
+pub mod site;
 pub mod startup;
 pub mod state;
 pub mod store;

@@ -180,9 +180,11 @@ pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Respon
 /// their own bearer tokens), server functions (they check the session
 /// themselves and answer 401), static files and probes.
 fn is_public(path: &str) -> bool {
-    const PREFIXES: [&str; 4] = ["/api/", "/rpc/", "/pkg/", "/sub/"];
-    const EXACT: [&str; 5] = ["/login", "/healthz", "/readyz", "/metrics", "/favicon.svg"];
-    PREFIXES.iter().any(|p| path.starts_with(p)) || EXACT.contains(&path)
+    const PREFIXES: [&str; 3] = ["/api/", "/rpc/", "/sub/"];
+    const EXACT: [&str; 4] = ["/login", "/healthz", "/readyz", "/metrics"];
+    PREFIXES.iter().any(|p| path.starts_with(p))
+        || EXACT.contains(&path)
+        || crate::site::is_front_end_file(path)
 }
 
 /// Whether a request asks to see a page (the guard lets every other
@@ -245,6 +247,8 @@ mod tests {
             "/api/v1/fleet",
             "/rpc/servers",
             "/pkg/meshwatch.wasm",
+            "/pkg/meshwatch.0123456789ab.wasm",
+            "/favicon.svg",
             "/healthz",
             "/readyz",
         ] {

@@ -38,7 +38,7 @@ impl CspNonce {
 }
 
 /// The policy of an answer whose inline scripts carry `nonce`. Scripts:
-/// our own files (the hydration script imports `/pkg/meshwatch.js`),
+/// our own files (the hydration script imports `/pkg/meshwatch.<version>.js`),
 /// inline scripts with this answer's nonce (that bootstrap and the data
 /// Leptos serializes for islands), and `'wasm-unsafe-eval'` to compile the
 /// WASM — no `'unsafe-inline'`, no `'unsafe-eval'`. Everything else comes
@@ -106,9 +106,10 @@ async fn nonce_and_caching(
 /// carry tokens). Presence of the cookie, not a checked session: a stale
 /// cookie gets only a redirect to store, and server functions, which the
 /// page guard leaves to check sessions themselves, are covered too.
-/// Static files keep their caching for everyone.
+/// The front end's files keep the caching `crate::site` gives them, for
+/// everyone.
 fn must_not_be_stored(path: &str, carries_session: bool) -> bool {
-    let is_static = path.starts_with("/pkg/") || path == "/favicon.svg";
+    let is_static = crate::site::is_front_end_file(path);
     let secret = path == "/login" || path.starts_with("/sub/") || path.starts_with("/api/");
     !is_static && (carries_session || secret)
 }
@@ -184,7 +185,12 @@ mod tests {
                 "{path} signed out is a redirect"
             );
         }
-        for path in ["/pkg/meshwatch.wasm", "/pkg/meshwatch.css", "/favicon.svg"] {
+        for path in [
+            "/pkg/meshwatch.wasm",
+            "/pkg/meshwatch.css",
+            "/pkg/meshwatch.0123456789ab.wasm",
+            "/favicon.svg",
+        ] {
             assert!(!must_not_be_stored(path, true), "{path}");
         }
     }

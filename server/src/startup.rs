@@ -13,6 +13,7 @@ use crate::panel::PanelStore;
 use crate::password_check::PasswordChecks;
 use crate::sealing;
 use crate::secrets::{self, TokenHash};
+use crate::site::SiteSource;
 use crate::state::AppState;
 use crate::store::Store;
 use crate::telemetry::{Metrics, ScrapeToken};
@@ -21,7 +22,7 @@ use app::{shell, App};
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::Router;
-use leptos::prelude::{provide_context, LeptosOptions};
+use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use std::future::Future;
 use std::net::SocketAddr;
@@ -99,12 +100,9 @@ impl Application {
             (Some(tokens), Some(mode)) => Some(demo::live::start(address, tokens, mode).await?),
             _ => None,
         };
-        let leptos = LeptosOptions::builder()
-            .output_name("meshwatch")
-            .site_root(config.site_root.as_str())
-            .site_pkg_dir("pkg")
-            .site_addr(address)
-            .build();
+        let front_end = SiteSource::new(config.site_root.as_deref());
+        front_end.announce();
+        let leptos = front_end.leptos_options(address);
         let metrics = Arc::new(Metrics::new()?);
         let engine = Arc::new(Engine::load(&store, metrics.clone()).await?);
         let state = AppState {
@@ -138,7 +136,7 @@ impl Application {
             .then(|| tokio::spawn(delivery.run(store.clone())));
         Ok(Self {
             listener,
-            router: router(state),
+            router: router(state, &front_end),
             store,
             background,
             delivery,
@@ -284,7 +282,7 @@ async fn record_changes(
     store.record_changes(changes, &notifications).await
 }
 
-fn router(state: AppState) -> Router {
+fn router(state: AppState, front_end: &SiteSource) -> Router {
     let backend: Backend = Arc::new(PanelStore {
         store: state.store.clone(),
         engine: state.engine.clone(),
@@ -325,12 +323,11 @@ fn router(state: AppState) -> Router {
         )
         .leptos_routes_with_context(&state, routes, context.clone(), move || {
             shell(leptos.clone())
-        })
-        // The not-found page is a Leptos page too: it needs the nonce.
-        .fallback(leptos_axum::file_and_error_handler_with_context::<
-            AppState,
-            _,
-        >(context, shell))
+        });
+    // The front end's files, and the not-found page — a Leptos page too:
+    // it needs the nonce.
+    let pages = front_end
+        .fallback(pages, state.leptos.clone(), context, shell)
         .layer(axum::middleware::from_fn_with_state(
             (backend_for_pages, state.site.clone()),
             crate::panel::preload_cards,

@@ -19,5 +19,6 @@ mod scenarios;
 mod sealed_tokens;
 mod security_headers;
 mod server_card;
+mod site;
 mod subscription;
 mod user_card;
