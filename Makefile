@@ -33,7 +33,8 @@ dev:
 agent:
 	cargo build --release --features agent --bin meshwatch-agent
 
-## Everything CI runs: formatting, clippy, Rust tests, browser tests.
+## Everything CI runs: formatting, clippy, Rust tests, browser tests (also
+## through nginx with TLS, deploy/nginx.conf as shipped).
 test:
 	bash scripts/setup.sh --with-browser
 	$(MAKE) lint test-rust test-e2e

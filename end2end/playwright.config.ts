@@ -1,4 +1,6 @@
 import { defineConfig, devices } from '@playwright/test';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 // The panel under test: the release build of meshwatch-server, started by
 // start-server.sh with a fresh database on a loopback port of its own.
@@ -11,6 +13,14 @@ export const demoURL = `http://127.0.0.1:${demoPort}`;
 // serves is the one built into it (start-bare-binary.sh).
 const barePort = Number(process.env.E2E_BARE_PORT ?? 3125);
 export const bareURL = `http://127.0.0.1:${barePort}`;
+// The panel behind nginx with TLS, configured by deploy/nginx.conf as
+// shipped (start-tls-proxy.sh): the https address browsers use, the
+// shipped port-80 redirect, the panel's own port, and its log.
+const tlsPort = Number(process.env.E2E_TLS_PORT ?? 3443);
+export const tlsURL = `https://127.0.0.1:${tlsPort}`;
+export const tlsRedirectPort = Number(process.env.E2E_TLS_HTTP_PORT ?? 3480);
+export const tlsPanelPort = Number(process.env.E2E_TLS_PANEL_PORT ?? 3126);
+export const tlsPanelLog = path.join(os.tmpdir(), `meshwatch-e2e-tls-${tlsPort}.log`);
 export const adminToken = 'e2e-admin-token-0123456789';
 export const operator = { username: 'e2e', password: 'e2e-password-0123' };
 
@@ -80,6 +90,24 @@ export default defineConfig({
     gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
     env: {
       E2E_BARE_PORT: String(barePort),
+      E2E_OPERATOR: operator.username,
+      E2E_PASSWORD: operator.password,
+    },
+  }, {
+    command: 'bash ./start-tls-proxy.sh',
+    url: `${tlsURL}/readyz`,
+    ignoreHTTPSErrors: true, // the certificate is self-signed, made at start
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
+    env: {
+      E2E_TLS_PORT: String(tlsPort),
+      E2E_TLS_HTTP_PORT: String(tlsRedirectPort),
+      E2E_TLS_PANEL_PORT: String(tlsPanelPort),
+      E2E_TLS_LOG: tlsPanelLog,
+      MESHWATCH_ADMIN_TOKEN: adminToken,
       E2E_OPERATOR: operator.username,
       E2E_PASSWORD: operator.password,
     },

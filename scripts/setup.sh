@@ -79,6 +79,34 @@ if [ "$with_browser" = 1 ]; then
     step "apt-get install chromium"
     apt_install chromium
   fi
+  # The TLS proxy journey runs a private nginx (never the system's) with
+  # deploy/nginx.conf and a certificate made by openssl; the shipped
+  # Caddyfile is validated where Debian has a caddy package.
+  proxy_packages=()
+  command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || proxy_packages+=(nginx)
+  command -v openssl >/dev/null || proxy_packages+=(openssl)
+  if ! command -v caddy >/dev/null; then
+    # A machine whose package lists were never fetched knows no caddy yet.
+    compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null || as_root apt-get update
+    if apt-cache show caddy >/dev/null 2>&1; then
+      proxy_packages+=(caddy)
+    else
+      echo "setup: no caddy package here: the browser tests skip the Caddyfile check"
+    fi
+  fi
+  if [ "${#proxy_packages[@]}" -gt 0 ]; then
+    step "apt-get install ${proxy_packages[*]}"
+    apt_install "${proxy_packages[@]}"
+    # Their packages start system services (nginx and Caddy on port 80) that
+    # the tests do not use: stop and disable the ones installed just now.
+    if [ -d /run/systemd/system ]; then
+      for unit in nginx caddy; do
+        if [[ " ${proxy_packages[*]} " == *" $unit "* ]]; then
+          as_root systemctl disable --now "$unit" || true
+        fi
+      done
+    fi
+  fi
   if [ ! -d end2end/node_modules/@playwright/test ] \
      || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
     step "npm ci (end2end)"

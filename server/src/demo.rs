@@ -7,15 +7,20 @@
 
 pub mod live;
 
-use crate::secrets;
+use crate::config::DemoMode;
+use crate::secrets::{self, TokenHash};
 use crate::store::Store;
 use meshwatch::agent_api::Metrics;
 use meshwatch::fleet::{EntryPointDoc, FleetDocument, RouteDoc, ServerDoc, UserDoc};
 use meshwatch::settings::Settings;
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 pub const DEMO_OPERATOR: &str = "demo";
+
+/// The operator API token the demo makes (anew at every start, like the
+/// demo operator's password) and prints.
+pub const DEMO_API_TOKEN_NAME: &str = "demo";
 
 /// (id, name, country, route)
 const SERVERS: [(&str, &str, &str, &str); 10] = [
@@ -140,13 +145,15 @@ pub fn fleet() -> FleetDocument {
 /// What seeding hands to the live demo and to the operator.
 pub struct Seeded {
     pub password: String,
+    /// A fresh operator API token, stored hashed as [`DEMO_API_TOKEN_NAME`].
+    pub api_token: String,
     /// Server id → the agent token set for this run.
     pub agent_tokens: HashMap<String, String>,
 }
 
 /// Seeds the demo fleet with fresh agent tokens (the demo's own agents
 /// get them; users' subscription tokens are kept), the demo's fast verdict
-/// settings, and the demo operator's password.
+/// settings, the demo operator's password and a fresh API token.
 pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<Seeded> {
     let agent_tokens: HashMap<String, String> = SERVERS
         .iter()
@@ -160,14 +167,59 @@ pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<See
     let password = password.unwrap_or_else(secrets::new_password);
     let hash = secrets::hash_password_off_thread(password.clone()).await?;
     store.upsert_operator(DEMO_OPERATOR, &hash).await?;
+    let api_token = secrets::new_token();
+    store
+        .upsert_api_token(DEMO_API_TOKEN_NAME, &TokenHash::of(&api_token))
+        .await?;
     let now_ms = chrono::Utc::now().timestamp_millis();
     for (i, (id, ..)) in SERVERS.iter().enumerate() {
         store.backfill_metrics(id, &past_day(i, now_ms)).await?;
     }
     Ok(Seeded {
         password,
+        api_token,
         agent_tokens,
     })
+}
+
+/// What `make run` leaves on the screen once the demo panel serves: where
+/// it is, how to sign in and call the API, and what to look at first.
+pub struct Welcome {
+    pub password: String,
+    pub api_token: String,
+    pub mode: DemoMode,
+}
+
+impl Welcome {
+    /// The lines to print, for a panel listening on `panel`.
+    pub fn lines(&self, panel: SocketAddr) -> Vec<String> {
+        let ip = match panel.ip() {
+            ip if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+            ip => ip,
+        };
+        let url = format!("http://{}", SocketAddr::new(ip, panel.port()));
+        let token = &self.api_token;
+        let mut lines = vec![
+            String::new(),
+            format!("meshwatch is running: {url}"),
+            format!("  sign in:    {DEMO_OPERATOR} / {}", self.password),
+            format!("  API token:  {token}"),
+            format!("              curl -H 'Authorization: Bearer {token}' {url}/api/v1/servers"),
+        ];
+        lines.extend(match self.mode {
+            DemoMode::Scripted => [
+                format!("  try first:  open {url}/ and leave the servers list on screen: within a minute de-2"),
+                "              turns \"Server unavailable\" and nl-2 \"Unreachable from your servers\" without a".into(),
+                "              reload; click one to see why. Faults heal after 220 s and recur every 5 minutes.".into(),
+            ],
+            DemoMode::Manual => [
+                format!("  try first:  open {url}/, then stop de-2's VPN service and watch it turn \"Server unavailable\":"),
+                format!("              curl -X POST {url}/api/v1/demo/faults -H 'Authorization: Bearer {token}' \\"),
+                "                -H 'Content-Type: application/json' -d '{\"fault\":\"service_down\",\"server\":\"de-2\",\"active\":true}'".into(),
+            ],
+        });
+        lines
+    }
 }
 
 /// A made-up past day of metrics for demo server `index`, every 5 minutes
@@ -208,6 +260,30 @@ pub fn past_day(index: usize, now_ms: i64) -> Vec<(i64, Metrics)> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_demo_welcome_names_the_address_the_sign_in_and_the_api_token() {
+        let welcome = super::Welcome {
+            password: "pw-123".into(),
+            api_token: "tok-456".into(),
+            mode: crate::config::DemoMode::Scripted,
+        };
+        let lines = welcome.lines("0.0.0.0:3000".parse().expect("address"));
+        let text = lines.join("\n");
+        assert!(text.contains("meshwatch is running: http://127.0.0.1:3000\n"));
+        assert!(text.contains("sign in:    demo / pw-123\n"));
+        assert!(text.contains("API token:  tok-456\n"));
+        assert!(text.contains("Bearer tok-456' http://127.0.0.1:3000/api/v1/servers"));
+        assert!(lines.last().is_some_and(|l| l.contains("every 5 minutes")));
+        let manual = super::Welcome {
+            mode: crate::config::DemoMode::Manual,
+            ..welcome
+        };
+        let text = manual
+            .lines("127.0.0.1:3124".parse().expect("address"))
+            .join("\n");
+        assert!(text.contains("http://127.0.0.1:3124/api/v1/demo/faults"));
+    }
+
     #[test]
     fn the_demo_past_day_is_a_day_of_sane_samples() {
         let now = 1_800_000_000_000;

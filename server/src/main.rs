@@ -4,6 +4,7 @@ use meshwatch_server::config::Config;
 use meshwatch_server::startup::{self, Application};
 use meshwatch_server::store::Store;
 use meshwatch_server::{sealing, secrets};
+use std::io::Write;
 use std::process::ExitCode;
 use tracing_subscriber::EnvFilter;
 
@@ -22,7 +23,11 @@ async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_http=warn")),
+                // The demo's in-process agents would say at info what every
+                // agent says; their warnings and errors still show.
+                .unwrap_or_else(|_| {
+                    EnvFilter::new("info,sqlx=warn,tower_http=warn,meshwatch::agent=warn")
+                }),
         )
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -65,6 +70,16 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     }
     let address = app.local_addr()?;
     tracing::info!("meshwatch panel listening on http://{address}");
+    if let Some(welcome) = &app.demo_welcome {
+        // Last, so that it is what `make run` leaves on the screen; in one
+        // piece (no log line from another task in between), and a closed
+        // stdout is no reason to stop.
+        let mut out = std::io::stdout().lock();
+        for line in welcome.lines(address) {
+            let _ = writeln!(out, "{line}");
+        }
+        let _ = out.flush();
+    }
     app.run_until(shutdown_signal(terminate)).await?;
     tracing::info!("meshwatch panel stopped");
     Ok(())

@@ -47,6 +47,9 @@ pub struct Application {
     demo: Option<demo::live::LiveDemo>,
     /// Lines to show the operator once at start-up (generated secrets).
     pub announcements: Vec<String>,
+    /// The demo's address, sign-in and API token, shown once the panel
+    /// listens (`MESHWATCH_DEMO`).
+    pub demo_welcome: Option<demo::Welcome>,
 }
 
 impl Application {
@@ -64,7 +67,8 @@ impl Application {
                     .upsert_api_token(BOOTSTRAP_TOKEN_NAME, &TokenHash::of(token.expose()))
                     .await?
             }
-            None if store.api_token_count().await? == 0 => {
+            // The demo makes (and shows) its own token: see `demo::seed`.
+            None if config.demo.is_none() && store.api_token_count().await? == 0 => {
                 let token = secrets::new_token();
                 store
                     .upsert_api_token(BOOTSTRAP_TOKEN_NAME, &TokenHash::of(&token))
@@ -77,7 +81,8 @@ impl Application {
         }
 
         let mut demo_tokens = None;
-        if config.demo.is_some() {
+        let mut demo_welcome = None;
+        if let Some(mode) = config.demo {
             let seeded = demo::seed(
                 &store,
                 config
@@ -86,11 +91,11 @@ impl Application {
                     .map(|p| p.expose().to_owned()),
             )
             .await?;
-            announcements.push(format!(
-                "Demo fleet seeded. Sign in as {:?} with password {:?}",
-                demo::DEMO_OPERATOR,
-                seeded.password
-            ));
+            demo_welcome = Some(demo::Welcome {
+                password: seeded.password,
+                api_token: seeded.api_token,
+                mode,
+            });
             demo_tokens = Some(seeded.agent_tokens);
         }
 
@@ -142,6 +147,7 @@ impl Application {
             delivery,
             demo,
             announcements,
+            demo_welcome,
         })
     }
 

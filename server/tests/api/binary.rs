@@ -13,6 +13,23 @@ pub(crate) struct Panel {
     pub(crate) address: String,
     /// Every line printed before the panel said it was listening.
     banner: Vec<String>,
+    /// The lines printed since, as they come.
+    later: mpsc::Receiver<String>,
+}
+
+impl Panel {
+    /// The next line printed after "listening on" that contains `text`.
+    fn printed_later(&self, text: &str) -> String {
+        loop {
+            let line = self
+                .later
+                .recv_timeout(Duration::from_secs(20))
+                .unwrap_or_else(|_| panic!("the panel prints a line with {text:?}"));
+            if line.contains(text) {
+                return line;
+            }
+        }
+    }
 }
 
 pub(crate) fn command(db: &str) -> Command {
@@ -55,6 +72,7 @@ pub(crate) fn start(mut cmd: Command) -> Panel {
                 child,
                 address: format!("http://{}", rest.trim()),
                 banner,
+                later: rx,
             };
         }
         banner.push(line);
@@ -164,19 +182,36 @@ async fn create_operator_then_sign_in_then_stop_gracefully() {
 }
 
 #[tokio::test]
-async fn demo_mode_seeds_a_fleet_and_prints_a_working_login() {
+async fn demo_mode_seeds_a_fleet_and_prints_a_working_login_and_api_token() {
     let dir = tempfile::tempdir().expect("dir");
     let db = format!("sqlite://{}/demo.db", dir.path().display());
     let mut cmd = command(&db);
     cmd.env("MESHWATCH_DEMO", "1");
     let panel = start(cmd);
-    let line = panel
-        .banner
-        .iter()
-        .find(|l| l.contains("Sign in as"))
-        .expect("the demo login is printed")
-        .clone();
-    let password = line.rsplit('"').nth(1).expect("quoted password").to_owned();
+    // After "listening on", the last thing `make run` shows.
+    let running = panel.printed_later("meshwatch is running: ");
+    assert!(running.ends_with(&panel.address), "{running}");
+    let line = panel.printed_later("sign in:");
+    let password = line
+        .split(" / ")
+        .nth(1)
+        .expect("demo / password")
+        .trim()
+        .to_owned();
+    let line = panel.printed_later("API token:");
+    let token = line
+        .split_whitespace()
+        .nth(2)
+        .expect("the token")
+        .to_owned();
+    panel.printed_later("try first:");
+    let api = client()
+        .get(format!("{}/api/v1/servers", panel.address))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(api.status(), 200, "the printed API token works");
 
     let response = client()
         .post(format!("{}/login", panel.address))
