@@ -10,7 +10,8 @@
 //! A stream lives no longer than its session: it ends at once when the
 //! session is signed out or a password change ends it in this process, and
 //! the session is checked again every [`SESSION_RECHECK`] for sessions
-//! ended elsewhere (another replica, `create-operator`) or expired.
+//! ended elsewhere (another replica, `create-operator`) or expired. Every
+//! stream ends when the panel begins to stop.
 
 use crate::secrets::TokenHash;
 use crate::sessions::Ended;
@@ -32,6 +33,7 @@ struct Stream {
     changes: tokio::sync::broadcast::Receiver<meshwatch::verdict::VerdictChange>,
     ended: tokio::sync::broadcast::Receiver<Ended>,
     recheck: tokio::time::Interval,
+    stopping: tokio::sync::watch::Receiver<bool>,
 }
 
 impl Stream {
@@ -70,6 +72,9 @@ impl Stream {
                         return None;
                     }
                 }
+                // Browsers reconnect on their own, to this panel once it is
+                // back or to another replica.
+                _ = self.stopping.wait_for(|stopping| *stopping) => return None,
                 _ = self.recheck.tick() => {
                     if !self.session_lives().await {
                         return None;
@@ -95,6 +100,7 @@ pub async fn events(State(state): State<AppState>, headers: HeaderMap) -> Respon
     let stream = Stream {
         changes: state.engine.subscribe(),
         ended: state.sessions.ended(),
+        stopping: state.stopping.clone(),
         state,
         token,
         recheck,

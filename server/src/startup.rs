@@ -50,6 +50,8 @@ pub struct Application {
     /// The demo's address, sign-in and API token, shown once the panel
     /// listens (`MESHWATCH_DEMO`).
     pub demo_welcome: Option<demo::Welcome>,
+    /// Tells open event streams that the panel is stopping.
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 impl Application {
@@ -110,6 +112,7 @@ impl Application {
         let leptos = front_end.leptos_options(address);
         let metrics = Arc::new(Metrics::new()?);
         let engine = Arc::new(Engine::load(&store, metrics.clone()).await?);
+        let (stopping, stopping_seen) = tokio::sync::watch::channel(false);
         let state = AppState {
             store: store.clone(),
             leptos,
@@ -127,6 +130,7 @@ impl Application {
             demo: demo.as_ref().map(demo::live::LiveDemo::control),
             targets: Arc::new(notification_targets(&config)),
             site: app::auth::PanelSite::new(config.public_url.clone()),
+            stopping: stopping_seen,
         };
         let targets = state.targets.as_ref().clone();
         let delivery = Delivery {
@@ -148,6 +152,7 @@ impl Application {
             demo,
             announcements,
             demo_welcome,
+            stopping,
         })
     }
 
@@ -164,6 +169,11 @@ impl Application {
         let service = self
             .router
             .into_make_service_with_connect_info::<SocketAddr>();
+        let stopping = self.stopping;
+        let shutdown = async move {
+            shutdown.await;
+            stopping.send_replace(true);
+        };
         axum::serve(self.listener, service)
             .with_graceful_shutdown(shutdown)
             .await?;

@@ -32,6 +32,9 @@ pub struct AppState {
     /// Where browsers reach the panel (`MESHWATCH_PUBLIC_URL`, else each
     /// request's `Host`): cross-site checks, links, the session cookie.
     pub site: app::auth::PanelSite,
+    /// Turns true when the panel begins to stop: open event streams end
+    /// then, or a graceful stop would wait for them until it is killed.
+    pub stopping: tokio::sync::watch::Receiver<bool>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

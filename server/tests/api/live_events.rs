@@ -55,3 +55,26 @@ async fn a_verdict_change_is_pushed_to_a_signed_in_page() {
     .await;
     assert_eq!(found, Ok(true), "the change arrives as an event: {seen}");
 }
+
+#[tokio::test]
+async fn a_stopping_panel_ends_open_streams_instead_of_waiting_for_them() {
+    let app = spawn_app().await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let mut stream = app
+        .client
+        .get(app.url("/events"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(stream.status(), 200);
+    // A graceful stop waits for open connections: without ending the
+    // stream it would wait forever (`restart` allows it 15 s).
+    let restarted = app.restart().await;
+    let ended = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Ok(Some(_)) = stream.chunk().await {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the stream ended with the panel");
+    drop(restarted);
+}
