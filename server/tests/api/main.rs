@@ -3,6 +3,7 @@
 mod account;
 mod agent;
 mod attacks;
+mod backup;
 mod binary;
 mod crash;
 mod fleet;
@@ -20,4 +21,5 @@ mod sealed_tokens;
 mod security_headers;
 mod server_card;
 mod subscription;
+mod upgrades;
 mod user_card;
