@@ -19,6 +19,19 @@ use std::net::IpAddr;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrustedProxies(Vec<IpNet>);
 
+/// The list as `check-config` shows it: `127.0.0.1/32, 10.0.0.0/8`.
+impl std::fmt::Display for TrustedProxies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, net) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{net}")?;
+        }
+        Ok(())
+    }
+}
+
 impl TrustedProxies {
     /// Parses a comma- or space-separated list of CIDRs or bare addresses.
     pub fn parse(list: &str) -> Result<Self, String> {

@@ -5,8 +5,10 @@
 
 pub mod api;
 pub mod card_cache;
+pub mod cli;
 pub mod client_address;
 pub mod config;
+pub mod database_lock;
 pub mod delivery;
 pub mod demo;
 pub mod engine;

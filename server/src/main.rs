@@ -1,5 +1,6 @@
 //! `meshwatch-server`: wiring only — configuration, tracing, commands.
 
+use meshwatch_server::cli::{self, Command, USAGE};
 use meshwatch_server::config::Config;
 use meshwatch_server::startup::{self, Application};
 use meshwatch_server::store::Store;
@@ -12,11 +13,6 @@ use tracing_subscriber::EnvFilter;
 // third of glibc malloc's time on them (measured by `benches/panel_ssr`).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-const USAGE: &str = "usage:
-  meshwatch-server                         serve the panel (configured by MESHWATCH_* variables)
-  meshwatch-server create-operator <name>  create an operator, or reset their password
-                                           (password from MESHWATCH_OPERATOR_PASSWORD, else prompted)";
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -32,24 +28,48 @@ async fn main() -> ExitCode {
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let command = match Command::parse(&args) {
+        Ok(command) => command,
+        Err(err) => {
+            eprintln!("{err}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    // These answer even when the configuration is what is wrong.
+    match command {
+        Command::Help => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Command::Version => {
+            for line in cli::version::lines(Config::from_env().ok().as_ref()).await {
+                println!("{line}");
+            }
+            return ExitCode::SUCCESS;
+        }
+        _ => {}
+    }
     let config = match Config::from_env() {
         Ok(c) => c,
         Err(err) => {
             eprintln!("configuration error: {err}");
+            if let Some(note) = std::env::var("MESHWATCH_DATABASE_URL")
+                .ok()
+                .as_deref()
+                .and_then(cli::postgres_note)
+            {
+                eprintln!("{note}");
+            }
             return ExitCode::from(2);
         }
     };
-    let outcome = match args.as_slice() {
-        [] | ["serve"] => serve(config).await,
-        ["create-operator", name] => create_operator(config, name).await,
-        ["help" | "--help" | "-h"] => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        _ => {
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
-        }
+    let outcome = match command {
+        Command::Serve => serve(config).await,
+        Command::CreateOperator(name) => create_operator(config, &name).await,
+        Command::CheckConfig => return cli::check_config::run(&config).await,
+        Command::Backup(file) => cli::backup::run(&config, &file).await.map_err(Into::into),
+        Command::Restore(file) => cli::restore::run(&config, &file).await.map_err(Into::into),
+        Command::Version | Command::Help => Ok(()),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

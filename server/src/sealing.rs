@@ -12,7 +12,9 @@
 
 mod key_file;
 
-pub use key_file::{key_for_database, KeyError, LoadedKey, KEY_FILE_NAME};
+pub use key_file::{
+    key_for_database, read_key_file, KeyError, KeySource, LoadedKey, KEY_FILE_NAME,
+};
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;

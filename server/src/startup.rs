@@ -3,6 +3,7 @@
 
 use crate::api::{self, ApiError};
 use crate::config::Config;
+use crate::database_lock::DatabaseLock;
 use crate::delivery::{Delivery, Mailer, Webhook};
 use crate::demo;
 use crate::engine::Engine;
@@ -45,6 +46,9 @@ pub struct Application {
     delivery: Option<tokio::task::JoinHandle<()>>,
     /// The live demo fleet's agents and listeners (`MESHWATCH_DEMO=1`).
     demo: Option<demo::live::LiveDemo>,
+    /// Held from before the migrations until the database is closed: one
+    /// panel per database (`None` for an in-memory one).
+    database_lock: Option<DatabaseLock>,
     /// Lines to show the operator once at start-up (generated secrets).
     pub announcements: Vec<String>,
     /// The demo's address, sign-in and API token, shown once the panel
@@ -56,6 +60,12 @@ pub struct Application {
 
 impl Application {
     pub async fn build(config: Config) -> anyhow::Result<Self> {
+        // Before anything touches the database (key file, migrations): a
+        // second panel on the same file stops here.
+        let database_lock = match crate::store::database_file(&config.database_url)? {
+            Some(file) => Some(DatabaseLock::acquire(&file)?),
+            None => None,
+        };
         let sealing = sealing::key_for_database(config.secret_key.as_ref(), &config.database_url)?;
         let store = Store::open(&config.database_url, sealing.key).await?;
         let mut announcements = Vec::new();
@@ -150,6 +160,7 @@ impl Application {
             background,
             delivery,
             demo,
+            database_lock,
             announcements,
             demo_welcome,
             stopping,
@@ -189,6 +200,8 @@ impl Application {
         {
             tracing::warn!("database connections did not close within 5 s");
         }
+        // Only now may another panel (or a restore) have the database.
+        drop(self.database_lock);
         Ok(())
     }
 }

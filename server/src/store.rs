@@ -12,6 +12,8 @@ mod auth;
 mod fleet;
 mod history;
 mod ingest;
+pub mod offline;
+pub mod schema;
 mod settings;
 mod sub_tokens;
 
@@ -48,6 +50,9 @@ pub enum StoreError {
     Rejected { code: &'static str, message: String },
     #[error("cannot seal a subscription token: {0}")]
     Sealing(#[from] SealingError),
+    /// A newer meshwatch migrated the database; nothing was written.
+    #[error(transparent)]
+    NewerSchema(#[from] schema::NewerSchema),
 }
 
 #[derive(Clone)]
@@ -91,7 +96,15 @@ impl Store {
             .test_before_acquire(false)
             .connect_with(options.clone())
             .await?;
-        sqlx::migrate!("../migrations").run(&writer).await?;
+        {
+            let mut conn = writer.acquire().await?;
+            // Before migrating: sqlx would refuse a newer database too, but
+            // only as "migration … is missing"; this names both releases.
+            if let Some(applied) = schema::applied_migrations(&mut *conn).await? {
+                schema::refuse_newer(&applied)?;
+            }
+            schema::MIGRATOR.run(&mut *conn).await?;
+        }
         let sub_tokens = Arc::new(SubTokenSealing::new(sealing));
         // Before the read pool opens: the scrub that follows the sealing
         // wants the database to itself.

@@ -73,6 +73,46 @@ pub fn key_for_database(
     }
 }
 
+/// Where the key of a database comes from, found without reading or
+/// making anything (for `check-config`, `backup` and `restore`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySource {
+    /// `MESHWATCH_SECRET_KEY`.
+    Configured,
+    /// The key file beside the database (made at the first start).
+    File(PathBuf),
+    /// An in-memory database: a random key per run.
+    PerProcess,
+}
+
+impl KeySource {
+    pub fn of(configured: Option<&Secret>, database_url: &str) -> Result<Self, KeyError> {
+        if configured.is_some() {
+            return Ok(Self::Configured);
+        }
+        Ok(
+            match crate::store::database_file(database_url).map_err(KeyError::DatabaseUrl)? {
+                Some(database) => Self::File(database.with_file_name(KEY_FILE_NAME)),
+                None => Self::PerProcess,
+            },
+        )
+    }
+}
+
+/// The key in the key file at `path`, read as a start reads it; `None`
+/// when there is no such file yet (a start would make one). Never writes.
+pub fn read_key_file(path: &Path) -> Result<Option<SealingKey>, KeyError> {
+    let shown = path.display().to_string();
+    match std::fs::metadata(path) {
+        Ok(_) => read(path, &shown).map(Some),
+        Err(err) if err.kind() == ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(KeyError::Read {
+            path: shown,
+            source,
+        }),
+    }
+}
+
 fn load_or_create(path: &Path) -> Result<LoadedKey, KeyError> {
     let shown = path.display().to_string();
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -220,6 +260,39 @@ mod tests {
         let again = key_for_database(Some(&configured), &database_in(&dir)).expect("key");
         let sealed = loaded.key.seal(&alice(), "a-token-0001").expect("seals");
         assert!(again.key.open(&alice(), &sealed).is_ok());
+    }
+
+    #[test]
+    fn the_key_source_is_found_without_making_a_key() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("data").join(KEY_FILE_NAME);
+        assert_eq!(
+            KeySource::of(None, &database_in(&dir)).expect("source"),
+            KeySource::File(path.clone())
+        );
+        assert!(read_key_file(&path).expect("no file yet").is_none());
+        assert!(!path.exists(), "nothing made");
+
+        let made = key_for_database(None, &database_in(&dir)).expect("made");
+        let read = read_key_file(&path).expect("read").expect("a key");
+        let sealed = made.key.seal(&alice(), "a-token-0001").expect("seals");
+        assert!(read.open(&alice(), &sealed).is_ok(), "the same key");
+
+        std::fs::write(&path, "not a key\n").expect("written");
+        assert!(matches!(
+            read_key_file(&path),
+            Err(KeyError::Malformed { .. })
+        ));
+
+        let configured = Secret::new(hex::encode([9u8; 32]));
+        assert_eq!(
+            KeySource::of(Some(&configured), &database_in(&dir)).expect("source"),
+            KeySource::Configured
+        );
+        assert_eq!(
+            KeySource::of(None, "sqlite::memory:").expect("source"),
+            KeySource::PerProcess
+        );
     }
 
     #[test]

@@ -31,7 +31,9 @@ pub async fn spawn_app_with(extra: &[(&'static str, String)]) -> TestApp {
     spawn_app_in(tempfile::tempdir().expect("temp dir"), extra).await
 }
 
-async fn spawn_app_in(dir: tempfile::TempDir, extra: &[(&'static str, String)]) -> TestApp {
+/// A panel on the database `meshwatch.db` in `dir`, which the test may
+/// have prepared (an earlier schema, a restored backup).
+pub async fn spawn_app_in(dir: tempfile::TempDir, extra: &[(&'static str, String)]) -> TestApp {
     let database_url = format!("sqlite://{}/meshwatch.db", dir.path().display());
     let mut vars: HashMap<&str, String> = HashMap::from([
         ("MESHWATCH_LISTEN", "127.0.0.1:0".to_owned()),
@@ -94,7 +96,7 @@ impl TestApp {
     }
 
     /// Stops the panel; returns its directory (database and all).
-    async fn stop(self) -> tempfile::TempDir {
+    pub async fn stop(self) -> tempfile::TempDir {
         let _ = self.shutdown.send(());
         tokio::time::timeout(std::time::Duration::from_secs(15), self.server)
             .await

@@ -3,6 +3,7 @@
 mod account;
 mod agent;
 mod attacks;
+mod backup;
 mod binary;
 mod crash;
 mod fleet;
@@ -21,4 +22,5 @@ mod security_headers;
 mod server_card;
 mod site;
 mod subscription;
+mod upgrades;
 mod user_card;
