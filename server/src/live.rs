@@ -74,7 +74,7 @@ impl Stream {
                 }
                 // Browsers reconnect on their own, to this panel once it is
                 // back or to another replica.
-                _ = self.stopping.wait_for(|stopping| *stopping) => return None,
+                () = stopped(&mut self.stopping) => return None,
                 _ = self.recheck.tick() => {
                     if !self.session_lives().await {
                         return None;
@@ -83,6 +83,12 @@ impl Stream {
             }
         }
     }
+}
+
+/// Resolves once the panel begins to stop (or can no longer say).
+async fn stopped(stopping: &mut tokio::sync::watch::Receiver<bool>) {
+    // The answer borrows the channel: keep only the fact.
+    let _ = stopping.wait_for(|stopping| *stopping).await;
 }
 
 fn resync() -> Event {

@@ -100,7 +100,7 @@ impl Store {
             let mut conn = writer.acquire().await?;
             // Before migrating: sqlx would refuse a newer database too, but
             // only as "migration … is missing"; this names both releases.
-            if let Some(applied) = schema::applied_migrations(&mut *conn).await? {
+            if let Some(applied) = schema::applied_migrations(&mut conn).await? {
                 schema::refuse_newer(&applied)?;
             }
             schema::MIGRATOR.run(&mut *conn).await?;

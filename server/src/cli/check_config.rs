@@ -7,14 +7,15 @@
 //! at what the panel would open (database, key file, front end), and
 //! [`report`] turns that and the configuration into lines and problems.
 
-use crate::config::{Config, DemoMode, Secret, DEFAULT_SITE_ROOT};
+use crate::config::{Config, DemoMode, Secret};
 use crate::database_lock::DatabaseLock;
 use crate::delivery::Mailer;
 use crate::notify::webhook_label;
 use crate::sealing::{read_key_file, KeySource};
+use crate::site::SiteSource;
 use crate::store::schema::{binary_schema, NewerSchema, SchemaFit, PANEL_VERSION};
 use crate::store::{database_file, offline};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// What the panel would find on disk, beyond the variables.
@@ -22,7 +23,8 @@ use std::process::ExitCode;
 pub struct Findings {
     pub database: DatabaseFinding,
     pub key: KeyFinding,
-    /// Whether the site root holds a built front end (its `pkg/`).
+    /// Whether the front end that would be served exists: the one built
+    /// into this binary, or `MESHWATCH_SITE_ROOT`'s `pkg/`.
     pub front_end_built: bool,
     /// Whether the mailer accepts the SMTP URL and sender (the reason if
     /// not); `Ok` without SMTP.
@@ -144,7 +146,10 @@ pub async fn inspect(config: &Config) -> Findings {
     Findings {
         database,
         key,
-        front_end_built: Path::new(&config.site_root).join("pkg").is_dir(),
+        front_end_built: match SiteSource::new(config.site_root.as_deref()) {
+            SiteSource::Embedded { version } => version.is_some(),
+            SiteSource::Directory(root) => root.join("pkg").is_dir(),
+        },
         mailer,
     }
 }
@@ -229,21 +234,19 @@ pub fn report(config: &Config, findings: &Findings) -> Report {
         },
     );
 
-    let site_root_from = if config.site_root == DEFAULT_SITE_ROOT {
-        "the default; MESHWATCH_SITE_ROOT not set"
-    } else {
-        "MESHWATCH_SITE_ROOT"
-    };
     line(
         "front end",
-        if findings.front_end_built {
-            format!("{} ({site_root_from}): built files found", config.site_root)
-        } else {
-            format!(
-                "{} ({site_root_from}): no built front end there (pkg/ missing): pages would \
-                 load without their scripts and styles",
-                config.site_root
-            )
+        match (&config.site_root, findings.front_end_built) {
+            (None, true) => "built into this binary".to_owned(),
+            (None, false) => "this binary carries no front end (built without \
+                              scripts/build-release.sh): pages would load without their \
+                              scripts and styles"
+                .to_owned(),
+            (Some(root), true) => format!("{root} (MESHWATCH_SITE_ROOT): built files found"),
+            (Some(root), false) => format!(
+                "{root} (MESHWATCH_SITE_ROOT): no built front end there (pkg/ missing): pages \
+                 would load without their scripts and styles"
+            ),
         },
     );
 
@@ -427,7 +430,7 @@ mod tests {
         assert!(line(&report, "public URL").contains("not set"));
         assert!(line(&report, "trusted proxies").contains("none"));
         assert!(line(&report, "database").contains("this binary's"));
-        assert!(line(&report, "front end").contains("target/site (the default"));
+        assert!(line(&report, "front end").ends_with(" built into this binary"));
         assert!(line(&report, "email").contains("not set"));
         assert!(line(&report, "webhook").ends_with("not set"));
         assert!(line(&report, "metrics").contains("open to anyone"));

@@ -58,6 +58,26 @@ fn said(bytes: &[u8]) -> String {
 
 /// A number read straight from a database file that nothing has open
 /// (`immutable`: no `-wal` or `-shm` file is made beside it).
+/// Waits until the running panel has written its first status changes
+/// (the tick after the verdicts the API shows).
+async fn wait_for_history(db: &Path) {
+    let options = SqliteConnectOptions::new().filename(db).read_only(true);
+    let pool = SqlitePool::connect_with(options).await.expect("opens");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM status_history")
+            .fetch_one(&pool)
+            .await
+            .expect("counted");
+        if rows > 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no status history written");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    pool.close().await;
+}
+
 async fn count(db: &Path, sql: &str) -> i64 {
     let options = SqliteConnectOptions::new()
         .filename(db)
@@ -227,6 +247,7 @@ async fn a_backup_taken_while_agents_report_restores_into_a_working_panel() {
     let acknowledged = Arc::new(AtomicU32::new(0));
     let reporter = keep_reporting(first.address.clone(), stop.clone(), acknowledged.clone());
     wait_until_healthy(&first.address).await;
+    wait_for_history(&first_db).await;
 
     let before_backup = acknowledged.load(Ordering::SeqCst);
     let made = cli_in_background(&first_db, &["backup", backup_arg.as_str()]).await;
