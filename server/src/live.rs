@@ -20,7 +20,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use futures_util::stream;
+use futures_util::stream::{self, StreamExt};
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 
@@ -111,10 +111,14 @@ pub async fn events(State(state): State<AppState>, headers: HeaderMap) -> Respon
         token,
         recheck,
     };
-    let events = stream::unfold(stream, |mut stream| async move {
+    // A first comment at once: a proxy speaking HTTP/2 to the browser
+    // (nginx) may hold the response's headers back until body bytes
+    // arrive, and the browser counts the stream as open only then.
+    let opened = stream::once(async { Ok(Event::default().comment("open")) });
+    let events = opened.chain(stream::unfold(stream, |mut stream| async move {
         let event = stream.next().await?;
         Some((Ok::<_, std::convert::Infallible>(event), stream))
-    });
+    }));
     Sse::new(events)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()

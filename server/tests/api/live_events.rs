@@ -78,3 +78,24 @@ async fn a_stopping_panel_ends_open_streams_instead_of_waiting_for_them() {
     assert!(ended.is_ok(), "the stream ended with the panel");
     drop(restarted);
 }
+
+#[tokio::test]
+async fn a_stream_sends_its_first_bytes_at_once_so_proxies_pass_its_headers_on() {
+    let app = spawn_app().await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let mut stream = app
+        .client
+        .get(app.url("/events"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent");
+    // nginx over HTTP/2 holds the headers until body bytes come: waiting
+    // for the first keep-alive (15 s) would leave the page "offline".
+    let first = tokio::time::timeout(Duration::from_secs(2), stream.chunk())
+        .await
+        .expect("bytes within 2 s")
+        .expect("read")
+        .expect("a chunk");
+    assert_eq!(String::from_utf8_lossy(&first), ": open\n\n");
+}
