@@ -381,6 +381,15 @@ mod tests {
         store.close().await;
     }
 
+    /// A backup as `meshwatch-server backup` writes it: one file.
+    async fn make_backup(path: &Path, operator: &str) {
+        let source = path.with_extension("source.db");
+        make_database(&source, operator).await;
+        crate::cli::backup::back_up(&source, path)
+            .await
+            .expect("backed up");
+    }
+
     async fn operators(path: &Path) -> Vec<String> {
         let pool = sqlx::SqlitePool::connect(&url(path)).await.expect("opens");
         let names = sqlx::query_scalar("SELECT username FROM operators ORDER BY username")
@@ -418,7 +427,7 @@ mod tests {
         let database = dir.path().join("data").join("meshwatch.db");
         let backup = dir.path().join("backup.db");
         make_database(&database, "current").await;
-        make_database(&backup, "backed-up").await;
+        make_backup(&backup, "backed-up").await;
         Paths {
             _dir: dir,
             database,

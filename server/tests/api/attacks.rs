@@ -527,18 +527,6 @@ async fn ends_within(mut stream: reqwest::Response, limit: Duration) -> bool {
     .is_ok()
 }
 
-async fn open_events(app: &TestApp, cookie: &str) -> reqwest::Response {
-    let stream = app
-        .client
-        .get(app.url("/events"))
-        .header("cookie", cookie)
-        .send()
-        .await
-        .expect("sent");
-    assert_eq!(stream.status(), 200);
-    stream
-}
-
 #[tokio::test]
 async fn the_live_stream_ends_with_its_session() {
     let app = spawn_app().await;
@@ -546,8 +534,8 @@ async fn the_live_stream_ends_with_its_session() {
     let other = session_cookie(app.login("ops", "a long password").await.headers())
         .expect("a second session");
 
-    let stream = open_events(&app, &cookie).await;
-    let still_open = open_events(&app, &other).await;
+    let stream = app.open_events(&cookie).await;
+    let still_open = app.open_events(&other).await;
     let logout = app
         .client
         .post(app.url("/logout"))
@@ -565,7 +553,7 @@ async fn the_live_stream_ends_with_its_session() {
         "another session's stream goes on"
     );
 
-    let stream = open_events(&app, &other).await;
+    let stream = app.open_events(&other).await;
     let form = [
         ("current", "a long password"),
         ("next", "a new long password"),
@@ -590,7 +578,7 @@ async fn cookie_of(app: &TestApp) -> String {
 async fn a_session_ended_behind_the_panels_back_ends_its_stream_within_30_s() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
-    let stream = open_events(&app, &cookie).await;
+    let stream = app.open_events(&cookie).await;
     // Another process (a replica, `create-operator`) ends the session in
     // the database: this panel hears nothing of it.
     let token = cookie.split_once('=').map(|(_, t)| t).expect("name=value");

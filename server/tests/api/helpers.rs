@@ -224,6 +224,19 @@ impl TestApp {
     }
 
     /// Signs in and returns the `Cookie` header value of the session.
+    /// `GET /events` for a signed-in page: the open stream.
+    pub async fn open_events(&self, cookie: &str) -> Response {
+        let stream = self
+            .client
+            .get(self.url("/events"))
+            .header("cookie", cookie)
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(stream.status(), 200);
+        stream
+    }
+
     pub async fn signed_in(&self, username: &str, password: &str) -> String {
         self.create_operator(username, password).await;
         let response = self.login(username, password).await;

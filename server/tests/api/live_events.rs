@@ -60,14 +60,7 @@ async fn a_verdict_change_is_pushed_to_a_signed_in_page() {
 async fn a_stopping_panel_ends_open_streams_instead_of_waiting_for_them() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
-    let mut stream = app
-        .client
-        .get(app.url("/events"))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .expect("sent");
-    assert_eq!(stream.status(), 200);
+    let mut stream = app.open_events(&cookie).await;
     // A graceful stop waits for open connections: without ending the
     // stream it would wait forever (`restart` allows it 15 s).
     let restarted = app.restart().await;
@@ -83,13 +76,7 @@ async fn a_stopping_panel_ends_open_streams_instead_of_waiting_for_them() {
 async fn a_stream_sends_its_first_bytes_at_once_so_proxies_pass_its_headers_on() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
-    let mut stream = app
-        .client
-        .get(app.url("/events"))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .expect("sent");
+    let mut stream = app.open_events(&cookie).await;
     // nginx over HTTP/2 holds the headers until body bytes come: waiting
     // for the first keep-alive (15 s) would leave the page "offline".
     let first = tokio::time::timeout(Duration::from_secs(2), stream.chunk())
