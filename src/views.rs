@@ -407,8 +407,15 @@ pub struct Overview {
     pub now: DateTime<Utc>,
 }
 
-/// What a notification is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// What a notification is about. Stored in the outbox's `kind` column by
+/// its [`as_str`](Self::as_str) name (the server's `sqlx::Type`, feature
+/// `sqlx`, writes and reads the same names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "sqlx",
+    derive(sqlx::Type),
+    sqlx(type_name = "TEXT", rename_all = "snake_case")
+)]
 pub enum NotificationKind {
     Blocked,
     Cleared,
@@ -442,8 +449,15 @@ impl NotificationKind {
     }
 }
 
-/// Where a notification is in its delivery.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// Where a notification is in its delivery. Stored in the outbox's `state`
+/// column by its [`as_str`](Self::as_str) name (the server's `sqlx::Type`,
+/// feature `sqlx`, writes and reads the same names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "sqlx",
+    derive(sqlx::Type),
+    sqlx(type_name = "TEXT", rename_all = "snake_case")
+)]
 pub enum DeliveryState {
     Queued,
     Sent,
@@ -491,6 +505,32 @@ pub struct OutboxItem {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The names the outbox table holds (its CHECK constraints): existing
+    /// databases keep working only while these stay byte for byte.
+    const KIND_NAMES: [(NotificationKind, &str); 4] = [
+        (NotificationKind::Blocked, "blocked"),
+        (NotificationKind::Cleared, "cleared"),
+        (NotificationKind::Test, "test"),
+        (NotificationKind::WitnessNetwork, "witness_network"),
+    ];
+    const STATE_NAMES: [(DeliveryState, &str); 3] = [
+        (DeliveryState::Queued, "queued"),
+        (DeliveryState::Sent, "sent"),
+        (DeliveryState::Failed, "failed"),
+    ];
+
+    #[test]
+    fn outbox_kinds_and_states_keep_their_stored_names() {
+        assert_eq!(KIND_NAMES.map(|(k, _)| k), NotificationKind::ALL);
+        assert_eq!(STATE_NAMES.map(|(s, _)| s), DeliveryState::ALL);
+        for (kind, name) in KIND_NAMES {
+            assert_eq!(kind.as_str(), name);
+        }
+        for (state, name) in STATE_NAMES {
+            assert_eq!(state.as_str(), name);
+        }
+    }
 
     #[test]
     fn outbox_kinds_and_states_round_trip_their_stored_names() {

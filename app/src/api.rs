@@ -11,7 +11,7 @@ use meshwatch::views::{
 use meshwatch::views::{ServerCard, UserCard};
 
 #[cfg(feature = "ssr")]
-use crate::backend::{authorize, fail, internal, Backend, PasswordChange};
+use crate::backend::{authorize, backend_failed, fail, Backend, PasswordChange};
 
 /// After a browser's plain form post, sends it back to `page`, which shows
 /// the outcome once (see `crate::flash`); a script's call gets the result
@@ -46,14 +46,14 @@ fn settle<T>(
 #[server(prefix = "/rpc", endpoint = "servers")]
 pub async fn list_servers() -> Result<Vec<ServerListItem>, AppError> {
     let (backend, _) = authorize().await?;
-    backend.servers().await.map_err(|e| fail(internal(e)))
+    backend.servers().await.map_err(|e| fail(backend_failed(e)))
 }
 
 /// One page (50) of the users matching a search (id, name or route).
 #[server(prefix = "/rpc", endpoint = "users")]
 pub async fn list_users(query: String, page: u32) -> Result<meshwatch::views::UsersPage, AppError> {
     let (backend, _) = authorize().await?;
-    let all = backend.users().await.map_err(|e| fail(internal(e)))?;
+    let all = backend.users().await.map_err(|e| fail(backend_failed(e)))?;
     Ok(meshwatch::views::UsersPage::of(all, &query, page))
 }
 
@@ -65,7 +65,7 @@ pub async fn server_card_of(backend: &Backend, id: &str) -> Result<ServerCard, A
     backend
         .server_card(&id)
         .await
-        .map_err(internal)?
+        .map_err(backend_failed)?
         .ok_or(AppError::NotFound)
 }
 
@@ -82,7 +82,7 @@ pub async fn set_verifier(id: String, enabled: bool) -> Result<(), AppError> {
         let found = backend
             .set_verifier(&id, enabled)
             .await
-            .map_err(|e| fail(internal(e)))?;
+            .map_err(|e| fail(backend_failed(e)))?;
         if !found {
             return Err(fail(AppError::NotFound));
         }
@@ -106,7 +106,7 @@ pub async fn user_card_of(
     backend
         .user_card(&id, panel_url)
         .await
-        .map_err(internal)?
+        .map_err(backend_failed)?
         .ok_or(AppError::NotFound)
 }
 
@@ -114,14 +114,17 @@ pub async fn user_card_of(
 #[server(prefix = "/rpc", endpoint = "mesh")]
 pub async fn load_mesh() -> Result<MeshMatrix, AppError> {
     let (backend, _) = authorize().await?;
-    backend.mesh_matrix().await.map_err(|e| fail(internal(e)))
+    backend
+        .mesh_matrix()
+        .await
+        .map_err(|e| fail(backend_failed(e)))
 }
 
 /// The notification outbox, newest first.
 #[server(prefix = "/rpc", endpoint = "outbox")]
 pub async fn load_outbox() -> Result<Vec<OutboxItem>, AppError> {
     let (backend, _) = authorize().await?;
-    backend.outbox().await.map_err(|e| fail(internal(e)))
+    backend.outbox().await.map_err(|e| fail(backend_failed(e)))
 }
 
 /// "Send test email": queues a test message to every configured target.
@@ -131,7 +134,7 @@ pub async fn send_test_notification() -> Result<usize, AppError> {
     let result = backend
         .queue_test_notification(&operator.username)
         .await
-        .map_err(|e| fail(internal(e)));
+        .map_err(|e| fail(backend_failed(e)));
     settle(Form::TestNotification, "/notifications", result, |n| {
         Outcome::Queued(*n)
     })
@@ -141,21 +144,27 @@ pub async fn send_test_notification() -> Result<usize, AppError> {
 #[server(prefix = "/rpc", endpoint = "routes")]
 pub async fn load_routes() -> Result<Vec<RouteOverview>, AppError> {
     let (backend, _) = authorize().await?;
-    backend.routes().await.map_err(|e| fail(internal(e)))
+    backend.routes().await.map_err(|e| fail(backend_failed(e)))
 }
 
 /// The fleet at a glance.
 #[server(prefix = "/rpc", endpoint = "overview")]
 pub async fn load_overview() -> Result<Overview, AppError> {
     let (backend, _) = authorize().await?;
-    backend.overview().await.map_err(|e| fail(internal(e)))
+    backend
+        .overview()
+        .await
+        .map_err(|e| fail(backend_failed(e)))
 }
 
 /// The verdict parameters of PRODUCT.md §2 in force.
 #[server(prefix = "/rpc", endpoint = "settings")]
 pub async fn load_settings() -> Result<meshwatch::settings::Settings, AppError> {
     let (backend, _) = authorize().await?;
-    backend.settings().await.map_err(|e| fail(internal(e)))
+    backend
+        .settings()
+        .await
+        .map_err(|e| fail(backend_failed(e)))
 }
 
 /// Saves the verdict parameters after validating every one of them.
@@ -186,7 +195,7 @@ pub async fn save_settings(
         backend
             .save_settings(next)
             .await
-            .map_err(|e| fail(internal(e)))?;
+            .map_err(|e| fail(backend_failed(e)))?;
         tracing::info!(operator = %operator.username, "verdict settings changed in the panel");
         Ok(next)
     }
@@ -217,7 +226,7 @@ pub async fn change_password(
         let outcome = backend
             .change_password(&operator.username, session, &current, &next)
             .await
-            .map_err(|e| fail(internal(e)))?;
+            .map_err(|e| fail(backend_failed(e)))?;
         match outcome {
             PasswordChange::Changed => {}
             PasswordChange::WrongCurrent => return Err(invalid("The current password is wrong.")),
@@ -242,7 +251,10 @@ pub async fn change_password(
 #[server(prefix = "/rpc", endpoint = "api_tokens")]
 pub async fn load_api_tokens() -> Result<Vec<ApiTokenView>, AppError> {
     let (backend, _) = authorize().await?;
-    backend.api_tokens().await.map_err(|e| fail(internal(e)))
+    backend
+        .api_tokens()
+        .await
+        .map_err(|e| fail(backend_failed(e)))
 }
 
 /// Creates a named API token; the answer is the only place its secret appears.
@@ -254,7 +266,7 @@ pub async fn create_api_token(name: String) -> Result<NewApiToken, AppError> {
     let token = backend
         .create_api_token(name)
         .await
-        .map_err(|e| fail(internal(e)))?
+        .map_err(|e| fail(backend_failed(e)))?
         .ok_or_else(|| {
             invalid(format!(
                 "A token named \"{name}\" exists already: revoke it first or choose another name."
@@ -280,7 +292,7 @@ pub async fn revoke_api_token(name: String) -> Result<(), AppError> {
         if !backend
             .revoke_api_token(&name)
             .await
-            .map_err(|e| fail(internal(e)))?
+            .map_err(|e| fail(backend_failed(e)))?
         {
             return Err(fail(AppError::NotFound));
         }

@@ -10,10 +10,35 @@ use meshwatch::views::{
 use meshwatch::{ServerId, UserId};
 use std::sync::Arc;
 
-/// A backend failure; its text is logged, never sent to the browser.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct BackendError(pub String);
+/// A backend failure, by what the caller can do about it. Its text is
+/// logged; only `Conflict` and `Invalid`, written for the operator, reach
+/// the browser (see [`From<BackendError> for AppError`](AppError)).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BackendError {
+    /// What the request names does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// The request conflicts with what is stored; nothing was written.
+    #[error("{0}")]
+    Conflict(String),
+    /// The request is invalid against what is stored; nothing was written.
+    #[error("{0}")]
+    Invalid(String),
+    /// The database (or another part of the panel) failed.
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+impl From<BackendError> for AppError {
+    fn from(err: BackendError) -> Self {
+        match err {
+            BackendError::NotFound(_) => AppError::NotFound,
+            BackendError::Conflict(message) => AppError::Conflict(message),
+            BackendError::Invalid(message) => AppError::Invalid(message),
+            BackendError::Unavailable(_) => AppError::Internal,
+        }
+    }
+}
 
 #[async_trait::async_trait]
 pub trait PanelBackend: Send + Sync + 'static {
@@ -82,10 +107,14 @@ pub enum PasswordChange {
 /// The handle placed in Leptos context.
 pub type Backend = Arc<dyn PanelBackend>;
 
-/// Logs a backend failure and turns it into the opaque wire error.
-pub fn internal(err: BackendError) -> AppError {
-    tracing::error!(error = %err, "panel backend failed");
-    AppError::Internal
+/// Logs a backend failure and turns it into the wire error: a failed
+/// database goes out opaque, as `AppError::Internal`.
+pub fn backend_failed(err: BackendError) -> AppError {
+    match &err {
+        BackendError::Unavailable(_) => tracing::error!(error = %err, "panel backend failed"),
+        _ => tracing::warn!(error = %err, "panel backend refused"),
+    }
+    AppError::from(err)
 }
 
 /// Sets the response status from the error, then returns it: server
@@ -127,7 +156,56 @@ pub async fn authorize() -> Result<(Backend, OperatorView), AppError> {
     let operator = backend
         .operator_for_session(token)
         .await
-        .map_err(|e| fail(internal(e)))?
+        .map_err(|e| fail(backend_failed(e)))?
         .ok_or_else(|| fail(AppError::Unauthorized))?;
     Ok((backend, operator))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_backend_failure_answers_with_its_status() {
+        let cases = [
+            (BackendError::NotFound("no server de-9".into()), 404),
+            (BackendError::Conflict("token in use".into()), 409),
+            (BackendError::Invalid("quorum must be 1..=9".into()), 422),
+            (
+                BackendError::Unavailable("database error: pool timed out".into()),
+                500,
+            ),
+        ];
+        for (err, status) in cases {
+            assert_eq!(AppError::from(err.clone()).status_code(), status, "{err:?}");
+        }
+    }
+
+    #[test]
+    fn conflicts_and_invalid_requests_keep_their_message() {
+        assert_eq!(
+            AppError::from(BackendError::Conflict("token in use".into())).to_string(),
+            "token in use"
+        );
+        assert_eq!(
+            AppError::from(BackendError::Invalid("quorum must be 1..=9".into())).to_string(),
+            "quorum must be 1..=9"
+        );
+    }
+
+    #[test]
+    fn a_failed_database_is_not_described_to_the_browser() {
+        let err = BackendError::Unavailable("database error: no such table: settings".into());
+        assert_eq!(err.to_string(), "database error: no such table: settings");
+        let sent = AppError::from(err);
+        assert_eq!(sent, AppError::Internal);
+        assert!(!sent.to_string().contains("settings"));
+    }
+
+    #[test]
+    fn a_missing_thing_says_not_found_and_nothing_more() {
+        let sent = AppError::from(BackendError::NotFound("user u-7 in table users".into()));
+        assert_eq!(sent, AppError::NotFound);
+        assert_eq!(sent.to_string(), "Not found.");
+    }
 }

@@ -17,6 +17,9 @@ pub enum AppError {
     NotFound,
     #[error("{0}")]
     Invalid(String),
+    /// The request conflicts with what is stored; nothing was written.
+    #[error("{0}")]
+    Conflict(String),
     #[error("The panel could not be reached. Check your connection and try again.")]
     Unreachable,
     #[error("Something went wrong on the panel server. The details are in its log.")]
@@ -25,7 +28,7 @@ pub enum AppError {
 
 impl AppError {
     /// The HTTP status the error is sent with, so scripts and no-JS
-    /// browsers see 401/403/404/422/429 rather than a blanket 500.
+    /// browsers see 401/403/404/409/422/429 rather than a blanket 500.
     pub fn status_code(&self) -> u16 {
         match self {
             AppError::Unauthorized => 401,
@@ -33,6 +36,7 @@ impl AppError {
             AppError::TooManyAttempts { .. } => 429,
             AppError::NotFound => 404,
             AppError::Invalid(_) => 422,
+            AppError::Conflict(_) => 409,
             AppError::Unreachable => 503,
             AppError::Internal => 500,
         }

@@ -6,7 +6,7 @@
 
 mod target;
 
-pub use target::{webhook_label, Target};
+pub use target::{webhook_label, Target, TargetKind};
 
 use crate::store::{Endpoint, NewNotification};
 use meshwatch::i18n::notice::{BlockEvent, Incident, Notice};

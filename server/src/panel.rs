@@ -11,9 +11,9 @@ use meshwatch::balance::assign;
 use meshwatch::mesh::Mesh;
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{
-    ApiTokenView, DeliveryState, EntryPointSummary, MeshMatrix, NotificationKind, OperatorView,
-    OutboxItem, Overview, PreviewEntry, RouteOverview, RouteServer, ServerCard, ServerListItem,
-    ServerRef, UserCard, UserRoute, UserServer, UserSummary,
+    ApiTokenView, DeliveryState, EntryPointSummary, MeshMatrix, OperatorView, OutboxItem, Overview,
+    PreviewEntry, RouteOverview, RouteServer, ServerCard, ServerListItem, ServerRef, UserCard,
+    UserRoute, UserServer, UserSummary,
 };
 use meshwatch::{ServerId, UserId};
 use std::collections::HashSet;
@@ -33,8 +33,21 @@ pub struct PanelStore {
     pub targets: Arc<Vec<crate::notify::Target>>,
 }
 
+/// A store failure as the panel sees it, with the store's own words:
+/// conflicts and invalid requests are written for the operator; anything
+/// else (a raw unique violation included) is a failed database, opaque to
+/// the browser. The store says "not found" with `None`, not an error.
 fn backend_error(err: StoreError) -> BackendError {
-    BackendError(err.to_string())
+    let message = err.to_string();
+    match err {
+        StoreError::Conflict { .. } => BackendError::Conflict(message),
+        StoreError::Rejected { .. } => BackendError::Invalid(message),
+        StoreError::Database(_)
+        | StoreError::Migrate(_)
+        | StoreError::Directory { .. }
+        | StoreError::Sealing(_)
+        | StoreError::NewerSchema(_) => BackendError::Unavailable(message),
+    }
 }
 
 fn server_ref(mesh: &Mesh, id: &ServerId) -> Option<ServerRef> {
@@ -333,25 +346,20 @@ impl PanelBackend for PanelStore {
 
     async fn outbox(&self) -> Result<Vec<OutboxItem>, BackendError> {
         let rows = self.store.notifications().await.map_err(backend_error)?;
-        rows.into_iter()
-            .map(|n| {
-                let kind = NotificationKind::from_wire(&n.kind)
-                    .ok_or_else(|| BackendError(format!("outbox kind {:?}", n.kind)))?;
-                let state = DeliveryState::from_wire(&n.state)
-                    .ok_or_else(|| BackendError(format!("outbox state {:?}", n.state)))?;
-                Ok(OutboxItem {
-                    id: n.id,
-                    kind,
-                    server: n.server_id.as_deref().and_then(|s| ServerId::parse(s).ok()),
-                    to: n.to,
-                    subject: n.subject,
-                    state,
-                    attempts: n.attempts,
-                    last_error: n.last_error,
-                    created_at: n.created_at,
-                })
+        Ok(rows
+            .into_iter()
+            .map(|n| OutboxItem {
+                id: n.id,
+                kind: n.kind,
+                server: n.server_id.as_deref().and_then(|s| ServerId::parse(s).ok()),
+                to: n.to,
+                subject: n.subject,
+                state: n.state,
+                attempts: n.attempts,
+                last_error: n.last_error,
+                created_at: n.created_at,
             })
-            .collect()
+            .collect())
     }
 
     async fn queue_test_notification(&self, operator: &str) -> Result<usize, BackendError> {
@@ -440,7 +448,7 @@ impl PanelBackend for PanelStore {
                 retry_after: crate::password_check::BUSY_RETRY_AFTER,
             });
         };
-        let rehashed = rehashed.map_err(|e| BackendError(e.to_string()))?;
+        let rehashed = rehashed.map_err(|e| BackendError::Unavailable(e.to_string()))?;
         let Some(hash) = rehashed else {
             tracing::warn!(%username, "password change refused: wrong current password");
             return Ok(PasswordChange::WrongCurrent);
@@ -501,4 +509,42 @@ pub async fn preload_cards(
     .await;
     next.run(axum::extract::Request::from_parts(parts, body))
         .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_conflicts_and_rejections_keep_their_words_and_their_kind() {
+        let conflict = StoreError::Conflict {
+            code: "token_conflict",
+            message: "agent token of server de-2 is already in use".into(),
+        };
+        assert_eq!(
+            backend_error(conflict),
+            BackendError::Conflict("agent token of server de-2 is already in use".into())
+        );
+        let rejected = StoreError::Rejected {
+            code: "unknown_server",
+            message: "server \"de-9\" is no longer in the fleet".into(),
+        };
+        assert_eq!(
+            backend_error(rejected),
+            BackendError::Invalid("server \"de-9\" is no longer in the fleet".into())
+        );
+    }
+
+    #[test]
+    fn a_failed_database_is_unavailable_with_the_message_of_today() {
+        for err in [
+            sqlx::Error::PoolTimedOut,
+            sqlx::Error::RowNotFound,
+            sqlx::Error::Protocol("UNIQUE constraint failed: api_tokens.token_hash".into()),
+        ] {
+            let store = StoreError::Database(err);
+            let message = store.to_string();
+            assert_eq!(backend_error(store), BackendError::Unavailable(message));
+        }
+    }
 }

@@ -9,6 +9,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::Verdict;
+use meshwatch::views::DeliveryState;
 use prometheus::{
     Encoder, Histogram, HistogramOpts, IntCounter, IntGaugeVec, Opts, Registry, TextEncoder,
 };
@@ -143,9 +144,13 @@ pub async fn serve(State(state): State<AppState>, headers: HeaderMap) -> Respons
     }
     match state.store.outbox_counts().await {
         Ok(counts) => {
-            for state_name in ["queued", "sent", "failed"] {
-                let n = counts.get(state_name).copied().unwrap_or(0);
-                state.metrics.outbox.with_label_values(&[state_name]).set(n);
+            for delivery in DeliveryState::ALL {
+                let n = counts.get(&delivery).copied().unwrap_or(0);
+                state
+                    .metrics
+                    .outbox
+                    .with_label_values(&[delivery.as_str()])
+                    .set(n);
             }
         }
         Err(err) => tracing::warn!(error = %err, "cannot count the outbox for /metrics"),

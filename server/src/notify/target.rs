@@ -25,11 +25,11 @@ impl Target {
     }
 
     /// The outbox's `target` column: how the message is delivered.
-    pub fn column(&self) -> &'static str {
+    pub fn kind(&self) -> TargetKind {
         match self {
-            Target::Nowhere => "none",
-            Target::Email(_) => "email",
-            Target::Webhook(_) => "webhook",
+            Target::Nowhere => TargetKind::Nowhere,
+            Target::Email(_) => TargetKind::Email,
+            Target::Webhook(_) => TargetKind::Webhook,
         }
     }
 
@@ -43,16 +43,29 @@ impl Target {
         }
     }
 
-    /// The target stored as (`target`, `recipient`); `None` when the
-    /// column holds something else.
-    pub fn from_columns(column: &str, label: String) -> Option<Target> {
-        match column {
-            "none" => Some(Target::Nowhere),
-            "email" => Some(Target::Email(label)),
-            "webhook" => Some(Target::Webhook(label)),
-            _ => None,
+    /// The target stored as (`target`, `recipient`).
+    pub fn from_columns(kind: TargetKind, label: String) -> Target {
+        match kind {
+            TargetKind::Nowhere => Target::Nowhere,
+            TargetKind::Email => Target::Email(label),
+            TargetKind::Webhook => Target::Webhook(label),
         }
     }
+}
+
+/// How a message is delivered: the outbox's `target` column, stored as
+/// `none`, `email` or `webhook` (its CHECK constraint).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::Type)]
+#[sqlx(type_name = "TEXT", rename_all = "lowercase")]
+pub enum TargetKind {
+    #[sqlx(rename = "none")]
+    Nowhere,
+    Email,
+    Webhook,
+}
+
+impl TargetKind {
+    pub const ALL: [TargetKind; 3] = [TargetKind::Nowhere, TargetKind::Email, TargetKind::Webhook];
 }
 
 impl fmt::Display for Target {
@@ -97,9 +110,8 @@ mod tests {
             Target::Email("ops@example.com".into()),
             Target::Webhook("webhook (hooks.example.net)".into()),
         ] {
-            let read = Target::from_columns(target.column(), target.label().to_owned());
-            assert_eq!(read.as_ref(), Some(&target));
+            let read = Target::from_columns(target.kind(), target.label().to_owned());
+            assert_eq!(read, target);
         }
-        assert_eq!(Target::from_columns("fax", String::new()), None);
     }
 }

@@ -2,12 +2,12 @@
 //! recorded "blocked" always has its email queued.
 
 use super::{corrupt, Store, StoreError};
-use crate::notify::Target;
+use crate::notify::{Target, TargetKind};
 use chrono::{DateTime, Utc};
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::VerdictChange;
-use meshwatch::views::NotificationKind;
-use serde::Serialize;
+use meshwatch::views::{DeliveryState, NotificationKind};
+use serde::{Serialize, Serializer};
 use sqlx::Row;
 use std::collections::HashMap;
 
@@ -42,19 +42,30 @@ pub enum Delivery {
     Failed { error: String },
 }
 
-/// A row of `GET /api/v1/notifications`.
+/// A row of `GET /api/v1/notifications`. Kind and state are sent by
+/// their stored names (`blocked`, `queued`, …).
 #[derive(Debug, Clone, Serialize)]
 pub struct NotificationView {
     pub id: i64,
-    pub kind: String,
+    #[serde(serialize_with = "kind_name")]
+    pub kind: NotificationKind,
     pub server_id: Option<String>,
     /// The target's label: an email address, `webhook (host)`, or empty.
     pub to: String,
     pub subject: String,
-    pub state: String,
+    #[serde(serialize_with = "state_name")]
+    pub state: DeliveryState,
     pub created_at: DateTime<Utc>,
     pub attempts: i64,
     pub last_error: Option<String>,
+}
+
+fn kind_name<S: Serializer>(kind: &NotificationKind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(kind.as_str())
+}
+
+fn state_name<S: Serializer>(state: &DeliveryState, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(state.as_str())
 }
 
 fn conditions_json(conditions: &[ServerStatus]) -> String {
@@ -103,9 +114,9 @@ impl Store {
                 "INSERT INTO notification_outbox (kind, server_id, target, recipient, subject, body, created_at)
                  VALUES (?, ?, ?, ?, ?, ?, ?)",
             )
-            .bind(n.kind.as_str())
+            .bind(n.kind)
             .bind(&n.server_id)
-            .bind(n.target.column())
+            .bind(n.target.kind())
             .bind(n.target.label())
             .bind(&n.subject)
             .bind(&n.body)
@@ -163,27 +174,26 @@ impl Store {
         sqlx::query(
             "SELECT id, kind, server_id, target, recipient, subject, body, attempts
              FROM notification_outbox
-             WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
-               AND ((? AND target = 'email') OR (? AND target = 'webhook'))
+             WHERE state = ? AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+               AND ((? AND target = ?) OR (? AND target = ?))
              ORDER BY id LIMIT ?",
         )
+        .bind(DeliveryState::Queued)
         .bind(now)
         .bind(email)
+        .bind(TargetKind::Email)
         .bind(webhook)
+        .bind(TargetKind::Webhook)
         .bind(limit)
         .fetch_all(&self.reader)
         .await?
         .into_iter()
         .map(|row| {
-            let kind: String = row.try_get("kind")?;
-            let column: String = row.try_get("target")?;
             Ok(Outgoing {
                 id: row.try_get("id")?,
-                kind: NotificationKind::from_wire(&kind)
-                    .ok_or_else(|| corrupt("notification kind", &kind))?,
+                kind: row.try_get("kind")?,
                 server_id: row.try_get("server_id")?,
-                target: Target::from_columns(&column, row.try_get("recipient")?)
-                    .ok_or_else(|| corrupt("notification target", &column))?,
+                target: Target::from_columns(row.try_get("target")?, row.try_get("recipient")?),
                 subject: row.try_get("subject")?,
                 body: row.try_get("body")?,
                 attempts: row.try_get("attempts")?,
@@ -199,9 +209,10 @@ impl Store {
         match outcome {
             Delivery::Sent => {
                 sqlx::query(
-                    "UPDATE notification_outbox SET state = 'sent', sent_at = ?, attempts = attempts + 1,
+                    "UPDATE notification_outbox SET state = ?, sent_at = ?, attempts = attempts + 1,
                         last_error = NULL WHERE id = ?",
                 )
+                .bind(DeliveryState::Sent)
                 .bind(now)
                 .bind(id)
                 .execute(&mut *tx)
@@ -220,9 +231,10 @@ impl Store {
             }
             Delivery::Failed { error } => {
                 sqlx::query(
-                    "UPDATE notification_outbox SET state = 'failed', attempts = attempts + 1, last_error = ?
+                    "UPDATE notification_outbox SET state = ?, attempts = attempts + 1, last_error = ?
                      WHERE id = ?",
                 )
+                .bind(DeliveryState::Failed)
                 .bind(error)
                 .bind(id)
                 .execute(&mut *tx)
@@ -234,7 +246,7 @@ impl Store {
     }
 
     /// How many notifications are in each state.
-    pub async fn outbox_counts(&self) -> Result<HashMap<String, i64>, StoreError> {
+    pub async fn outbox_counts(&self) -> Result<HashMap<DeliveryState, i64>, StoreError> {
         sqlx::query("SELECT state, COUNT(*) AS n FROM notification_outbox GROUP BY state")
             .fetch_all(&self.reader)
             .await?
@@ -309,4 +321,179 @@ fn status_change(
         StoreError::Database(sqlx::Error::Decode(format!("status {raw:?}").into()))
     })?;
     Ok((row.try_get("at")?, status))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlx::{Connection, SqliteConnection};
+
+    /// The names the outbox columns hold today (their CHECK constraints):
+    /// existing databases keep working only while they stay byte for byte.
+    const KINDS: [(NotificationKind, &str); 4] = [
+        (NotificationKind::Blocked, "blocked"),
+        (NotificationKind::Cleared, "cleared"),
+        (NotificationKind::Test, "test"),
+        (NotificationKind::WitnessNetwork, "witness_network"),
+    ];
+    const STATES: [(DeliveryState, &str); 3] = [
+        (DeliveryState::Queued, "queued"),
+        (DeliveryState::Sent, "sent"),
+        (DeliveryState::Failed, "failed"),
+    ];
+    const TARGETS: [(TargetKind, &str); 3] = [
+        (TargetKind::Nowhere, "none"),
+        (TargetKind::Email, "email"),
+        (TargetKind::Webhook, "webhook"),
+    ];
+
+    /// A fresh database with every migration applied.
+    async fn database() -> SqliteConnection {
+        let mut conn = SqliteConnection::connect("sqlite::memory:")
+            .await
+            .expect("opens");
+        crate::store::schema::MIGRATOR
+            .run(&mut conn)
+            .await
+            .expect("migrates");
+        conn
+    }
+
+    /// Queues one outbox row through the typed columns and reads back the
+    /// text they hold: (kind, state, target).
+    async fn stored(
+        conn: &mut SqliteConnection,
+        kind: NotificationKind,
+        state: DeliveryState,
+        target: TargetKind,
+    ) -> (String, String, String) {
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO notification_outbox (kind, state, target, recipient, subject, body, created_at)
+             VALUES (?, ?, ?, '', 'subject', 'body', '2026-12-01T10:00:00+00:00') RETURNING id",
+        )
+        .bind(kind)
+        .bind(state)
+        .bind(target)
+        .fetch_one(&mut *conn)
+        .await
+        .expect("the table's CHECK constraints accept the value");
+        sqlx::query_as("SELECT kind, state, target FROM notification_outbox WHERE id = ?")
+            .bind(id)
+            .fetch_one(&mut *conn)
+            .await
+            .expect("reads back")
+    }
+
+    /// Reads a row written as text (as older releases did) as the enums.
+    async fn read(
+        conn: &mut SqliteConnection,
+        kind: &str,
+        state: &str,
+        target: &str,
+    ) -> (NotificationKind, DeliveryState, TargetKind) {
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO notification_outbox (kind, state, target, recipient, subject, body, created_at)
+             VALUES (?, ?, ?, '', 'subject', 'body', '2026-12-01T10:00:00+00:00') RETURNING id",
+        )
+        .bind(kind)
+        .bind(state)
+        .bind(target)
+        .fetch_one(&mut *conn)
+        .await
+        .expect("writes");
+        sqlx::query_as("SELECT kind, state, target FROM notification_outbox WHERE id = ?")
+            .bind(id)
+            .fetch_one(&mut *conn)
+            .await
+            .expect("decodes")
+    }
+
+    #[test]
+    fn every_variant_has_its_name_listed() {
+        assert_eq!(KINDS.map(|(k, _)| k), NotificationKind::ALL);
+        assert_eq!(STATES.map(|(s, _)| s), DeliveryState::ALL);
+        assert_eq!(TARGETS.map(|(t, _)| t), TargetKind::ALL);
+    }
+
+    #[tokio::test]
+    async fn every_notification_kind_is_stored_by_its_name_of_today() {
+        let mut conn = database().await;
+        for (kind, name) in KINDS {
+            let (stored_kind, _, _) =
+                stored(&mut conn, kind, DeliveryState::Queued, TargetKind::Email).await;
+            assert_eq!(stored_kind, name);
+            assert_eq!(kind.as_str(), name, "the API and the webhook say the same");
+            let (read_kind, _, _) = read(&mut conn, name, "queued", "email").await;
+            assert_eq!(read_kind, kind);
+        }
+    }
+
+    #[tokio::test]
+    async fn every_delivery_state_is_stored_by_its_name_of_today() {
+        let mut conn = database().await;
+        for (state, name) in STATES {
+            let (_, stored_state, _) = stored(
+                &mut conn,
+                NotificationKind::Blocked,
+                state,
+                TargetKind::Email,
+            )
+            .await;
+            assert_eq!(stored_state, name);
+            assert_eq!(state.as_str(), name, "the API and /metrics say the same");
+            let (_, read_state, _) = read(&mut conn, "blocked", name, "email").await;
+            assert_eq!(read_state, state);
+        }
+    }
+
+    #[tokio::test]
+    async fn every_target_kind_is_stored_by_its_name_of_today() {
+        let mut conn = database().await;
+        for (target, name) in TARGETS {
+            let (_, _, stored_target) = stored(
+                &mut conn,
+                NotificationKind::Test,
+                DeliveryState::Queued,
+                target,
+            )
+            .await;
+            assert_eq!(stored_target, name);
+            let (_, _, read_target) = read(&mut conn, "test", "queued", name).await;
+            assert_eq!(read_target, target);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_name_of_no_variant_does_not_decode() {
+        let mut conn = database().await;
+        let kind = sqlx::query_scalar::<_, NotificationKind>("SELECT 'Blocked'")
+            .fetch_one(&mut conn)
+            .await;
+        assert!(kind.is_err(), "{kind:?}");
+        let target = sqlx::query_scalar::<_, TargetKind>("SELECT 'fax'")
+            .fetch_one(&mut conn)
+            .await;
+        assert!(target.is_err(), "{target:?}");
+    }
+
+    #[test]
+    fn the_api_names_kind_and_state_as_stored() {
+        let created_at = DateTime::parse_from_rfc3339("2026-12-01T10:00:00+00:00")
+            .expect("a date")
+            .with_timezone(&Utc);
+        let view = NotificationView {
+            id: 7,
+            kind: NotificationKind::WitnessNetwork,
+            server_id: None,
+            to: "ops@example.com".into(),
+            subject: "subject".into(),
+            state: DeliveryState::Failed,
+            created_at,
+            attempts: 3,
+            last_error: Some("refused".into()),
+        };
+        let json = serde_json::to_value(&view).expect("serializes");
+        assert_eq!(json["kind"], "witness_network");
+        assert_eq!(json["state"], "failed");
+    }
 }
