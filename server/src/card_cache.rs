@@ -1,8 +1,8 @@
 //! What a server card reads from the store, kept per server so that an
 //! open card costs no store read:
 //! - the latest metrics and 30 days of status changes, kept until the
-//!   server's next stored report or status change (the engine's
-//!   [`written`](crate::engine::Engine::written) mark says when);
+//!   server's next stored report or status change (the read model's
+//!   [`written`](crate::engine::ReadModel::written) mark says when);
 //! - the 24 h charts, kept for a minute: a day of quarter-hour averages
 //!   barely moves in a minute, while a live card is refetched on every
 //!   status change anywhere in the fleet. A new quarter hour does not end
@@ -68,7 +68,7 @@ impl CardCache {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The server's recent data and charts. `written` is the engine's mark
+    /// The server's recent data and charts. `written` is the read model's mark
     /// for the server taken before this call: data read now is at least
     /// that new, so it is kept under that mark and served until it moves.
     pub async fn read(

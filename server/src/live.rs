@@ -1,6 +1,6 @@
 //! `GET /events`: verdict changes pushed to open panel pages as
-//! server-sent events, fed by the engine's broadcast channel. The page
-//! guard already requires a session for it (it is not a public path).
+//! server-sent events, fed by the engine's [`Broadcaster`](crate::engine::Broadcaster).
+//! The page guard already requires a session for it (it is not a public path).
 //!
 //! Each change is one `verdict` event carrying the engine's
 //! `VerdictChange`. A subscriber too slow to keep up gets one `resync`
@@ -104,7 +104,7 @@ pub async fn events(State(state): State<AppState>, headers: HeaderMap) -> Respon
     recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     recheck.reset();
     let stream = Stream {
-        changes: state.engine.subscribe(),
+        changes: state.broadcaster.subscribe(),
         ended: state.sessions.ended(),
         stopping: state.stopping.clone(),
         state,

@@ -37,7 +37,7 @@ pub async fn serve(
     let Ok(id) = UserId::parse(&id) else {
         return not_found();
     };
-    let kept = match state.engine.user(&state.store, &id).await {
+    let kept = match state.read_model.user(&id).await {
         Ok(Some(kept)) => kept,
         Ok(None) => return not_found(),
         Err(error) => {

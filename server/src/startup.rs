@@ -6,11 +6,11 @@ use crate::config::Config;
 use crate::database_lock::DatabaseLock;
 use crate::delivery::{Delivery, Mailer, Webhook};
 use crate::demo;
-use crate::engine::Engine;
+use crate::engine::{Broadcaster, Clock, Evaluator, ReadModel, Ticker, Ticks};
 use crate::login::{self, LoginLimiter};
 use crate::notify::Target;
 use crate::ops;
-use crate::panel::PanelStore;
+use crate::panel_adapter::PanelAdapter;
 use crate::password_check::PasswordChecks;
 use crate::sealing;
 use crate::secrets::{self, TokenHash};
@@ -56,10 +56,18 @@ pub struct Application {
     pub demo_welcome: Option<demo::Welcome>,
     /// Tells open event streams that the panel is stopping.
     stopping: tokio::sync::watch::Sender<bool>,
+    /// Runs an evaluator tick on demand (see [`Application::ticks`]).
+    ticks: Ticks,
 }
 
 impl Application {
     pub async fn build(config: Config) -> anyhow::Result<Self> {
+        Self::build_with_clock(config, Clock::System).await
+    }
+
+    /// A panel whose evaluator reads the time from `clock` (tests pass a
+    /// [`ManualClock`](crate::engine::ManualClock) and advance it).
+    pub async fn build_with_clock(config: Config, clock: Clock) -> anyhow::Result<Self> {
         // Before anything touches the database (key file, migrations): a
         // second panel on the same file stops here.
         let database_lock = match crate::store::database_file(&config.database_url)? {
@@ -121,7 +129,10 @@ impl Application {
         front_end.announce();
         let leptos = front_end.leptos_options(address);
         let metrics = Arc::new(Metrics::new()?);
-        let engine = Arc::new(Engine::load(&store, metrics.clone()).await?);
+        let evaluator =
+            Arc::new(Evaluator::load(store.clone(), metrics.clone(), clock.clone()).await?);
+        let read_model = Arc::new(ReadModel::new(evaluator.snapshot(), store.clone()));
+        let broadcaster = Broadcaster::default();
         let (stopping, stopping_seen) = tokio::sync::watch::channel(false);
         let state = AppState {
             store: store.clone(),
@@ -131,7 +142,10 @@ impl Application {
             trusted_proxies: Arc::new(config.trusted_proxies.clone()),
             report_limiter: Arc::default(),
             sessions: Arc::default(),
-            engine: engine.clone(),
+            evaluator: evaluator.clone(),
+            read_model: read_model.clone(),
+            broadcaster: broadcaster.clone(),
+            clock: clock.clone(),
             metrics,
             metrics_token: config
                 .metrics_token
@@ -150,7 +164,15 @@ impl Application {
             },
             webhook: config.webhook_url.clone().map(Webhook::new),
         };
-        let background = tokio::spawn(run_engine(engine, store.clone(), targets));
+        let (background, ticks) = Ticker {
+            evaluator,
+            read_model,
+            broadcaster,
+            store: store.clone(),
+            clock,
+            targets,
+        }
+        .start();
         let delivery = (delivery.mailer.is_some() || delivery.webhook.is_some())
             .then(|| tokio::spawn(delivery.run(store.clone())));
         Ok(Self {
@@ -164,7 +186,14 @@ impl Application {
             announcements,
             demo_welcome,
             stopping,
+            ticks,
         })
+    }
+
+    /// A handle that runs an evaluator tick at once and waits until its
+    /// changes are recorded (tests, rather than waiting for the next second).
+    pub fn ticks(&self) -> Ticks {
+        self.ticks.clone()
     }
 
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
@@ -216,12 +245,6 @@ pub fn key_file_made(path: &std::path::Path) -> String {
     )
 }
 
-/// How long metrics samples (for charts) and report ids are kept.
-const RETENTION: chrono::Duration = chrono::Duration::days(7);
-
-/// How often pair state is checkpointed to the store.
-const CHECKPOINT_EVERY: Duration = Duration::from_secs(30);
-
 /// Where each notification goes: the email address and/or the webhook (by
 /// its label: the URL stays with delivery). With neither, one undeliverable
 /// row is still queued so the panel can show it.
@@ -240,81 +263,12 @@ fn notification_targets(config: &Config) -> Vec<Target> {
     }
 }
 
-/// The evaluator tick (once a second, so staleness takes effect without
-/// reports) and the periodic checkpoint of changed pairs.
-async fn run_engine(engine: Arc<Engine>, store: Store, targets: Vec<Target>) {
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut last_checkpoint = tokio::time::Instant::now();
-    loop {
-        tick.tick().await;
-        let changes = engine.tick().await;
-        if let Some(fault) = engine.witness_fault_to_tell() {
-            let queued = async {
-                let lang = store.notify_lang().await?.unwrap_or_default();
-                let messages =
-                    crate::notify::witness_fault(fault, chrono::Utc::now(), lang, &targets);
-                store.queue_notifications(&messages).await
-            };
-            match queued.await {
-                Ok(()) => tracing::warn!(
-                    unreliable = fault.unreliable,
-                    witnesses = fault.witnesses,
-                    "most witnesses can't reach most servers: the witnesses' network is probably down"
-                ),
-                Err(err) => tracing::error!(error = %err, "cannot queue the whole-fleet fault notification"),
-            }
-        }
-        if !changes.is_empty() {
-            match record_changes(&engine, &store, &changes, &targets).await {
-                Ok(()) => engine.mark_published(&changes),
-                // Not marked: the next tick finds the same changes and retries.
-                Err(err) => {
-                    tracing::error!(error = %err, "cannot record status changes; will retry")
-                }
-            }
-        }
-        if last_checkpoint.elapsed() >= CHECKPOINT_EVERY {
-            last_checkpoint = tokio::time::Instant::now();
-            if let Err(err) = engine.checkpoint(&store).await {
-                tracing::error!(error = %err, "pair-state checkpoint failed; will retry");
-            }
-            let horizon = chrono::Utc::now() - RETENTION;
-            if let Err(err) = store.prune(horizon.timestamp_millis()).await {
-                tracing::error!(error = %err, "pruning old metrics failed; will retry");
-            }
-        }
-    }
-}
-
-/// Status history rows and, for blocks starting or clearing, the
-/// notifications (in the operator's panel language, else English) — in
-/// one transaction.
-async fn record_changes(
-    engine: &Engine,
-    store: &Store,
-    changes: &[meshwatch::verdict::VerdictChange],
-    targets: &[Target],
-) -> Result<(), crate::store::StoreError> {
-    let wants_mail = changes
-        .iter()
-        .any(|c| c.became_blocked() || c.block_cleared());
-    let notifications = if wants_mail {
-        let endpoints = engine.endpoints(store).await?;
-        let lang = store.notify_lang().await?.unwrap_or_default();
-        engine.with_verdicts(|mesh, verdicts| {
-            crate::notify::for_changes(changes, mesh, verdicts, &endpoints, lang, targets)
-        })
-    } else {
-        Vec::new()
-    };
-    store.record_changes(changes, &notifications).await
-}
-
 fn router(state: AppState, front_end: &SiteSource) -> Router {
-    let backend: Backend = Arc::new(PanelStore {
+    let backend: Backend = Arc::new(PanelAdapter {
         store: state.store.clone(),
-        engine: state.engine.clone(),
+        read_model: state.read_model.clone(),
+        evaluator: state.evaluator.clone(),
+        clock: state.clock.clone(),
         sessions: state.sessions.clone(),
         limiter: state.limiter.clone(),
         password_checks: state.password_checks.clone(),
@@ -359,7 +313,7 @@ fn router(state: AppState, front_end: &SiteSource) -> Router {
         .fallback(pages, state.leptos.clone(), context, shell)
         .layer(axum::middleware::from_fn_with_state(
             (backend_for_pages, state.site.clone()),
-            crate::panel::preload_cards,
+            crate::panel_adapter::preload_cards,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

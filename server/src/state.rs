@@ -1,6 +1,6 @@
 //! What every handler shares.
 
-use crate::engine::Engine;
+use crate::engine::{Broadcaster, Clock, Evaluator, ReadModel};
 use crate::login::LoginLimiter;
 use crate::store::Store;
 use crate::telemetry::Metrics;
@@ -19,7 +19,14 @@ pub struct AppState {
     pub trusted_proxies: Arc<crate::client_address::TrustedProxies>,
     pub report_limiter: Arc<crate::report_limit::ReportLimiter>,
     pub sessions: Arc<crate::sessions::SessionCache>,
-    pub engine: Arc<Engine>,
+    /// Takes agent reports, fleet and settings changes.
+    pub evaluator: Arc<Evaluator>,
+    /// Serves verdicts and the fleet data that changes with the fleet.
+    pub read_model: Arc<ReadModel>,
+    /// Recorded verdict changes, for live pages.
+    pub broadcaster: Broadcaster,
+    /// The evaluator's clock: report receipt times are read from it.
+    pub clock: Clock,
     pub metrics: Arc<Metrics>,
     /// `MESHWATCH_METRICS_TOKEN`, when set: `/metrics` wants it.
     pub metrics_token: Option<crate::telemetry::ScrapeToken>,

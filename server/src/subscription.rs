@@ -14,7 +14,6 @@ use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE, USER_AGENT};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
-use meshwatch::balance::assign;
 use serde::Deserialize;
 
 /// What the subscription body is written as.
@@ -87,14 +86,11 @@ pub async fn serve(
         .user_for_sub_token(&TokenHash::of(&token))
         .await?
         .ok_or_else(|| ApiError::not_found("no subscription with this token"))?;
-    let routes = state
-        .engine
-        .with_verdicts(|mesh, verdicts| assign(mesh, verdicts, &user.id, &user.routes));
-    let details = state.engine.endpoints(&state.store).await?;
-    let endpoints: Vec<Endpoint> = routes
-        .iter()
-        .flat_map(|r| r.entry_points.iter())
-        .filter_map(|e| details.get(e.as_str()).cloned())
+    let serving = state.read_model.serving(&user);
+    let details = state.read_model.endpoints().await?;
+    let endpoints: Vec<Endpoint> = serving
+        .entry_points(&details)
+        .map(|(_, endpoint, _)| endpoint.clone())
         .collect();
 
     let (content_type, body) = match format {

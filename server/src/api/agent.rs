@@ -66,7 +66,7 @@ async fn limit_reports(
     next: Next,
 ) -> Result<Response, ApiError> {
     let interval =
-        std::time::Duration::from_secs(u64::from(state.engine.settings().report_interval_s));
+        std::time::Duration::from_secs(u64::from(state.read_model.settings().report_interval_s));
     let Ok(id) = meshwatch::ServerId::parse(&server) else {
         return Ok(next.run(request).await);
     };
@@ -125,7 +125,7 @@ async fn config(
     Extension(Witness(server)): Extension<Witness>,
     headers: axum::http::HeaderMap,
 ) -> Result<Response, ApiError> {
-    let version = state.engine.fleet_version();
+    let version = state.read_model.fleet_version();
     let etag = format!("\"{version}\"");
     let unchanged = headers
         .get(axum::http::header::IF_NONE_MATCH)
@@ -139,7 +139,7 @@ async fn config(
     if unchanged {
         return Ok((StatusCode::NOT_MODIFIED, [etag_header]).into_response());
     }
-    let settings = state.engine.settings();
+    let settings = state.read_model.settings();
     Ok((
         [etag_header],
         ApiJson(AgentConfig {
@@ -158,7 +158,7 @@ async fn report(
     Extension(Witness(server)): Extension<Witness>,
     ApiJson(mut report): ApiJson<AgentReport>,
 ) -> Result<Response, ApiError> {
-    let received_ms = chrono::Utc::now().timestamp_millis();
+    let received_ms = state.clock.now_ms();
     // Compared in canonical form: an agent may write it in upper case.
     report.report_id = uuid::Uuid::parse_str(&report.report_id)
         .map_err(|_| ApiError::unprocessable("invalid_report_id", "report_id must be a UUID"))?
@@ -186,9 +186,9 @@ async fn report(
             format!("probes[{i}].latency_ms must be a number of at least 0"),
         ));
     }
-    let settings = state.engine.settings();
+    let settings = state.read_model.settings();
     let bound = meshwatch::intake::max_probes_per_report(
-        state.engine.mesh().entry_point_count(),
+        state.read_model.mesh().entry_point_count(),
         settings.report_interval_s,
         settings.probe_interval_s,
     );
@@ -202,9 +202,6 @@ async fn report(
             ),
         ));
     }
-    let ack = state
-        .engine
-        .ingest(&state.store, &server, report, received_ms)
-        .await?;
+    let ack = state.evaluator.ingest(&server, report, received_ms).await?;
     Ok((StatusCode::ACCEPTED, ApiJson(ack)).into_response())
 }

@@ -13,7 +13,6 @@ use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::{get, put};
 use axum::Router;
-use meshwatch::balance::assign;
 use meshwatch::fleet::FleetDocument;
 use meshwatch::settings::Settings;
 use meshwatch::{ServerId, UserId};
@@ -76,8 +75,8 @@ async fn put_fleet(
         .validate()
         .map_err(|e| ApiError::unprocessable(e.code, e.message))?;
     let generated = state
-        .engine
-        .change_fleet(&state.store, state.store.apply_fleet(&fleet))
+        .evaluator
+        .change_fleet(state.store.apply_fleet(&fleet))
         .await?;
     for gone in &fleet.remove_servers {
         state.report_limiter.forget(gone);
@@ -93,7 +92,7 @@ async fn put_fleet(
 
 /// `GET /api/v1/servers`: every server's verdict, as of now.
 async fn list_servers(State(state): State<AppState>) -> ApiJson<Vec<ServerView>> {
-    ApiJson(state.engine.with_verdicts(|mesh, verdicts| {
+    ApiJson(state.read_model.with_verdicts(|mesh, verdicts| {
         verdicts
             .iter()
             .enumerate()
@@ -108,7 +107,7 @@ async fn get_server(
 ) -> Result<ApiJson<ServerView>, ApiError> {
     let (mesh, i, verdict) = ServerId::parse(&id)
         .ok()
-        .and_then(|server| state.engine.verdict(&server))
+        .and_then(|server| state.read_model.verdict(&server))
         .ok_or_else(|| ApiError::not_found(format!("no server {id:?}")))?;
     Ok(ApiJson(ServerView::new(&mesh, i, &verdict)))
 }
@@ -123,8 +122,8 @@ async fn delete_server(
     let server =
         ServerId::parse(&id).map_err(|_| ApiError::not_found(format!("no server {id:?}")))?;
     let removed = state
-        .engine
-        .change_fleet(&state.store, state.store.remove_server(&server))
+        .evaluator
+        .change_fleet(state.store.remove_server(&server))
         .await?;
     if !removed {
         return Err(ApiError::not_found(format!("no server {id:?}")));
@@ -175,7 +174,7 @@ async fn list_reports(
     }
     let server = ServerId::parse(&id)
         .ok()
-        .filter(|server| state.engine.verdict(server).is_some())
+        .filter(|server| state.read_model.verdict(server).is_some())
         .ok_or_else(|| ApiError::not_found(format!("no server {id:?}")))?;
     Ok(ApiJson(
         state.store.recent_reports(server.as_str(), limit).await?,
@@ -217,12 +216,12 @@ async fn put_verifier(
     if !state.store.set_verifier(&server, toggle.enabled).await? {
         return Err(ApiError::not_found(format!("no server {id:?}")));
     }
-    state.engine.reload_fleet(&state.store).await?;
+    state.evaluator.reload_fleet().await?;
     get_server(State(state), Path(id)).await
 }
 
 async fn get_settings(State(state): State<AppState>) -> ApiJson<Settings> {
-    ApiJson(state.engine.settings())
+    ApiJson(state.read_model.settings())
 }
 
 /// Any subset of the settings; integers so that out-of-range values get a
@@ -243,7 +242,7 @@ async fn put_settings(
     State(state): State<AppState>,
     ApiJson(patch): ApiJson<SettingsPatch>,
 ) -> Result<ApiJson<Settings>, ApiError> {
-    let mut next = state.engine.settings();
+    let mut next = state.read_model.settings();
     let fields = [
         (
             "report_interval_s",
@@ -287,7 +286,7 @@ async fn put_settings(
     }
     next.validate()
         .map_err(|e| ApiError::unprocessable("invalid_setting", e.to_string()))?;
-    state.engine.apply_settings(&state.store, next).await?;
+    state.evaluator.apply_settings(next).await?;
     Ok(ApiJson(next))
 }
 
@@ -297,15 +296,13 @@ async fn get_user(
     Path(id): Path<String>,
 ) -> Result<ApiJson<UserView>, ApiError> {
     let user_id = UserId::parse(&id).map_err(|_| ApiError::not_found(format!("no user {id:?}")))?;
-    let (user, _) = state
-        .store
+    let kept = state
+        .read_model
         .user(&user_id)
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no user {id:?}")))?;
-    Ok(ApiJson(state.engine.with_verdicts(|mesh, verdicts| {
-        let routes = assign(mesh, verdicts, &user.id, &user.routes);
-        UserView::new(&id, mesh, verdicts, &routes)
-    })))
+    let serving = state.read_model.serving(&kept.0);
+    Ok(ApiJson(UserView::new(&id, &serving)))
 }
 
 /// `GET /api/v1/notifications`: the outbox, newest first.

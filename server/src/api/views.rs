@@ -1,6 +1,7 @@
 //! The JSON views of API.md, built from the engine's verdicts.
 
-use meshwatch::balance::RouteServing;
+use crate::engine::Serving;
+use meshwatch::balance::Placement;
 use meshwatch::mesh::Mesh;
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::{EntryPointVerdict, Verdict, WitnessFigure};
@@ -90,34 +91,34 @@ pub struct UserView {
     pub servers: Vec<UserServerView>,
 }
 
-/// The product wording of PRODUCT.md §5 in English, with "k of n" for
-/// unreachable servers; empty for healthy ones.
-pub fn caption(verdict: &Verdict) -> String {
-    match verdict.status {
+/// The product wording of PRODUCT.md §5 in English, with "k of n"
+/// (`failing` of `of` witnesses) for unreachable servers; empty for
+/// healthy ones.
+pub fn caption(status: ServerStatus, failing: u32, of: u32) -> String {
+    match status {
         ServerStatus::Unreachable => format!(
-            "{} — {} of {} of your servers can't reach it",
+            "{} — {failing} of {of} of your servers can't reach it",
             ServerStatus::Unreachable.caption_en(),
-            verdict.quorum.failing,
-            verdict.quorum.of
         ),
         other => other.caption_en().to_owned(),
     }
 }
 
 impl UserView {
-    pub fn new(id: &str, mesh: &Mesh, verdicts: &[Verdict], routes: &[RouteServing]) -> Self {
-        let servers = routes
+    pub fn new(id: &str, serving: &Serving) -> Self {
+        let servers = serving
+            .routes
             .iter()
-            .flat_map(|r| r.rows.iter())
-            .filter_map(|row| {
-                let index = mesh.server_index(&row.server_id)?;
-                Some(UserServerView {
-                    server_id: row.server_id.to_string(),
-                    status: row.status,
-                    caption: caption(&verdicts[index]),
-                    in_subscription: row.in_subscription,
-                    replaced_by: row.replaced_by.as_ref().map(|s| s.to_string()),
-                })
+            .flat_map(|r| r.servers.iter())
+            .map(|s| UserServerView {
+                server_id: s.server.id.to_string(),
+                status: s.status,
+                caption: caption(s.status, s.failing, s.of),
+                in_subscription: s.placement.in_subscription(),
+                replaced_by: match &s.placement {
+                    Placement::ReplacedBy(by) => Some(by.id.to_string()),
+                    _ => None,
+                },
             })
             .collect();
         Self {

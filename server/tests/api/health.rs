@@ -48,8 +48,7 @@ async fn metrics_are_served_in_the_prometheus_format() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
     all_report(&app, &tokens, 100).await;
-    // Let the evaluator tick at least once.
-    tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
+    app.tick().await;
     let response = app
         .client
         .get(app.url("/metrics"))

@@ -1,6 +1,7 @@
 //! `spawn_app()`: one real panel per test, on its own port and database.
 
 use meshwatch_server::config::{Config, Secret};
+use meshwatch_server::engine::{Clock, ManualClock, Ticks};
 use meshwatch_server::startup::Application;
 use meshwatch_server::store::Store;
 use meshwatch_server::{sealing, secrets};
@@ -20,10 +21,23 @@ pub struct TestApp {
     dir: tempfile::TempDir,
     shutdown: tokio::sync::oneshot::Sender<()>,
     server: tokio::task::JoinHandle<std::io::Result<()>>,
+    /// The evaluator's clock, when the test moves it.
+    clock: Option<ManualClock>,
+    ticks: Ticks,
 }
 
 pub async fn spawn_app() -> TestApp {
     spawn_app_with(&[]).await
+}
+
+/// A panel whose evaluator's clock the test advances (see
+/// [`TestApp::advance`]) instead of sleeping while time passes.
+pub async fn spawn_app_with_manual_clock() -> TestApp {
+    let clock = ManualClock::default();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut app = spawn(dir, &[], Clock::Manual(clock.clone())).await;
+    app.clock = Some(clock);
+    app
 }
 
 /// A panel with extra `MESHWATCH_*` variables.
@@ -34,6 +48,10 @@ pub async fn spawn_app_with(extra: &[(&'static str, String)]) -> TestApp {
 /// A panel on the database `meshwatch.db` in `dir`, which the test may
 /// have prepared (an earlier schema, a restored backup).
 pub async fn spawn_app_in(dir: tempfile::TempDir, extra: &[(&'static str, String)]) -> TestApp {
+    spawn(dir, extra, Clock::System).await
+}
+
+async fn spawn(dir: tempfile::TempDir, extra: &[(&'static str, String)], clock: Clock) -> TestApp {
     let database_url = format!("sqlite://{}/meshwatch.db", dir.path().display());
     let mut vars: HashMap<&str, String> = HashMap::from([
         ("MESHWATCH_LISTEN", "127.0.0.1:0".to_owned()),
@@ -47,8 +65,11 @@ pub async fn spawn_app_in(dir: tempfile::TempDir, extra: &[(&'static str, String
     vars.extend(extra.iter().cloned());
     let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("config");
     let secret_key = config.secret_key.clone();
-    let app = Application::build(config).await.expect("app builds");
+    let app = Application::build_with_clock(config, clock)
+        .await
+        .expect("app builds");
     let address = format!("http://{}", app.local_addr().expect("bound"));
+    let ticks = app.ticks();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(app.run_until(async {
         let _ = rx.await;
@@ -64,6 +85,8 @@ pub async fn spawn_app_in(dir: tempfile::TempDir, extra: &[(&'static str, String
         dir,
         shutdown: tx,
         server,
+        clock: None,
+        ticks,
     }
 }
 
@@ -113,6 +136,23 @@ impl TestApp {
         let dir = self.stop().await;
         tokio::time::sleep(down).await;
         spawn_app_in(dir, &[("MESHWATCH_LISTEN", listen)]).await
+    }
+
+    /// Runs an evaluator tick now and returns once its changes are in the
+    /// status history (and their notifications queued): what a test would
+    /// otherwise wait up to a second for.
+    pub async fn tick(&self) {
+        self.ticks.tick().await;
+    }
+
+    /// Moves the evaluator's clock on by `by`, then ticks: silence and
+    /// staleness take effect as if that much time had passed.
+    pub async fn advance(&self, by: std::time::Duration) {
+        self.clock
+            .as_ref()
+            .expect("a panel from spawn_app_with_manual_clock")
+            .advance(by);
+        self.tick().await;
     }
 
     pub fn url(&self, path: &str) -> String {

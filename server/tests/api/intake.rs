@@ -3,7 +3,7 @@
 //! other languages, floods, and servers that leave the fleet.
 
 use crate::agent::{all_report, fleet, get, get_response, knock, post, probes, report, uuid};
-use crate::helpers::{error_code, spawn_app, TestApp, ADMIN_TOKEN};
+use crate::helpers::{error_code, spawn_app, spawn_app_with_manual_clock, TestApp, ADMIN_TOKEN};
 use chrono::{Duration, SecondsFormat, Utc};
 use serde_json::{json, Value};
 
@@ -57,14 +57,14 @@ async fn put_settings(app: &TestApp, body: Value) {
 
 #[tokio::test]
 async fn a_failed_knock_after_silence_does_not_continue_the_old_streak() {
-    let app = spawn_app().await;
+    let app = spawn_app_with_manual_clock().await;
     let tokens = fleet(&app).await;
     put_settings(&app, json!({"stale_after_s": 2})).await;
     all_report(&app, &tokens, 100).await;
     knock(&app, &tokens["nl-1"], 1, "de-1-ep", false, 0, 3).await;
     assert_eq!(status(&app, "de-1").await, "entry_points_unavailable");
     // nl-1 falls silent past stale_after; everyone comes back.
-    tokio::time::sleep(std::time::Duration::from_millis(2_200)).await;
+    app.advance(std::time::Duration::from_millis(2_200)).await;
     all_report(&app, &tokens, 200).await;
     knock(&app, &tokens["nl-1"], 2, "de-1-ep", false, 3, 1).await;
     assert_eq!(
@@ -512,8 +512,8 @@ async fn a_removed_servers_history_stays_readable() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
     all_report(&app, &tokens, 100).await;
-    // The evaluator records the change to healthy within a second.
-    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+    // The evaluator records the change to healthy.
+    app.tick().await;
     let response = app
         .client
         .delete(app.url("/api/v1/servers/fi-1"))

@@ -39,6 +39,8 @@ async fn a_verdict_change_is_pushed_to_a_signed_in_page() {
             .status(),
         202
     );
+    // Recorded and published by the evaluator's tick.
+    app.tick().await;
     let mut seen = String::new();
     let found = tokio::time::timeout(Duration::from_secs(10), async {
         while let Ok(Some(chunk)) = stream.chunk().await {

@@ -6,18 +6,14 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Duration;
 
-/// Polls the outbox until it has `n` entries (the evaluator tick records
-/// changes once a second).
+/// The outbox once the evaluator has ticked (and so recorded the changes
+/// and queued their notifications), asserting it has `n` entries.
 async fn outbox_with(app: &TestApp, n: usize) -> Vec<Value> {
-    for _ in 0..50 {
-        let list = get(app, "/api/v1/notifications").await;
-        let list = list.as_array().cloned().unwrap_or_default();
-        if list.len() >= n {
-            return list;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the outbox never reached {n} entries");
+    app.tick().await;
+    let list = get(app, "/api/v1/notifications").await;
+    let list = list.as_array().cloned().unwrap_or_default();
+    assert_eq!(list.len(), n, "the outbox: {list:?}");
+    list
 }
 
 /// ir-1 becomes a verifier and sees de-1 (all its entry points) fail.
@@ -49,14 +45,7 @@ async fn a_block_sends_one_notification_and_its_clearing_another() {
 
     // More evidence of the same incident sends nothing more.
     knock(&app, &tokens["ir-1"], 2, "de-1-ep", false, 3, 2).await;
-    tokio::time::sleep(Duration::from_millis(1_300)).await;
-    assert_eq!(
-        get(&app, "/api/v1/notifications")
-            .await
-            .as_array()
-            .map(Vec::len),
-        Some(1)
-    );
+    outbox_with(&app, 1).await;
 
     knock(&app, &tokens["ir-1"], 3, "de-1-ep", true, 10, 1).await;
     let outbox = outbox_with(&app, 2).await;
@@ -426,7 +415,7 @@ async fn a_whole_fleet_fault_is_said_plainly_and_notified_once() {
             .collect();
         post_rounds(&app, &tokens[*witness], 20 + i as u32, list).await;
     }
-    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    app.tick().await;
     let kinds: Vec<Value> = get(&app, "/api/v1/notifications")
         .await
         .as_array()

@@ -2,7 +2,7 @@
 //! automation APIs.
 
 use crate::agent::{all_report, fleet, get, knock, post, post_rounds, probes, report, uuid};
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::{spawn_app, spawn_app_with_manual_clock, TestApp};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -165,7 +165,7 @@ async fn a_blocked_server_is_withheld_while_its_route_has_an_alternative() {
 
 #[tokio::test]
 async fn stale_witness_evidence_stops_counting() {
-    let app = spawn_app().await;
+    let app = spawn_app_with_manual_clock().await;
     let tokens = fleet(&app).await;
     let shorten = app
         .client
@@ -181,9 +181,8 @@ async fn stale_witness_evidence_stops_counting() {
         knock(&app, &tokens[*w], i as u32, "de-1-ep", false, 10, 3).await;
     }
     assert_eq!(status(&app, "de-1").await, "unreachable");
-    // de-2 and nl-1 fall silent; the others keep reporting. Verdicts may
-    // lag the clock by one evaluator tick (1 s), hence stale_after + 1 s.
-    tokio::time::sleep(std::time::Duration::from_millis(3_300)).await;
+    // de-2 and nl-1 fall silent past stale_after; the others keep reporting.
+    app.advance(std::time::Duration::from_millis(2_100)).await;
     for (i, w) in ["de-1", "fi-1", "ir-1"].iter().enumerate() {
         post(
             &app,

@@ -1,7 +1,7 @@
 //! `GET /sub/{token}`: what VPN apps receive, after the rotation rules.
 
 use crate::agent::{all_report, fleet, get, post, report, uuid};
-use crate::helpers::{error_code, spawn_app, TestApp, ADMIN_TOKEN};
+use crate::helpers::{error_code, spawn_app, spawn_app_with_manual_clock, TestApp, ADMIN_TOKEN};
 use base64::Engine as _;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -107,7 +107,7 @@ async fn when_every_server_of_a_route_is_out_the_best_available_is_served() {
 
 #[tokio::test]
 async fn silence_alone_keeps_a_server_in_the_subscription() {
-    let app = spawn_app().await;
+    let app = spawn_app_with_manual_clock().await;
     let tokens = with_subscription(&app).await;
     all_report(&app, &tokens, 100).await;
     let before = plain_links(&app).await;
@@ -121,7 +121,7 @@ async fn silence_alone_keeps_a_server_in_the_subscription() {
         .expect("sent");
     assert_eq!(shorten.status(), 200);
     // The evaluator tick, not a report, must notice the silence.
-    tokio::time::sleep(std::time::Duration::from_millis(2_600)).await;
+    app.advance(std::time::Duration::from_secs(2)).await;
     let view = get(&app, "/api/v1/servers/de-1").await;
     assert_eq!(view["status"], "no_data");
     assert_eq!(view["stale"], true);

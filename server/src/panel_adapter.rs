@@ -1,27 +1,27 @@
-//! The panel's backend: what the Leptos server functions call, served from
-//! the store.
+//! The panel's backend adapter: the app's [`PanelBackend`] (what the Leptos
+//! server functions call) implemented on the read model, the evaluator
+//! (settings and verifier changes) and the store.
 
 use crate::card_cache::{CardCache, HISTORY_DAYS};
-use crate::engine::Engine;
+use crate::engine::{server_ref, Clock, Evaluator, ReadModel};
 use crate::secrets::{self, TokenHash};
 use crate::store::{Store, StoreError};
 use app::backend::{BackendError, PanelBackend, PasswordChange};
-use chrono::Utc;
-use meshwatch::balance::assign;
-use meshwatch::mesh::Mesh;
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{
     ApiTokenView, DeliveryState, EntryPointSummary, MeshMatrix, OperatorView, OutboxItem, Overview,
     PreviewEntry, RouteOverview, RouteServer, ServerCard, ServerListItem, ServerRef, UserCard,
-    UserRoute, UserServer, UserSummary,
+    UserSummary,
 };
 use meshwatch::{ServerId, UserId};
-use std::collections::HashSet;
 use std::sync::Arc;
 
-pub struct PanelStore {
+pub struct PanelAdapter {
     pub store: Store,
-    pub engine: Arc<Engine>,
+    pub read_model: Arc<ReadModel>,
+    pub evaluator: Arc<Evaluator>,
+    /// The evaluator's clock: a card's "now" agrees with its verdicts.
+    pub clock: Clock,
     pub sessions: Arc<crate::sessions::SessionCache>,
     /// The sign-in limiter, which also paces password changes.
     pub limiter: Arc<crate::login::LoginLimiter>,
@@ -50,19 +50,8 @@ fn backend_error(err: StoreError) -> BackendError {
     }
 }
 
-fn server_ref(mesh: &Mesh, id: &ServerId) -> Option<ServerRef> {
-    mesh.server_index(id).map(|i| {
-        let s = mesh.server(i);
-        ServerRef {
-            id: s.id.clone(),
-            name: s.name.clone(),
-            country: s.country.clone(),
-        }
-    })
-}
-
 #[async_trait::async_trait]
-impl PanelBackend for PanelStore {
+impl PanelBackend for PanelAdapter {
     async fn operator_for_session(
         &self,
         token: &str,
@@ -75,12 +64,12 @@ impl PanelBackend for PanelStore {
 
     async fn servers(&self) -> Result<Vec<ServerListItem>, BackendError> {
         let servers = self.store.servers().await.map_err(backend_error)?;
-        Ok(self.engine.with_verdicts(|mesh, verdicts| {
+        Ok(self.read_model.with_verdicts(|mesh, verdicts| {
             servers
                 .into_iter()
                 .map(|server| {
                     // A server provisioned a moment ago may not be in the
-                    // engine's mesh yet: it has no data either way.
+                    // evaluator's mesh yet: it has no data either way.
                     let (status, stale) = mesh
                         .server_index(&server.id)
                         .map_or((ServerStatus::NoData, true), |i| {
@@ -101,15 +90,10 @@ impl PanelBackend for PanelStore {
     }
 
     async fn server_card(&self, id: &ServerId) -> Result<Option<ServerCard>, BackendError> {
-        let now = Utc::now();
+        let now = self.clock.now();
         // Taken before anything is read: see `CardCache::read`.
-        let written = self.engine.written(id);
-        let Some(server) = self
-            .engine
-            .server(&self.store, id)
-            .await
-            .map_err(backend_error)?
-        else {
+        let written = self.read_model.written(id);
+        let Some(server) = self.read_model.server(id).await.map_err(backend_error)? else {
             return Ok(None);
         };
         // Only known servers' data is read (and kept).
@@ -118,7 +102,7 @@ impl PanelBackend for PanelStore {
             .read(&self.store, id, written, now)
             .await
             .map_err(backend_error)?;
-        let Some((mesh, verdict, opinions)) = self.engine.server_card(id) else {
+        let Some((mesh, verdict, opinions)) = self.read_model.server_card(id) else {
             return Ok(None);
         };
         let reference = |id: &ServerId| server_ref(&mesh, id);
@@ -140,12 +124,12 @@ impl PanelBackend for PanelStore {
             history,
             uptime,
             server: (*server).clone(),
-            stale_after_s: self.engine.settings().stale_after_s,
+            stale_after_s: self.read_model.settings().stale_after_s,
             opinions,
             named: named.iter().filter_map(reference).collect(),
             verdict,
             metrics: recent.metrics.clone(),
-            witness_fault: self.engine.witness_fault(),
+            witness_fault: self.read_model.witness_fault(),
             now,
         }))
     }
@@ -155,64 +139,17 @@ impl PanelBackend for PanelStore {
         id: &UserId,
         panel_url: &str,
     ) -> Result<Option<UserCard>, BackendError> {
-        let Some(kept) = self
-            .engine
-            .user(&self.store, id)
-            .await
-            .map_err(backend_error)?
-        else {
+        let Some(kept) = self.read_model.user(id).await.map_err(backend_error)? else {
             return Ok(None);
         };
         let (user, sub_token) = &*kept;
-        let (serving, marked, routes) = self.engine.with_verdicts(|mesh, verdicts| {
-            let serving = assign(mesh, verdicts, &user.id, &user.routes);
-            let marked: HashSet<String> = serving
-                .iter()
-                .flat_map(|r| r.serving.iter())
-                .filter_map(|s| mesh.server_index(s))
-                .flat_map(|i| &verdicts[i].entry_points)
-                .filter(|e| !e.available)
-                .map(|e| e.id.to_string())
-                .collect();
-            let routes: Vec<UserRoute> = serving
-                .iter()
-                .map(|r| UserRoute {
-                    route: r.route.clone(),
-                    best_available: r.best_available,
-                    servers: r
-                        .rows
-                        .iter()
-                        .filter_map(|row| {
-                            let i = mesh.server_index(&row.server_id)?;
-                            let verdict = &verdicts[i];
-                            Some(UserServer {
-                                server: server_ref(mesh, &row.server_id)?,
-                                status: row.status,
-                                failing: verdict.quorum.failing,
-                                of: verdict.quorum.of,
-                                stale: verdict.stale,
-                                placement: r
-                                    .placement_of(row)
-                                    .map(|other| server_ref(mesh, &other))?,
-                            })
-                        })
-                        .collect(),
-                })
-                .collect();
-            (serving, marked, routes)
-        });
-        let details = self
-            .engine
-            .endpoints(&self.store)
-            .await
-            .map_err(backend_error)?;
+        let serving = self.read_model.serving(user);
+        let details = self.read_model.endpoints().await.map_err(backend_error)?;
         let preview = serving
-            .iter()
-            .flat_map(|r| &r.entry_points)
-            .filter_map(|e| details.get(e.as_str()).map(|d| (e, d)))
-            .map(|(id, d)| PreviewEntry {
+            .entry_points(&details)
+            .map(|(id, d, marked)| PreviewEntry {
                 server_name: d.name.clone(),
-                marked: marked.contains(id.as_str()),
+                marked,
                 entry_point: EntryPointSummary {
                     id: id.clone(),
                     protocol: d.protocol,
@@ -229,24 +166,24 @@ impl PanelBackend for PanelStore {
                 .map(|url| crate::qr::image_path(id, url)),
             subscription_url,
             user: user.clone(),
-            routes,
+            routes: serving.routes,
             preview,
         }))
     }
 
     async fn settings(&self) -> Result<meshwatch::settings::Settings, BackendError> {
-        Ok(self.engine.settings())
+        Ok(self.read_model.settings())
     }
 
     async fn save_settings(&self, next: meshwatch::settings::Settings) -> Result<(), BackendError> {
-        self.engine
-            .apply_settings(&self.store, next)
+        self.evaluator
+            .apply_settings(next)
             .await
             .map_err(backend_error)
     }
 
     async fn overview(&self) -> Result<Overview, BackendError> {
-        let (counts, stale, out_of_rotation) = self.engine.with_verdicts(|mesh, verdicts| {
+        let (counts, stale, out_of_rotation) = self.read_model.with_verdicts(|mesh, verdicts| {
             let counts = ServerStatus::ALL
                 .iter()
                 .map(|status| {
@@ -262,7 +199,7 @@ impl PanelBackend for PanelStore {
                 .collect();
             (counts, stale, out_of_rotation)
         });
-        let mesh = self.engine.mesh();
+        let mesh = self.read_model.mesh();
         let reference = |id: &ServerId| server_ref(&mesh, id);
         let best_available = self
             .routes()
@@ -305,14 +242,14 @@ impl PanelBackend for PanelStore {
             latest_changes,
             undelivered: u32::try_from(undelivered).unwrap_or(u32::MAX),
             failed: u32::try_from(failed).unwrap_or(u32::MAX),
-            witness_fault: self.engine.witness_fault(),
-            now: Utc::now(),
+            witness_fault: self.read_model.witness_fault(),
+            now: self.clock.now(),
         })
     }
 
     async fn routes(&self) -> Result<Vec<RouteOverview>, BackendError> {
         let names = self.store.route_names().await.map_err(backend_error)?;
-        let mut routes: Vec<RouteOverview> = self.engine.with_verdicts(|mesh, verdicts| {
+        let mut routes: Vec<RouteOverview> = self.read_model.with_verdicts(|mesh, verdicts| {
             mesh.routes()
                 .iter()
                 .enumerate()
@@ -373,7 +310,7 @@ impl PanelBackend for PanelStore {
     }
 
     async fn mesh_matrix(&self) -> Result<MeshMatrix, BackendError> {
-        let (mesh, cells, failure_streak) = self.engine.matrix();
+        let (mesh, cells, failure_streak) = self.read_model.matrix();
         let n = mesh.servers().len();
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| {
@@ -404,10 +341,7 @@ impl PanelBackend for PanelStore {
         {
             return Ok(false);
         }
-        self.engine
-            .reload_fleet(&self.store)
-            .await
-            .map_err(backend_error)?;
+        self.evaluator.reload_fleet().await.map_err(backend_error)?;
         Ok(true)
     }
 

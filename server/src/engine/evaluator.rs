@@ -1,0 +1,317 @@
+//! The evaluator: the one writer of the verdict snapshot. It applies agent
+//! reports in their stored order (incrementally), re-evaluates on every
+//! tick so staleness takes effect without reports, records the changes and
+//! checkpoints changed pairs, and takes fleet and settings changes. It
+//! serves no reads: pages, the APIs and subscriptions read the
+//! [`ReadModel`](super::ReadModel).
+
+mod ingest;
+
+use super::clock::Clock;
+use super::snapshot::{SharedSnapshot, Snapshot};
+use crate::store::{NewNotification, PairRow, Store, StoreError};
+use crate::telemetry::Metrics;
+use ingest::{resolve, Queued};
+use meshwatch::agent_api::ProbeReport;
+use meshwatch::evidence::Evidence;
+use meshwatch::intake::newest_per_entry_point;
+use meshwatch::mesh::Mesh;
+use meshwatch::rules::evaluate;
+use meshwatch::settings::Settings;
+use meshwatch::status::ServerStatus;
+use meshwatch::verdict::{VerdictChange, WitnessFault};
+use meshwatch::{EntryPointId, ServerId};
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// What the evaluator has written down, or still must; none of it is
+/// served. Locked after the snapshot when both are held.
+#[derive(Default)]
+struct Ledger {
+    /// Pairs changed since the last checkpoint (witness, entry point).
+    dirty: HashSet<(usize, usize)>,
+    /// The last stored report whose effect is in the evidence.
+    applied_seq: i64,
+    /// The conditions last recorded in the status history, per server.
+    recorded: HashMap<ServerId, Vec<ServerStatus>>,
+    /// A whole-fleet fault holds and the operator was told (once per
+    /// incident; one holding at start-up was told before).
+    witness_fault_told: bool,
+}
+
+pub struct Evaluator {
+    /// Pages read it while an evaluation runs (a shared lock); reports,
+    /// evaluations and fleet changes swap their results in.
+    snapshot: SharedSnapshot,
+    ledger: Mutex<Ledger>,
+    store: Store,
+    clock: Clock,
+    metrics: Arc<Metrics>,
+    /// Serialises "store durably, then apply in memory" so that memory and
+    /// a replay after a crash apply reports in the same order; ticks,
+    /// checkpoints and fleet and settings changes take their turn in it.
+    order: Arc<tokio::sync::Mutex<()>>,
+    /// Reports waiting for the next group commit (see [`Evaluator::ingest`]).
+    queued: Mutex<Vec<Queued>>,
+}
+
+impl Evaluator {
+    /// Rebuilds the state from the store: checkpointed pairs, latest
+    /// self-reports, then the reports stored after the checkpoint.
+    pub async fn load(
+        store: Store,
+        metrics: Arc<Metrics>,
+        clock: Clock,
+    ) -> Result<Self, StoreError> {
+        let (servers, routes) = store.mesh_spec().await?;
+        let mesh = Mesh::new(servers, routes);
+        let settings = store.settings().await?;
+        let snapshot = store.evidence_snapshot().await?;
+        let mut evidence = Evidence::new(&mesh);
+        for (server, received_ms, check) in snapshot.reports {
+            if let Some(s) = ServerId::parse(&server)
+                .ok()
+                .and_then(|id| mesh.server_index(&id))
+            {
+                evidence.record_report(s, received_ms, check);
+            }
+        }
+        for row in snapshot.pairs {
+            let w = ServerId::parse(&row.witness_id)
+                .ok()
+                .and_then(|id| mesh.server_index(&id));
+            let e = EntryPointId::parse(&row.entry_point_id)
+                .ok()
+                .and_then(|id| mesh.entry_point_index(&id));
+            if let (Some(w), Some(e)) = (w, e) {
+                evidence.restore_pair(w, e, row.state);
+            }
+        }
+        let mut ledger = Ledger::default();
+        for pending in snapshot.pending {
+            ledger.applied_seq = pending.seq;
+            let Some(w) = ServerId::parse(&pending.server_id)
+                .ok()
+                .and_then(|id| mesh.server_index(&id))
+            else {
+                continue;
+            };
+            let probes: Vec<ProbeReport> = match serde_json::from_str(&pending.probes) {
+                Ok(p) => p,
+                Err(err) => {
+                    tracing::error!(seq = pending.seq, error = %err, "unreadable stored report skipped");
+                    continue;
+                }
+            };
+            let (resolved, _) = resolve(&mesh, &probes);
+            for (e, probe) in newest_per_entry_point(resolved) {
+                if evidence.apply_probe(w, e, probe, pending.received_ms, settings.stale_after_ms())
+                {
+                    ledger.dirty.insert((w, e));
+                }
+            }
+        }
+        let evaluation = evaluate(&mesh, &evidence, &settings, clock.now_ms());
+        ledger.witness_fault_told = evaluation.witness_fault().is_some();
+        ledger.recorded = store
+            .latest_conditions()
+            .await?
+            .into_iter()
+            .filter_map(|(id, conditions)| Some((ServerId::parse(&id).ok()?, conditions)))
+            .collect();
+        let fleet_version = u64::try_from(clock.now_ms()).unwrap_or(1);
+        Ok(Self {
+            snapshot: SharedSnapshot::new(Snapshot::new(
+                Arc::new(mesh),
+                evidence,
+                evaluation,
+                settings,
+                fleet_version,
+            )),
+            ledger: Mutex::new(ledger),
+            store,
+            clock,
+            metrics,
+            order: Arc::default(),
+            queued: Mutex::default(),
+        })
+    }
+
+    /// What the evaluator publishes, for the read model to serve.
+    pub fn snapshot(&self) -> SharedSnapshot {
+        self.snapshot.clone()
+    }
+
+    fn ledger(&self) -> MutexGuard<'_, Ledger> {
+        // Every mutation is a whole assignment: a poisoned ledger is usable.
+        self.ledger
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Re-evaluates everything at the current time and returns the
+    /// verdicts whose conditions differ from the last recorded ones.
+    pub async fn tick(&self) -> Vec<VerdictChange> {
+        // A report applied between the evaluation and its swap-in would be
+        // lost with the old evaluation: reports wait (they are ordered by
+        // this lock anyway). Pages do not: the evaluation itself, the long
+        // part, holds the snapshot only for reading, and off the async
+        // workers, so the requests queued on one are not held up by it.
+        let _order = self.order.lock().await;
+        let (snapshot, metrics, clock) = (
+            self.snapshot.clone(),
+            self.metrics.clone(),
+            self.clock.clone(),
+        );
+        let evaluated = tokio::task::spawn_blocking(move || {
+            let state = snapshot.read();
+            let timer = metrics.evaluation_seconds.start_timer();
+            let evaluation = evaluate(
+                &state.mesh,
+                &state.evidence,
+                &state.settings,
+                clock.now_ms(),
+            );
+            timer.observe_duration();
+            evaluation
+        })
+        .await;
+        let evaluation = match evaluated {
+            Ok(evaluation) => evaluation,
+            Err(err) => {
+                // Nothing was swapped in: the next tick tries again.
+                tracing::error!(error = %err, "evaluation failed");
+                return Vec::new();
+            }
+        };
+        self.metrics.observe_verdicts(evaluation.verdicts());
+        let mut state = self.snapshot.write();
+        state.evaluation = evaluation;
+        let at = self.clock.now();
+        let ledger = self.ledger();
+        state
+            .evaluation
+            .verdicts()
+            .iter()
+            .filter_map(|v| {
+                let previous = ledger.recorded.get(&v.server);
+                (previous != Some(&v.conditions)).then(|| VerdictChange {
+                    server: v.server.clone(),
+                    status: v.status,
+                    conditions: v.conditions.clone(),
+                    previous: previous.cloned().unwrap_or_default(),
+                    at,
+                })
+            })
+            .collect()
+    }
+
+    /// A whole-fleet fault the operator has not been told of yet (then it
+    /// counts as told); `None` otherwise. Once it ends, the next one is a
+    /// new incident.
+    pub fn witness_fault_to_tell(&self) -> Option<WitnessFault> {
+        let state = self.snapshot.read();
+        let fault = state.evaluation.witness_fault();
+        let told = std::mem::replace(&mut self.ledger().witness_fault_told, fault.is_some());
+        fault.filter(|_| !told)
+    }
+
+    /// Writes the changes to the status history, with the notifications
+    /// they call for, in one transaction; then they count as recorded. Not
+    /// recorded, the next tick finds the same changes again.
+    pub async fn record(
+        &self,
+        changes: &[VerdictChange],
+        notifications: &[NewNotification],
+    ) -> Result<(), StoreError> {
+        self.store.record_changes(changes, notifications).await?;
+        let mut state = self.snapshot.write();
+        let mut ledger = self.ledger();
+        for c in changes {
+            ledger
+                .recorded
+                .insert(c.server.clone(), c.conditions.clone());
+            state.mark_written(&c.server);
+        }
+        Ok(())
+    }
+
+    /// Writes the pairs changed since the last checkpoint.
+    pub async fn checkpoint(&self) -> Result<usize, StoreError> {
+        let _order = self.order.lock().await;
+        let (rows, applied_seq) = {
+            let state = self.snapshot.read();
+            let mut ledger = self.ledger();
+            let rows: Vec<PairRow> = ledger
+                .dirty
+                .drain()
+                .map(|(w, e)| PairRow {
+                    witness_id: state.mesh.server(w).id.to_string(),
+                    entry_point_id: state.mesh.entry_point_id(e).to_string(),
+                    state: *state.evidence.pair(w, e),
+                })
+                .collect();
+            (rows, ledger.applied_seq)
+        };
+        self.store.checkpoint(&rows, applied_seq).await?;
+        Ok(rows.len())
+    }
+
+    /// The fleet changed: rebuild the mesh, keeping the evidence of
+    /// everything that still exists.
+    pub async fn reload_fleet(&self) -> Result<(), StoreError> {
+        self.change_fleet(async { Ok(()) }).await
+    }
+
+    /// Runs `change` (a fleet write) and rebuilds the mesh, with reports and
+    /// checkpoints held off for both: a report of a server being removed
+    /// must not slip in between (nor a checkpoint write its pairs back).
+    pub async fn change_fleet<T>(
+        &self,
+        change: impl std::future::Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        // Ingest resolves entry points against the mesh before its await:
+        // the mesh must not change under it.
+        let _order = self.order.lock().await;
+        let out = change.await?;
+        self.rebuild_mesh().await?;
+        Ok(out)
+    }
+
+    /// The mesh from the store (the caller holds the order).
+    async fn rebuild_mesh(&self) -> Result<(), StoreError> {
+        let (servers, routes) = self.store.mesh_spec().await?;
+        let mesh = Mesh::new(servers, routes);
+        let mut state = self.snapshot.write();
+        let mut ledger = self.ledger();
+        let evidence = mesh.carry_over(&state.mesh, &state.evidence);
+        let dirty = ledger
+            .dirty
+            .iter()
+            .filter_map(|&(w, e)| {
+                let nw = mesh.server_index(&state.mesh.server(w).id)?;
+                let ne = mesh.entry_point_index(state.mesh.entry_point_id(e))?;
+                Some((nw, ne))
+            })
+            .collect();
+        state.evaluation = evaluate(&mesh, &evidence, &state.settings, self.clock.now_ms());
+        state.evidence = evidence;
+        ledger.dirty = dirty;
+        state.mesh = Arc::new(mesh);
+        state.fleet_version += 1;
+        Ok(())
+    }
+
+    /// Stores validated settings, then evaluates with them from now on.
+    pub async fn apply_settings(&self, next: Settings) -> Result<(), StoreError> {
+        // Like a tick's: an evaluation under the old settings must not be
+        // swapped in after this one.
+        let _order = self.order.lock().await;
+        self.store.save_settings(&next).await?;
+        let mut state = self.snapshot.write();
+        state.settings = next;
+        state.evaluation = evaluate(&state.mesh, &state.evidence, &next, self.clock.now_ms());
+        state.fleet_version += 1;
+        Ok(())
+    }
+}

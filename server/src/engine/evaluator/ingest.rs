@@ -1,0 +1,212 @@
+//! Agent reports into the evaluator: stored durably first (many per
+//! transaction), then applied in their stored order, so that memory and a
+//! replay after a crash agree.
+
+use super::Evaluator;
+use crate::store::{StoreError, StoredReport};
+use meshwatch::agent_api::{AgentReport, ProbeReport, ReportAck};
+use meshwatch::evidence::{to_ms, ProbeOutcome};
+use meshwatch::intake::newest_per_entry_point;
+use meshwatch::mesh::Mesh;
+use meshwatch::{EntryPointId, ServerId};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// A report waiting for the group commit, with whom to answer.
+pub(super) struct Queued {
+    witness: String,
+    report: AgentReport,
+    received_ms: i64,
+    reply: tokio::sync::oneshot::Sender<Result<ReportAck, StoreError>>,
+}
+
+/// A queued report resolved against the mesh, ready to store.
+struct Ready {
+    witness_id: Option<ServerId>,
+    w: usize,
+    resolved: Vec<(usize, ProbeOutcome)>,
+    ack: ReportAck,
+    queued: Queued,
+}
+
+fn queue(queued: &Mutex<Vec<Queued>>) -> MutexGuard<'_, Vec<Queued>> {
+    // Pushes and takes are whole: a poisoned queue is usable.
+    queued
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A report's probe results resolved against the mesh, and how many name
+/// no entry point of it.
+pub(super) fn resolve(mesh: &Mesh, probes: &[ProbeReport]) -> (Vec<(usize, ProbeOutcome)>, u32) {
+    let mut skipped = 0;
+    let resolved = probes
+        .iter()
+        .filter_map(|p| {
+            let e = EntryPointId::parse(&p.entry_point_id)
+                .ok()
+                .and_then(|id| mesh.entry_point_index(&id));
+            if e.is_none() {
+                skipped += 1;
+            }
+            e.map(|e| {
+                (
+                    e,
+                    ProbeOutcome {
+                        at_ms: to_ms(p.at),
+                        ok: p.ok,
+                        error: if p.ok { None } else { p.error },
+                    },
+                )
+            })
+        })
+        .collect();
+    (resolved, skipped)
+}
+
+impl Evaluator {
+    /// Stores a report durably, then applies it; the ack is sent after
+    /// the commit. Reports that arrive while a commit runs wait and are
+    /// committed together in one transaction (group commit), so the fsync
+    /// that `synchronous=FULL` costs is shared by every report of a burst.
+    /// `received_ms` is the receipt time on the evaluator's clock.
+    pub async fn ingest(
+        self: &Arc<Self>,
+        witness: &str,
+        report: AgentReport,
+        received_ms: i64,
+    ) -> Result<ReportAck, StoreError> {
+        let (reply, mut answer) = tokio::sync::oneshot::channel();
+        queue(&self.queued).push(Queued {
+            witness: witness.to_owned(),
+            report,
+            received_ms,
+            reply,
+        });
+        loop {
+            tokio::select! {
+                biased;
+                answer = &mut answer => {
+                    return answer.unwrap_or(Err(StoreError::Database(sqlx::Error::WorkerCrashed)));
+                }
+                order = self.order.clone().lock_owned() => {
+                    let batch = std::mem::take(&mut *queue(&self.queued));
+                    if batch.is_empty() {
+                        // Ours was committed by the holder before us.
+                        continue;
+                    }
+                    // A task of its own: a caller whose connection drops
+                    // must not abandon the other callers' reports half-way.
+                    let evaluator = self.clone();
+                    let _ = tokio::spawn(async move {
+                        evaluator.commit_batch(batch).await;
+                        drop(order);
+                    })
+                    .await;
+                }
+            }
+        }
+    }
+
+    /// Stores a batch of reports in one transaction, then applies the new
+    /// ones in their stored order and answers each caller.
+    async fn commit_batch(&self, batch: Vec<Queued>) {
+        let mut ready = Vec::with_capacity(batch.len());
+        {
+            let state = self.snapshot.read();
+            for mut queued in batch {
+                // Stored with its times on the panel's clock: a replay after
+                // a crash then needs neither the receipt clock nor the agent's.
+                meshwatch::intake::normalize(&mut queued.report, queued.received_ms);
+                let witness_id = ServerId::parse(&queued.witness).ok();
+                let w = witness_id
+                    .as_ref()
+                    .and_then(|id| state.mesh.server_index(id));
+                let Some(w) = w else {
+                    // Its token was checked before the server left the fleet.
+                    let message = format!("server {:?} is no longer in the fleet", queued.witness);
+                    let _ = queued.reply.send(Err(StoreError::Rejected {
+                        code: "unknown_server",
+                        message,
+                    }));
+                    continue;
+                };
+                // Every known result is accepted; only the newest of each
+                // pair then counts (here and when a stored report is replayed).
+                let (known, skipped) = resolve(&state.mesh, &queued.report.probes);
+                let ack = ReportAck {
+                    accepted_probes: u32::try_from(known.len()).unwrap_or(u32::MAX),
+                    skipped_probes: skipped,
+                    fleet_version: state.fleet_version,
+                };
+                ready.push(Ready {
+                    witness_id,
+                    w,
+                    resolved: newest_per_entry_point(known),
+                    ack,
+                    queued,
+                });
+            }
+        }
+        let rows: Vec<_> = ready
+            .iter()
+            .map(|r| {
+                (
+                    r.queued.witness.as_str(),
+                    &r.queued.report,
+                    r.queued.received_ms,
+                    r.ack,
+                )
+            })
+            .collect();
+        let stored = match self.store.store_reports(&rows).await {
+            Ok(stored) => stored,
+            Err(err) => {
+                let message = err.to_string();
+                let mut first = Some(err);
+                for r in ready {
+                    let err = first.take().unwrap_or_else(|| {
+                        StoreError::Database(sqlx::Error::Protocol(message.clone()))
+                    });
+                    let _ = r.queued.reply.send(Err(err));
+                }
+                return;
+            }
+        };
+        let mut state = self.snapshot.write();
+        let mut ledger = self.ledger();
+        for (r, stored) in ready.into_iter().zip(stored) {
+            let seq = match stored {
+                StoredReport::Duplicate(first) => {
+                    let _ = r.queued.reply.send(Ok(ReportAck {
+                        fleet_version: state.fleet_version,
+                        ..first
+                    }));
+                    continue;
+                }
+                StoredReport::New { seq } => seq,
+            };
+            self.metrics.reports_ingested.inc();
+            self.metrics
+                .probe_results_skipped
+                .inc_by(u64::from(r.ack.skipped_probes));
+            ledger.applied_seq = seq;
+            if let Some(id) = &r.witness_id {
+                state.mark_written(id);
+            }
+            let state = &mut *state;
+            let (_, applied) = state.evaluation.apply_report(
+                &state.mesh,
+                &mut state.evidence,
+                r.w,
+                r.queued.received_ms,
+                r.queued.report.self_check.clone(),
+                &r.resolved,
+            );
+            self.metrics.probe_results_applied.inc_by(applied as u64);
+            ledger
+                .dirty
+                .extend(r.resolved.iter().map(|(e, _)| (r.w, *e)));
+            let _ = r.queued.reply.send(Ok(r.ack));
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! The read model: what pages, the APIs and subscriptions read — the
+//! verdict snapshot, and the fleet data that changes only with the fleet
+//! (entry points, users, servers), kept per fleet so that serving them
+//! costs no store read. It only reads: the snapshot is the evaluator's to
+//! write (see [`super::Evaluator::snapshot`]).
+
+use super::per_fleet::PerFleet;
+use super::serving::Serving;
+use super::snapshot::SharedSnapshot;
+use crate::store::{Endpoint, Store, StoreError};
+use meshwatch::mesh::Mesh;
+use meshwatch::settings::Settings;
+use meshwatch::verdict::{MeshCell, Verdict, WitnessFault};
+use meshwatch::views::{CountryOpinion, ServerSummary, UserSummary};
+use meshwatch::{ServerId, UserId};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Every entry point's connection details, read for one mesh.
+pub type Endpoints = Arc<HashMap<String, Endpoint>>;
+
+/// A user with their routes, and their subscription token when known.
+pub type KeptUser = Arc<(UserSummary, Option<String>)>;
+
+pub struct ReadModel {
+    snapshot: SharedSnapshot,
+    store: Store,
+    endpoints: PerFleet<(), Endpoints>,
+    users: PerFleet<UserId, KeptUser>,
+    servers: PerFleet<ServerId, Arc<ServerSummary>>,
+}
+
+impl ReadModel {
+    /// Serves `snapshot` (see [`super::Evaluator::snapshot`]), reading the
+    /// per-fleet data from `store`.
+    pub fn new(snapshot: SharedSnapshot, store: Store) -> Self {
+        Self {
+            snapshot,
+            store,
+            endpoints: PerFleet::default(),
+            users: PerFleet::default(),
+            servers: PerFleet::default(),
+        }
+    }
+
+    /// The version of what agents are told to probe: their config's `ETag`.
+    pub fn fleet_version(&self) -> u64 {
+        self.snapshot.read().fleet_version
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.snapshot.read().settings
+    }
+
+    pub fn mesh(&self) -> Arc<Mesh> {
+        self.snapshot.read().mesh.clone()
+    }
+
+    /// Works on the current verdicts in place (no copy of the fleet's
+    /// verdicts for a page that needs a few of them).
+    pub fn with_verdicts<R>(&self, f: impl FnOnce(&Mesh, &[Verdict]) -> R) -> R {
+        let state = self.snapshot.read();
+        f(&state.mesh, state.evaluation.verdicts())
+    }
+
+    /// The current verdict of one server, with the mesh that indexes it.
+    pub fn verdict(&self, id: &ServerId) -> Option<(Arc<Mesh>, usize, Verdict)> {
+        let state = self.snapshot.read();
+        let (i, verdict) = state.verdict(id)?;
+        Some((state.mesh.clone(), i, verdict.clone()))
+    }
+
+    /// What one user is served now (see [`Serving`]).
+    pub fn serving(&self, user: &UserSummary) -> Serving {
+        self.with_verdicts(|mesh, verdicts| Serving::of(mesh, verdicts, user))
+    }
+
+    /// One server's verdict and what the fresh reliable witnesses that
+    /// probe it say, by country (for its card only).
+    pub fn server_card(&self, id: &ServerId) -> Option<(Arc<Mesh>, Verdict, Vec<CountryOpinion>)> {
+        // One lock: the index must belong to the evaluation it reads.
+        let state = self.snapshot.read();
+        let (i, verdict) = state.verdict(id)?;
+        let mesh = &state.mesh;
+        let witness = |w: usize| (mesh.country_of(w), mesh.server(w).name.as_str());
+        let reaching = state.evaluation.seeing_witnesses(mesh, i).map(witness);
+        let failing = verdict
+            .quorum
+            .failing_witnesses
+            .iter()
+            .filter_map(|id| mesh.server_index(id))
+            .map(witness);
+        let opinions = CountryOpinion::group(mesh.countries(), reaching, failing);
+        Some((mesh.clone(), verdict.clone(), opinions))
+    }
+
+    /// The mesh matrix as of the last evaluation, with the mesh it indexes.
+    pub fn matrix(&self) -> (Arc<Mesh>, Vec<MeshCell>, u32) {
+        let state = self.snapshot.read();
+        let cells = state.evaluation.matrix(&state.mesh, &state.evidence);
+        (state.mesh.clone(), cells, state.settings.failure_streak)
+    }
+
+    /// Most witnesses can't reach most servers, as of the last evaluation.
+    pub fn witness_fault(&self) -> Option<WitnessFault> {
+        self.snapshot.read().evaluation.witness_fault()
+    }
+
+    /// A mark that moves whenever the server's latest report or status
+    /// history grows in the store. It moves after the write, so whatever is
+    /// read from the store after taking it is at least that new.
+    pub fn written(&self, id: &ServerId) -> u64 {
+        self.snapshot.read().written(id)
+    }
+
+    /// Every entry point's connection details (subscriptions, the user
+    /// card's preview, notifications), read once per fleet change.
+    pub async fn endpoints(&self) -> Result<Endpoints, StoreError> {
+        let read = async { self.store.endpoints().await.map(|e| Some(Arc::new(e))) };
+        let kept = self.endpoints.get_or_read(self.mesh(), (), read).await?;
+        Ok(kept.unwrap_or_default())
+    }
+
+    /// A user with their routes and subscription token, read once per
+    /// fleet change; `None` for an unknown user.
+    pub async fn user(&self, id: &UserId) -> Result<Option<KeptUser>, StoreError> {
+        let read = async { self.store.user(id).await.map(|u| u.map(Arc::new)) };
+        self.users.get_or_read(self.mesh(), id.clone(), read).await
+    }
+
+    /// A server's fleet data (name, routes, entry points, verifier mark:
+    /// every change to them reloads the fleet), read once per fleet change;
+    /// `None` for an unknown server.
+    pub async fn server(&self, id: &ServerId) -> Result<Option<Arc<ServerSummary>>, StoreError> {
+        let read = async { self.store.server(id).await.map(|s| s.map(Arc::new)) };
+        self.servers
+            .get_or_read(self.mesh(), id.clone(), read)
+            .await
+    }
+}
