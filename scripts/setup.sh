@@ -11,10 +11,13 @@ export PATH="$HOME/.cargo/bin:$PATH"
 CARGO_LEPTOS_VERSION=0.3.11
 WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen crate pin in Cargo.toml
 
-with_browser=0 with_dev=0
+with_browser=0 with_dev=0 with_postgres=0
 for arg in "$@"; do
   case "$arg" in
     --with-browser) with_browser=1 ;;
+    # Debian's PostgreSQL server, for the test suite's second backend
+    # (scripts/with-postgres.sh runs a throw-away cluster of it).
+    --with-postgres) with_postgres=1 ;;
     # cargo-leptos, for `make dev` (cargo leptos watch) only: building and
     # testing the panel do not need it.
     --dev) with_dev=1 ;;
@@ -111,6 +114,21 @@ if [ "$with_browser" = 1 ]; then
      || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
     step "npm ci (end2end)"
     (cd end2end && npm ci --no-audit --no-fund)
+  fi
+fi
+
+if [ "$with_postgres" = 1 ] && ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+  step "apt-get install postgresql"
+  apt_install postgresql
+  # The package creates and may start a system cluster on port 5432; the
+  # tests run their own, so stop the one installed just now.
+  if command -v pg_lsclusters >/dev/null; then
+    pg_lsclusters --no-header 2>/dev/null | while read -r version cluster _; do
+      as_root pg_ctlcluster "$version" "$cluster" stop 2>/dev/null || true
+    done
+  fi
+  if [ -d /run/systemd/system ]; then
+    as_root systemctl disable --now postgresql 2>/dev/null || true
   fi
 fi
 
