@@ -90,8 +90,8 @@ impl CardCache {
             }
             let since = now - chrono::Duration::days(HISTORY_DAYS);
             let (metrics, changes) = tokio::try_join!(
-                store.latest_metrics(server.as_str()),
-                store.status_changes_since(server.as_str(), since),
+                store.latest_metrics(server),
+                store.status_changes_since(server, since),
             )?;
             Ok::<_, StoreError>((written, Arc::new(Recent { metrics, changes })))
         };
@@ -100,7 +100,7 @@ impl CardCache {
                 return Ok(kept.clone());
             }
             let fresh = store
-                .metric_charts(server.as_str(), chart_end(now), BUCKETS, BUCKET_S)
+                .metric_charts(server, chart_end(now), BUCKETS, BUCKET_S)
                 .await?;
             Ok((Instant::now(), Arc::new(fresh)))
         };

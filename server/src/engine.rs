@@ -61,7 +61,7 @@ fn verdict_in(state: &State, id: &ServerId) -> Option<(Arc<Mesh>, usize, Verdict
 }
 
 /// Every entry point's connection details, read for one mesh.
-type Endpoints = Arc<HashMap<String, crate::store::Endpoint>>;
+type Endpoints = Arc<HashMap<EntryPointId, crate::store::Endpoint>>;
 
 /// A user with their routes, and their subscription token when known.
 pub type KeptUser = Arc<(meshwatch::views::UserSummary, Option<String>)>;
@@ -76,7 +76,7 @@ struct Queued {
 
 /// A queued report resolved against the mesh, ready to store.
 struct Ready {
-    witness_id: Option<ServerId>,
+    witness_id: ServerId,
     w: usize,
     resolved: Vec<(usize, ProbeOutcome)>,
     ack: ReportAck,
@@ -153,20 +153,13 @@ impl Engine {
         let snapshot = store.evidence_snapshot().await?;
         let mut evidence = Evidence::new(&mesh);
         for (server, received_ms, check) in snapshot.reports {
-            if let Some(s) = meshwatch::ServerId::parse(&server)
-                .ok()
-                .and_then(|id| mesh.server_index(&id))
-            {
+            if let Some(s) = mesh.server_index(&server) {
                 evidence.record_report(s, received_ms, check);
             }
         }
         for row in snapshot.pairs {
-            let w = meshwatch::ServerId::parse(&row.witness_id)
-                .ok()
-                .and_then(|id| mesh.server_index(&id));
-            let e = EntryPointId::parse(&row.entry_point_id)
-                .ok()
-                .and_then(|id| mesh.entry_point_index(&id));
+            let w = mesh.server_index(&row.witness_id);
+            let e = mesh.entry_point_index(&row.entry_point_id);
             if let (Some(w), Some(e)) = (w, e) {
                 evidence.restore_pair(w, e, row.state);
             }
@@ -175,10 +168,7 @@ impl Engine {
         let mut applied_seq = 0;
         for pending in snapshot.pending {
             applied_seq = pending.seq;
-            let Some(w) = meshwatch::ServerId::parse(&pending.server_id)
-                .ok()
-                .and_then(|id| mesh.server_index(&id))
-            else {
+            let Some(w) = mesh.server_index(&pending.server_id) else {
                 continue;
             };
             let probes: Vec<ProbeReport> = match serde_json::from_str(&pending.probes) {
@@ -198,12 +188,7 @@ impl Engine {
         }
         let evaluation = evaluate(&mesh, &evidence, &settings, now_ms());
         let witness_fault_at_load = evaluation.witness_fault().is_some();
-        let published = store
-            .latest_conditions()
-            .await?
-            .into_iter()
-            .filter_map(|(id, conditions)| Some((ServerId::parse(&id).ok()?, conditions)))
-            .collect();
+        let published = store.latest_conditions().await?;
         Ok(Self {
             state: RwLock::new(State {
                 mesh: Arc::new(mesh),
@@ -469,7 +454,7 @@ impl Engine {
                 let w = witness_id
                     .as_ref()
                     .and_then(|id| state.mesh.server_index(id));
-                let Some(w) = w else {
+                let (Some(w), Some(witness_id)) = (w, witness_id) else {
                     // Its token was checked before the server left the fleet.
                     let message = format!("server {:?} is no longer in the fleet", queued.witness);
                     let _ = queued.reply.send(Err(StoreError::Rejected {
@@ -497,14 +482,7 @@ impl Engine {
         }
         let rows: Vec<_> = ready
             .iter()
-            .map(|r| {
-                (
-                    r.queued.witness.as_str(),
-                    &r.queued.report,
-                    r.queued.received_ms,
-                    r.ack,
-                )
-            })
+            .map(|r| (&r.witness_id, &r.queued.report, r.queued.received_ms, r.ack))
             .collect();
         let stored = match store.store_reports(&rows).await {
             Ok(stored) => stored,
@@ -537,9 +515,7 @@ impl Engine {
                 .probe_results_skipped
                 .inc_by(u64::from(r.ack.skipped_probes));
             state.applied_seq = seq;
-            if let Some(id) = &r.witness_id {
-                state.mark_written(id);
-            }
+            state.mark_written(&r.witness_id);
             let State {
                 mesh,
                 evidence,
@@ -570,8 +546,8 @@ impl Engine {
             let rows: Vec<PairRow> = dirty
                 .into_iter()
                 .map(|(w, e)| PairRow {
-                    witness_id: state.mesh.server(w).id.to_string(),
-                    entry_point_id: state.mesh.entry_point_id(e).to_string(),
+                    witness_id: state.mesh.server(w).id.clone(),
+                    entry_point_id: state.mesh.entry_point_id(e).clone(),
                     state: *state.evidence.pair(w, e),
                 })
                 .collect();

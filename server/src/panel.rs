@@ -209,7 +209,7 @@ impl PanelBackend for PanelStore {
         let preview = serving
             .iter()
             .flat_map(|r| &r.entry_points)
-            .filter_map(|e| details.get(e.as_str()).map(|d| (e, d)))
+            .filter_map(|e| details.get(e).map(|d| (e, d)))
             .map(|(id, d)| PreviewEntry {
                 server_name: d.name.clone(),
                 marked: marked.contains(id.as_str()),
@@ -276,8 +276,7 @@ impl PanelBackend for PanelStore {
             .await
             .map_err(backend_error)?
             .into_iter()
-            .filter_map(|(id, at, status)| {
-                let id = ServerId::parse(&id).ok()?;
+            .map(|(id, at, status)| {
                 // A server that left the fleet keeps its history until
                 // retention prunes it: named by its id.
                 let server = reference(&id).unwrap_or_else(|| ServerRef {
@@ -285,7 +284,7 @@ impl PanelBackend for PanelStore {
                     country: String::new(),
                     id,
                 });
-                Some((at, server, status))
+                (at, server, status)
             })
             .collect();
         let outbox = self.outbox().await?;
@@ -319,7 +318,7 @@ impl PanelBackend for PanelStore {
                 .map(|(r, route)| RouteOverview {
                     id: route.id.clone(),
                     name: names
-                        .get(route.id.as_str())
+                        .get(&route.id)
                         .cloned()
                         .unwrap_or_else(|| route.id.to_string()),
                     servers_per_user: route.servers_per_user,
@@ -351,7 +350,7 @@ impl PanelBackend for PanelStore {
             .map(|n| OutboxItem {
                 id: n.id,
                 kind: n.kind,
-                server: n.server_id.as_deref().and_then(|s| ServerId::parse(s).ok()),
+                server: n.server_id,
                 to: n.to,
                 subject: n.subject,
                 state: n.state,

@@ -94,7 +94,7 @@ pub async fn serve(
     let endpoints: Vec<Endpoint> = routes
         .iter()
         .flat_map(|r| r.entry_points.iter())
-        .filter_map(|e| details.get(e.as_str()).cloned())
+        .filter_map(|e| details.get(e).cloned())
         .collect();
 
     let (content_type, body) = match format {
