@@ -61,11 +61,69 @@ impl fmt::Display for Slug {
     }
 }
 
+/// Slugs are stored as TEXT (the server's `sqlx` mapping, feature `sqlx`,
+/// for any database whose strings are TEXT). A stored value that is not a
+/// slug does not decode: a row edited behind the panel's back fails loudly
+/// rather than naming an object no API could.
+#[cfg(feature = "sqlx")]
+mod column {
+    use super::Slug;
+    use sqlx::encode::IsNull;
+    use sqlx::error::BoxDynError;
+    use sqlx::{Database, Decode, Encode, Type};
+
+    // The ids' derived mapping asks for it (PostgreSQL's `= ANY($1)`).
+    impl sqlx::postgres::PgHasArrayType for Slug {
+        fn array_type_info() -> sqlx::postgres::PgTypeInfo {
+            <String as sqlx::postgres::PgHasArrayType>::array_type_info()
+        }
+    }
+
+    impl<DB: Database> Type<DB> for Slug
+    where
+        String: Type<DB>,
+    {
+        fn type_info() -> DB::TypeInfo {
+            <String as Type<DB>>::type_info()
+        }
+
+        fn compatible(ty: &DB::TypeInfo) -> bool {
+            <String as Type<DB>>::compatible(ty)
+        }
+    }
+
+    impl<'q, DB: Database> Encode<'q, DB> for Slug
+    where
+        String: Encode<'q, DB>,
+    {
+        fn encode_by_ref(
+            &self,
+            buf: &mut <DB as Database>::ArgumentBuffer<'q>,
+        ) -> Result<IsNull, BoxDynError> {
+            <String as Encode<'q, DB>>::encode_by_ref(&self.0, buf)
+        }
+
+        fn size_hint(&self) -> usize {
+            <String as Encode<'q, DB>>::size_hint(&self.0)
+        }
+    }
+
+    impl<'r, DB: Database> Decode<'r, DB> for Slug
+    where
+        &'r str: Decode<'r, DB>,
+    {
+        fn decode(value: <DB as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
+            Ok(Slug::parse(<&str as Decode<'r, DB>>::decode(value)?)?)
+        }
+    }
+}
+
 macro_rules! slug_id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[serde(transparent)]
+        #[cfg_attr(feature = "sqlx", derive(sqlx::Type), sqlx(transparent))]
         pub struct $name(pub Slug);
 
         impl $name {

@@ -14,6 +14,7 @@
 
 mod support;
 
+use meshwatch::ServerId;
 use meshwatch_server::secrets;
 use meshwatch_server::store::Store;
 use serde_json::{json, Value};
@@ -76,7 +77,7 @@ async fn panel(servers: usize, users: usize, mesh: bool) -> Panel {
         for i in 0..servers {
             let day = meshwatch_server::demo::past_day(i, now_ms);
             store
-                .backfill_metrics(&format!("s{i}"), &day)
+                .backfill_metrics(&ServerId::parse(&format!("s{i}")).expect("slug"), &day)
                 .await
                 .expect("a day of metrics");
         }

@@ -6,7 +6,7 @@
 //! - the 24 h charts, kept for a minute: a day of quarter-hour averages
 //!   barely moves in a minute, while a live card is refetched on every
 //!   status change anywhere in the fleet. A new quarter hour does not end
-//!   them early: every card's charts would then be redrawn in the same
+//!   them early: every card's charts would then be read again in the same
 //!   second; each waits out its own minute instead.
 
 use crate::store::{Store, StoreError};
@@ -90,8 +90,8 @@ impl CardCache {
             }
             let since = now - chrono::Duration::days(HISTORY_DAYS);
             let (metrics, changes) = tokio::try_join!(
-                store.latest_metrics(server.as_str()),
-                store.status_changes_since(server.as_str(), since),
+                store.latest_metrics(server),
+                store.status_changes_since(server, since),
             )?;
             Ok::<_, StoreError>((written, Arc::new(Recent { metrics, changes })))
         };
@@ -100,7 +100,7 @@ impl CardCache {
                 return Ok(kept.clone());
             }
             let fresh = store
-                .metric_charts(server.as_str(), chart_end(now), BUCKETS, BUCKET_S)
+                .metric_charts(server, chart_end(now), BUCKETS, BUCKET_S)
                 .await?;
             Ok((Instant::now(), Arc::new(fresh)))
         };

@@ -173,7 +173,10 @@ pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<See
         .await?;
     let now_ms = chrono::Utc::now().timestamp_millis();
     for (i, (id, ..)) in SERVERS.iter().enumerate() {
-        store.backfill_metrics(id, &past_day(i, now_ms)).await?;
+        let server = meshwatch::ServerId::parse(id)?;
+        store
+            .backfill_metrics(&server, &past_day(i, now_ms))
+            .await?;
     }
     Ok(Seeded {
         password,

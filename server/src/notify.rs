@@ -15,7 +15,7 @@ use meshwatch::mesh::Mesh;
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::{Verdict, VerdictChange};
 use meshwatch::views::{NotificationKind, ServerRef};
-use meshwatch::ServerId;
+use meshwatch::{EntryPointId, ServerId};
 use std::collections::HashMap;
 
 impl NewNotification {
@@ -34,7 +34,7 @@ impl NewNotification {
     fn unaddressed(kind: NotificationKind, server: &ServerId, notice: Notice) -> Self {
         NewNotification {
             kind,
-            server_id: Some(server.to_string()),
+            server_id: Some(server.clone()),
             target: Target::Nowhere,
             subject: notice.subject,
             body: notice.body,
@@ -85,7 +85,7 @@ pub fn for_changes(
     changes: &[VerdictChange],
     mesh: &Mesh,
     verdicts: &[Verdict],
-    endpoints: &HashMap<String, Endpoint>,
+    endpoints: &HashMap<EntryPointId, Endpoint>,
     lang: Lang,
     targets: &[Target],
 ) -> Vec<NewNotification> {
@@ -161,13 +161,13 @@ fn server_ref(mesh: &Mesh, s: usize) -> ServerRef {
 
 /// `host:port` of each entry point of server `s`, each once, in order
 /// (an IPv6 host in brackets, as clients write it).
-fn addresses(mesh: &Mesh, s: usize, endpoints: &HashMap<String, Endpoint>) -> Vec<String> {
+fn addresses(mesh: &Mesh, s: usize, endpoints: &HashMap<EntryPointId, Endpoint>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for e in mesh
         .server(s)
         .entry_points
         .iter()
-        .filter_map(|e| endpoints.get(e.as_str()))
+        .filter_map(|e| endpoints.get(e))
     {
         let address = if e.host.contains(':') {
             format!("[{}]:{}", e.host, e.port)
@@ -205,7 +205,7 @@ fn per_server(
     changes: &[VerdictChange],
     mesh: &Mesh,
     verdicts: &[Verdict],
-    endpoints: &HashMap<String, Endpoint>,
+    endpoints: &HashMap<EntryPointId, Endpoint>,
     lang: Lang,
 ) -> Vec<NewNotification> {
     changes
@@ -240,7 +240,7 @@ mod tests {
     use super::*;
     use meshwatch::fleet::Protocol;
     use meshwatch::mesh::{MeshRoute, MeshServer};
-    use meshwatch::{EntryPointId, RouteId};
+    use meshwatch::RouteId;
 
     fn mesh(n: usize) -> Mesh {
         let servers = (0..n)
@@ -267,10 +267,10 @@ mod tests {
         meshwatch::rules::evaluate(mesh, &evidence, &Default::default(), 0).into_verdicts()
     }
 
-    fn endpoints(n: usize) -> HashMap<String, Endpoint> {
+    fn endpoints(n: usize) -> HashMap<EntryPointId, Endpoint> {
         (0..n)
             .map(|i| {
-                let id = format!("s{i}-ep");
+                let id = EntryPointId::parse(&format!("s{i}-ep")).expect("slug");
                 let endpoint = Endpoint {
                     id: id.clone(),
                     name: format!("S{i}"),
@@ -406,7 +406,7 @@ mod tests {
     fn an_ipv6_address_is_written_in_brackets() {
         let m = mesh(1);
         let mut endpoints = endpoints(1);
-        if let Some(e) = endpoints.get_mut("s0-ep") {
+        if let Some(e) = endpoints.get_mut(&EntryPointId::parse("s0-ep").expect("slug")) {
             e.host = "2001:db8::1".into();
         }
         assert_eq!(addresses(&m, 0, &endpoints), ["[2001:db8::1]:443"]);

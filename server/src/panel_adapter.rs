@@ -213,8 +213,7 @@ impl PanelBackend for PanelAdapter {
             .await
             .map_err(backend_error)?
             .into_iter()
-            .filter_map(|(id, at, status)| {
-                let id = ServerId::parse(&id).ok()?;
+            .map(|(id, at, status)| {
                 // A server that left the fleet keeps its history until
                 // retention prunes it: named by its id.
                 let server = reference(&id).unwrap_or_else(|| ServerRef {
@@ -222,7 +221,7 @@ impl PanelBackend for PanelAdapter {
                     country: String::new(),
                     id,
                 });
-                Some((at, server, status))
+                (at, server, status)
             })
             .collect();
         let outbox = self.outbox().await?;
@@ -256,7 +255,7 @@ impl PanelBackend for PanelAdapter {
                 .map(|(r, route)| RouteOverview {
                     id: route.id.clone(),
                     name: names
-                        .get(route.id.as_str())
+                        .get(&route.id)
                         .cloned()
                         .unwrap_or_else(|| route.id.to_string()),
                     servers_per_user: route.servers_per_user,
@@ -288,7 +287,7 @@ impl PanelBackend for PanelAdapter {
             .map(|n| OutboxItem {
                 id: n.id,
                 kind: n.kind,
-                server: n.server_id.as_deref().and_then(|s| ServerId::parse(s).ok()),
+                server: n.server_id,
                 to: n.to,
                 subject: n.subject,
                 state: n.state,

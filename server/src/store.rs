@@ -7,19 +7,30 @@
 //! foreign keys on. Writes go through a single-connection writer pool and
 //! start with `BEGIN IMMEDIATE` (no lock upgrades, no SQLITE_BUSY mid-way);
 //! reads use their own pool and never wait for the writer.
+//!
+//! One module per table or aggregate. Statements use `$N` placeholders,
+//! `ON CONFLICT` and `RETURNING`, which PostgreSQL reads alike; what only
+//! SQLite says stays where it is named: the connection set-up and
+//! `begin_write` here, `json_extract` in `metrics`, `json_group_array` in
+//! `fleet`, `VACUUM` and pragmas in `sub_tokens`, [`offline`] and
+//! [`schema`]. Rows are read through `sqlx::FromRow` structs: a public type
+//! whose fields are its columns derives it; any other row is a private
+//! struct that decodes (JSON, names, ranges) in one `TryFrom`.
 
 mod auth;
 mod fleet;
 mod history;
-mod ingest;
+mod metrics;
 pub mod offline;
+mod outbox;
+mod reports;
 pub mod schema;
 mod settings;
 mod sub_tokens;
 
 pub use fleet::{Endpoint, GeneratedTokens};
-pub use history::{Delivery, NewNotification, NotificationView, Outgoing};
-pub use ingest::{EvidenceSnapshot, PairRow, PendingReport, ReceivedReport, StoredReport};
+pub use outbox::{Delivery, NewNotification, NotificationView, Outgoing};
+pub use reports::{EvidenceSnapshot, PairRow, PendingReport, ReceivedReport, StoredReport};
 
 use crate::sealing::{SealingError, SealingKey};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -132,9 +143,9 @@ impl Store {
         Ok(())
     }
 
-    /// Starts the one write transaction at a time, taking the write lock now.
-    async fn write(&self) -> Result<Transaction<'static, Sqlite>, StoreError> {
-        Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
+    /// Starts the one write transaction at a time (see [`begin_write`]).
+    async fn write(&self) -> Result<Tx, StoreError> {
+        Ok(begin_write(&self.writer).await?)
     }
 
     /// Closes both pools, flushing the WAL.
@@ -166,7 +177,42 @@ fn corrupt(what: &str, err: impl std::fmt::Display) -> StoreError {
     ))
 }
 
-/// Whether an error is a violated UNIQUE constraint.
-fn is_unique_violation(err: &sqlx::Error) -> bool {
-    matches!(err, sqlx::Error::Database(db) if db.is_unique_violation())
+/// A write transaction (see [`begin_write`]).
+type Tx = Transaction<'static, Sqlite>;
+
+/// Starts a write transaction taking SQLite's write lock now
+/// (`IMMEDIATE`): a plain `BEGIN` would take it at the first write, and a
+/// transaction that read before then could fail half-way with
+/// SQLITE_BUSY. PostgreSQL's plain `BEGIN` needs no such thing.
+async fn begin_write(writer: &SqlitePool) -> Result<Tx, sqlx::Error> {
+    writer.begin_with("BEGIN IMMEDIATE").await
+}
+
+/// A count column (probes, streaks) as the `u32` the domain holds.
+fn count(what: &str, stored: i64) -> Result<u32, StoreError> {
+    u32::try_from(stored).map_err(|e| corrupt(what, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use meshwatch::{ServerId, UserId};
+    use sqlx::{Connection, SqliteConnection};
+
+    #[tokio::test]
+    async fn an_id_is_stored_as_its_slug_and_reads_back_only_when_one() {
+        let mut conn = SqliteConnection::connect("sqlite::memory:")
+            .await
+            .expect("opens");
+        let id = ServerId::parse("de-1").expect("a server id");
+        let (text, back): (String, ServerId) = sqlx::query_as("SELECT $1, $1")
+            .bind(&id)
+            .fetch_one(&mut conn)
+            .await
+            .expect("round trip");
+        assert_eq!((text.as_str(), back), ("de-1", id));
+        let edited = sqlx::query_scalar::<_, UserId>("SELECT 'Alice Smith'")
+            .fetch_one(&mut conn)
+            .await;
+        assert!(edited.is_err(), "{edited:?}");
+    }
 }

@@ -176,9 +176,7 @@ async fn list_reports(
         .ok()
         .filter(|server| state.read_model.verdict(server).is_some())
         .ok_or_else(|| ApiError::not_found(format!("no server {id:?}")))?;
-    Ok(ApiJson(
-        state.store.recent_reports(server.as_str(), limit).await?,
-    ))
+    Ok(ApiJson(state.store.recent_reports(&server, limit).await?))
 }
 
 /// `POST /api/v1/demo/faults` (demo mode only): switch a network or

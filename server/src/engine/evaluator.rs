@@ -20,7 +20,7 @@ use meshwatch::rules::evaluate;
 use meshwatch::settings::Settings;
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::{VerdictChange, WitnessFault};
-use meshwatch::{EntryPointId, ServerId};
+use meshwatch::ServerId;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -69,20 +69,13 @@ impl Evaluator {
         let snapshot = store.evidence_snapshot().await?;
         let mut evidence = Evidence::new(&mesh);
         for (server, received_ms, check) in snapshot.reports {
-            if let Some(s) = ServerId::parse(&server)
-                .ok()
-                .and_then(|id| mesh.server_index(&id))
-            {
+            if let Some(s) = mesh.server_index(&server) {
                 evidence.record_report(s, received_ms, check);
             }
         }
         for row in snapshot.pairs {
-            let w = ServerId::parse(&row.witness_id)
-                .ok()
-                .and_then(|id| mesh.server_index(&id));
-            let e = EntryPointId::parse(&row.entry_point_id)
-                .ok()
-                .and_then(|id| mesh.entry_point_index(&id));
+            let w = mesh.server_index(&row.witness_id);
+            let e = mesh.entry_point_index(&row.entry_point_id);
             if let (Some(w), Some(e)) = (w, e) {
                 evidence.restore_pair(w, e, row.state);
             }
@@ -90,10 +83,7 @@ impl Evaluator {
         let mut ledger = Ledger::default();
         for pending in snapshot.pending {
             ledger.applied_seq = pending.seq;
-            let Some(w) = ServerId::parse(&pending.server_id)
-                .ok()
-                .and_then(|id| mesh.server_index(&id))
-            else {
+            let Some(w) = mesh.server_index(&pending.server_id) else {
                 continue;
             };
             let probes: Vec<ProbeReport> = match serde_json::from_str(&pending.probes) {
@@ -113,12 +103,7 @@ impl Evaluator {
         }
         let evaluation = evaluate(&mesh, &evidence, &settings, clock.now_ms());
         ledger.witness_fault_told = evaluation.witness_fault().is_some();
-        ledger.recorded = store
-            .latest_conditions()
-            .await?
-            .into_iter()
-            .filter_map(|(id, conditions)| Some((ServerId::parse(&id).ok()?, conditions)))
-            .collect();
+        ledger.recorded = store.latest_conditions().await?;
         let fleet_version = u64::try_from(clock.now_ms()).unwrap_or(1);
         Ok(Self {
             snapshot: SharedSnapshot::new(Snapshot::new(
@@ -246,8 +231,8 @@ impl Evaluator {
                 .dirty
                 .drain()
                 .map(|(w, e)| PairRow {
-                    witness_id: state.mesh.server(w).id.to_string(),
-                    entry_point_id: state.mesh.entry_point_id(e).to_string(),
+                    witness_id: state.mesh.server(w).id.clone(),
+                    entry_point_id: state.mesh.entry_point_id(e).clone(),
                     state: *state.evidence.pair(w, e),
                 })
                 .collect();

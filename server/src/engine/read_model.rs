@@ -12,12 +12,12 @@ use meshwatch::mesh::Mesh;
 use meshwatch::settings::Settings;
 use meshwatch::verdict::{MeshCell, Verdict, WitnessFault};
 use meshwatch::views::{CountryOpinion, ServerSummary, UserSummary};
-use meshwatch::{ServerId, UserId};
+use meshwatch::{EntryPointId, ServerId, UserId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Every entry point's connection details, read for one mesh.
-pub type Endpoints = Arc<HashMap<String, Endpoint>>;
+pub type Endpoints = Arc<HashMap<EntryPointId, Endpoint>>;
 
 /// A user with their routes, and their subscription token when known.
 pub type KeptUser = Arc<(UserSummary, Option<String>)>;

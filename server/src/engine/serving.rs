@@ -86,10 +86,10 @@ impl Serving {
     /// its connection details and whether it is pair-marked.
     pub fn entry_points<'a>(
         &'a self,
-        details: &'a HashMap<String, Endpoint>,
+        details: &'a HashMap<EntryPointId, Endpoint>,
     ) -> impl Iterator<Item = (&'a EntryPointId, &'a Endpoint, bool)> + 'a {
         self.entry_points.iter().filter_map(|id| {
-            let endpoint = details.get(id.as_str())?;
+            let endpoint = details.get(id)?;
             Some((id, endpoint, self.marked.contains(id)))
         })
     }
@@ -134,12 +134,12 @@ mod tests {
         )
     }
 
-    fn details(mesh: &Mesh) -> HashMap<String, Endpoint> {
+    fn details(mesh: &Mesh) -> HashMap<EntryPointId, Endpoint> {
         mesh.servers()
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let ep = s.entry_points[0].to_string();
+                let ep = s.entry_points[0].clone();
                 let endpoint = Endpoint {
                     id: ep.clone(),
                     name: s.name.clone(),
@@ -186,12 +186,12 @@ mod tests {
         assert_eq!(served.len(), 1, "one server per user");
         let (ep, endpoint, marked) = served[0];
         assert!(!marked);
-        assert_eq!(ep.as_str(), endpoint.id);
+        assert_eq!(ep, &endpoint.id);
         let servers = &serving.routes[0].servers;
         assert_eq!(servers.len(), 1);
         assert_eq!(servers[0].placement, Placement::Serving);
         assert_eq!(servers[0].status, ServerStatus::Healthy);
-        assert_eq!(format!("{}-ep", servers[0].server.id), endpoint.id);
+        assert_eq!(format!("{}-ep", servers[0].server.id), endpoint.id.as_str());
     }
 
     #[test]
@@ -211,7 +211,7 @@ mod tests {
         let details = details(&mesh);
         let served: Vec<_> = serving.entry_points(&details).collect();
         assert_eq!(served.len(), 1);
-        assert_eq!(served[0].1.id, format!("{}-ep", stand_in.id));
+        assert_eq!(served[0].1.id.as_str(), format!("{}-ep", stand_in.id));
     }
 
     #[test]

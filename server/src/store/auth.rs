@@ -4,12 +4,34 @@ use super::{Store, StoreError};
 use crate::secrets::TokenHash;
 use chrono::{DateTime, Utc};
 use meshwatch::views::{ApiTokenView, OperatorView};
-use sqlx::Row;
 
 /// An operator's stored credentials; never serialized.
+#[derive(sqlx::FromRow)]
 pub struct OperatorCredentials {
     pub id: i64,
     pub password_hash: String,
+}
+
+/// A live session: whose, and until when.
+#[derive(sqlx::FromRow)]
+struct SessionRow {
+    username: String,
+    expires_at: DateTime<Utc>,
+}
+
+#[derive(sqlx::FromRow)]
+struct ApiTokenRow {
+    name: String,
+    created_at: DateTime<Utc>,
+}
+
+impl From<ApiTokenRow> for ApiTokenView {
+    fn from(row: ApiTokenRow) -> Self {
+        ApiTokenView {
+            name: row.name,
+            created_at: row.created_at,
+        }
+    }
 }
 
 impl Store {
@@ -21,13 +43,13 @@ impl Store {
         password_hash: &str,
     ) -> Result<bool, StoreError> {
         let mut tx = self.write().await?;
-        let existed = sqlx::query("SELECT 1 FROM operators WHERE username = ?")
+        let existed = sqlx::query_scalar::<_, i64>("SELECT 1 FROM operators WHERE username = $1")
             .bind(username)
             .fetch_optional(&mut *tx)
             .await?
             .is_some();
         sqlx::query(
-            "INSERT INTO operators (username, password_hash, created_at) VALUES (?, ?, ?)
+            "INSERT INTO operators (username, password_hash, created_at) VALUES ($1, $2, $3)
              ON CONFLICT(username) DO UPDATE SET password_hash = excluded.password_hash",
         )
         .bind(username)
@@ -38,7 +60,7 @@ impl Store {
         if existed {
             // A new password ends every session opened with the old one.
             sqlx::query(
-                "DELETE FROM sessions WHERE operator_id = (SELECT id FROM operators WHERE username = ?)",
+                "DELETE FROM sessions WHERE operator_id = (SELECT id FROM operators WHERE username = $1)",
             )
             .bind(username)
             .execute(&mut *tx)
@@ -52,17 +74,12 @@ impl Store {
         &self,
         username: &str,
     ) -> Result<Option<OperatorCredentials>, StoreError> {
-        let row = sqlx::query("SELECT id, password_hash FROM operators WHERE username = ?")
-            .bind(username)
-            .fetch_optional(&self.reader)
-            .await?;
-        Ok(match row {
-            Some(row) => Some(OperatorCredentials {
-                id: row.try_get("id")?,
-                password_hash: row.try_get("password_hash")?,
-            }),
-            None => None,
-        })
+        Ok(sqlx::query_as::<_, OperatorCredentials>(
+            "SELECT id, password_hash FROM operators WHERE username = $1",
+        )
+        .bind(username)
+        .fetch_optional(&self.reader)
+        .await?)
     }
 
     pub async fn create_session(
@@ -74,12 +91,12 @@ impl Store {
         let mut tx = self.write().await?;
         let now = Utc::now();
         // Housekeeping rides along with sign-ins rather than needing a timer.
-        sqlx::query("DELETE FROM sessions WHERE expires_at <= ?")
+        sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
             .bind(now)
             .execute(&mut *tx)
             .await?;
         sqlx::query(
-            "INSERT INTO sessions (token_hash, operator_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+            "INSERT INTO sessions (token_hash, operator_id, created_at, expires_at) VALUES ($1, $2, $3, $4)",
         )
         .bind(token.as_str())
         .bind(operator_id)
@@ -97,28 +114,25 @@ impl Store {
         token: &TokenHash,
         now: DateTime<Utc>,
     ) -> Result<Option<(OperatorView, DateTime<Utc>)>, StoreError> {
-        let row = sqlx::query(
+        let row = sqlx::query_as::<_, SessionRow>(
             "SELECT o.username, s.expires_at FROM sessions s JOIN operators o ON o.id = s.operator_id
-             WHERE s.token_hash = ? AND s.expires_at > ?",
+             WHERE s.token_hash = $1 AND s.expires_at > $2",
         )
         .bind(token.as_str())
         .bind(now)
         .fetch_optional(&self.reader)
         .await?;
-        Ok(match row {
-            Some(row) => Some((
-                OperatorView {
-                    username: row.try_get("username")?,
-                },
-                row.try_get("expires_at")?,
-            )),
-            None => None,
-        })
+        Ok(row.map(|row| {
+            let operator = OperatorView {
+                username: row.username,
+            };
+            (operator, row.expires_at)
+        }))
     }
 
     pub async fn delete_session(&self, token: &TokenHash) -> Result<(), StoreError> {
         let mut tx = self.write().await?;
-        sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
+        sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
             .bind(token.as_str())
             .execute(&mut *tx)
             .await?;
@@ -130,7 +144,7 @@ impl Store {
     pub async fn upsert_api_token(&self, name: &str, token: &TokenHash) -> Result<(), StoreError> {
         let mut tx = self.write().await?;
         sqlx::query(
-            "INSERT INTO api_tokens (name, token_hash, created_at) VALUES (?, ?, ?)
+            "INSERT INTO api_tokens (name, token_hash, created_at) VALUES ($1, $2, $3)
              ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash",
         )
         .bind(name)
@@ -151,11 +165,13 @@ impl Store {
     /// Whether an operator API token with this hash exists. Agent tokens
     /// live in another table and never match here.
     pub async fn api_token_is_valid(&self, token: &TokenHash) -> Result<bool, StoreError> {
-        Ok(sqlx::query("SELECT 1 FROM api_tokens WHERE token_hash = ?")
-            .bind(token.as_str())
-            .fetch_optional(&self.reader)
-            .await?
-            .is_some())
+        Ok(
+            sqlx::query_scalar::<_, i64>("SELECT 1 FROM api_tokens WHERE token_hash = $1")
+                .bind(token.as_str())
+                .fetch_optional(&self.reader)
+                .await?
+                .is_some(),
+        )
     }
 }
 
@@ -170,12 +186,12 @@ impl Store {
         keep: &TokenHash,
     ) -> Result<(), StoreError> {
         let mut tx = self.write().await?;
-        sqlx::query("UPDATE operators SET password_hash = ? WHERE id = ?")
+        sqlx::query("UPDATE operators SET password_hash = $1 WHERE id = $2")
             .bind(password_hash)
             .bind(operator_id)
             .execute(&mut *tx)
             .await?;
-        sqlx::query("DELETE FROM sessions WHERE operator_id = ? AND token_hash <> ?")
+        sqlx::query("DELETE FROM sessions WHERE operator_id = $1 AND token_hash <> $2")
             .bind(operator_id)
             .bind(keep.as_str())
             .execute(&mut *tx)
@@ -186,17 +202,14 @@ impl Store {
 
     /// The operator API tokens by name (their secrets are not kept).
     pub async fn api_tokens(&self) -> Result<Vec<ApiTokenView>, StoreError> {
-        sqlx::query("SELECT name, created_at FROM api_tokens ORDER BY name")
-            .fetch_all(&self.reader)
-            .await?
-            .into_iter()
-            .map(|row| {
-                Ok(ApiTokenView {
-                    name: row.try_get("name")?,
-                    created_at: row.try_get("created_at")?,
-                })
-            })
-            .collect()
+        Ok(sqlx::query_as::<_, ApiTokenRow>(
+            "SELECT name, created_at FROM api_tokens ORDER BY name",
+        )
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(ApiTokenView::from)
+        .collect())
     }
 
     /// Stores a new named token; false (and nothing written) when the name
@@ -208,7 +221,7 @@ impl Store {
     ) -> Result<bool, StoreError> {
         let mut tx = self.write().await?;
         let created = sqlx::query(
-            "INSERT INTO api_tokens (name, token_hash, created_at) VALUES (?, ?, ?)
+            "INSERT INTO api_tokens (name, token_hash, created_at) VALUES ($1, $2, $3)
              ON CONFLICT(name) DO NOTHING",
         )
         .bind(name)
@@ -225,7 +238,7 @@ impl Store {
     /// Deletes a token; false when no token has that name.
     pub async fn revoke_api_token(&self, name: &str) -> Result<bool, StoreError> {
         let mut tx = self.write().await?;
-        let gone = sqlx::query("DELETE FROM api_tokens WHERE name = ?")
+        let gone = sqlx::query("DELETE FROM api_tokens WHERE name = $1")
             .bind(name)
             .execute(&mut *tx)
             .await?

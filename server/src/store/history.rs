@@ -1,71 +1,65 @@
-//! Status history and the notification outbox, written together so that a
-//! recorded "blocked" always has its email queued.
+//! Status history: every change of a server's conditions, recorded
+//! together with the notifications it calls for (see [`outbox`]) so that
+//! a recorded "blocked" always has its email queued.
 
-use super::{corrupt, Store, StoreError};
-use crate::notify::{Target, TargetKind};
+use super::{corrupt, outbox, NewNotification, Store, StoreError, Tx};
 use chrono::{DateTime, Utc};
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::VerdictChange;
-use meshwatch::views::{DeliveryState, NotificationKind};
-use serde::{Serialize, Serializer};
-use sqlx::Row;
+use meshwatch::ServerId;
 use std::collections::HashMap;
 
-/// A notification to queue.
-#[derive(Debug, Clone)]
-pub struct NewNotification {
-    pub kind: NotificationKind,
-    /// `None` for a test message.
-    pub server_id: Option<String>,
-    /// Stored as its kind and label: a webhook's URL never reaches the
-    /// database.
-    pub target: Target,
-    pub subject: String,
-    pub body: String,
+/// A `status_history` row as (when, status).
+#[derive(sqlx::FromRow)]
+struct StatusRow {
+    at: DateTime<Utc>,
+    status: String,
 }
 
-/// A queued notification to deliver.
-pub struct Outgoing {
-    pub id: i64,
-    pub kind: NotificationKind,
-    pub server_id: Option<String>,
-    pub target: Target,
-    pub subject: String,
-    pub body: String,
-    pub attempts: i64,
+impl TryFrom<StatusRow> for (DateTime<Utc>, ServerStatus) {
+    type Error = StoreError;
+
+    fn try_from(row: StatusRow) -> Result<Self, StoreError> {
+        let status = ServerStatus::from_wire(&row.status).ok_or_else(|| {
+            StoreError::Database(sqlx::Error::Decode(
+                format!("status {:?}", row.status).into(),
+            ))
+        })?;
+        Ok((row.at, status))
+    }
 }
 
-/// The outcome of one delivery attempt.
-pub enum Delivery {
-    Sent,
-    Retry { error: String, at: DateTime<Utc> },
-    Failed { error: String },
+/// A `status_history` row with the server it is about.
+#[derive(sqlx::FromRow)]
+struct ChangeRow {
+    server_id: ServerId,
+    #[sqlx(flatten)]
+    change: StatusRow,
 }
 
-/// A row of `GET /api/v1/notifications`. Kind and state are sent by
-/// their stored names (`blocked`, `queued`, …).
-#[derive(Debug, Clone, Serialize)]
-pub struct NotificationView {
-    pub id: i64,
-    #[serde(serialize_with = "kind_name")]
-    pub kind: NotificationKind,
-    pub server_id: Option<String>,
-    /// The target's label: an email address, `webhook (host)`, or empty.
-    pub to: String,
-    pub subject: String,
-    #[serde(serialize_with = "state_name")]
-    pub state: DeliveryState,
-    pub created_at: DateTime<Utc>,
-    pub attempts: i64,
-    pub last_error: Option<String>,
+impl TryFrom<ChangeRow> for (ServerId, DateTime<Utc>, ServerStatus) {
+    type Error = StoreError;
+
+    fn try_from(row: ChangeRow) -> Result<Self, StoreError> {
+        let (at, status) = row.change.try_into()?;
+        Ok((row.server_id, at, status))
+    }
 }
 
-fn kind_name<S: Serializer>(kind: &NotificationKind, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(kind.as_str())
+#[derive(sqlx::FromRow)]
+struct ConditionsRow {
+    server_id: ServerId,
+    conditions: String,
 }
 
-fn state_name<S: Serializer>(state: &DeliveryState, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(state.as_str())
+impl TryFrom<ConditionsRow> for (ServerId, Vec<ServerStatus>) {
+    type Error = StoreError;
+
+    fn try_from(row: ConditionsRow) -> Result<Self, StoreError> {
+        let conditions =
+            serde_json::from_str(&row.conditions).map_err(|e| corrupt("conditions", e))?;
+        Ok((row.server_id, conditions))
+    }
 }
 
 fn conditions_json(conditions: &[ServerStatus]) -> String {
@@ -76,21 +70,16 @@ impl Store {
     /// The last recorded conditions of every server.
     pub async fn latest_conditions(
         &self,
-    ) -> Result<HashMap<String, Vec<ServerStatus>>, StoreError> {
-        let rows = sqlx::query(
+    ) -> Result<HashMap<ServerId, Vec<ServerStatus>>, StoreError> {
+        sqlx::query_as::<_, ConditionsRow>(
             "SELECT h.server_id, h.conditions FROM status_history h
              WHERE h.id = (SELECT MAX(id) FROM status_history WHERE server_id = h.server_id)",
         )
         .fetch_all(&self.reader)
-        .await?;
-        rows.into_iter()
-            .map(|row| {
-                let raw: String = row.try_get("conditions")?;
-                let conditions =
-                    serde_json::from_str(&raw).map_err(|e| corrupt("conditions", e))?;
-                Ok((row.try_get("server_id")?, conditions))
-            })
-            .collect()
+        .await?
+        .into_iter()
+        .map(TryInto::try_into)
+        .collect()
     }
 
     /// Records verdict changes and queues their notifications, atomically.
@@ -100,179 +89,32 @@ impl Store {
         notifications: &[NewNotification],
     ) -> Result<(), StoreError> {
         let mut tx = self.write().await?;
-        for c in changes {
-            sqlx::query("INSERT INTO status_history (server_id, status, conditions, at) VALUES (?, ?, ?, ?)")
-                .bind(c.server.as_str())
-                .bind(c.status.as_str())
-                .bind(conditions_json(&c.conditions))
-                .bind(c.at)
-                .execute(&mut *tx)
-                .await?;
+        for change in changes {
+            insert_change(&mut tx, change).await?;
         }
-        for n in notifications {
-            sqlx::query(
-                "INSERT INTO notification_outbox (kind, server_id, target, recipient, subject, body, created_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(n.kind)
-            .bind(&n.server_id)
-            .bind(n.target.kind())
-            .bind(n.target.label())
-            .bind(&n.subject)
-            .bind(&n.body)
-            .bind(Utc::now())
-            .execute(&mut *tx)
-            .await?;
-        }
+        outbox::queue_in(&mut tx, notifications).await?;
         tx.commit().await?;
         Ok(())
-    }
-
-    /// Queues notifications that concern no status change (test messages).
-    pub async fn queue_notifications(
-        &self,
-        notifications: &[NewNotification],
-    ) -> Result<(), StoreError> {
-        self.record_changes(&[], notifications).await
-    }
-
-    /// The outbox, newest first.
-    pub async fn notifications(&self) -> Result<Vec<NotificationView>, StoreError> {
-        sqlx::query(
-            "SELECT id, kind, server_id, recipient, subject, state, created_at, attempts, last_error
-             FROM notification_outbox ORDER BY id DESC LIMIT 500",
-        )
-        .fetch_all(&self.reader)
-        .await?
-        .into_iter()
-        .map(|row| {
-            Ok(NotificationView {
-                id: row.try_get("id")?,
-                kind: row.try_get("kind")?,
-                server_id: row.try_get("server_id")?,
-                to: row.try_get("recipient")?,
-                subject: row.try_get("subject")?,
-                state: row.try_get("state")?,
-                created_at: row.try_get("created_at")?,
-                attempts: row.try_get("attempts")?,
-                last_error: row.try_get("last_error")?,
-            })
-        })
-        .collect()
-    }
-
-    /// Queued notifications due for a delivery attempt, oldest first.
-    /// Only targets of a configured kind are returned (email, webhook), so
-    /// undeliverable rows never crowd out deliverable ones.
-    pub async fn due_notifications(
-        &self,
-        now: DateTime<Utc>,
-        limit: i64,
-        email: bool,
-        webhook: bool,
-    ) -> Result<Vec<Outgoing>, StoreError> {
-        sqlx::query(
-            "SELECT id, kind, server_id, target, recipient, subject, body, attempts
-             FROM notification_outbox
-             WHERE state = ? AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
-               AND ((? AND target = ?) OR (? AND target = ?))
-             ORDER BY id LIMIT ?",
-        )
-        .bind(DeliveryState::Queued)
-        .bind(now)
-        .bind(email)
-        .bind(TargetKind::Email)
-        .bind(webhook)
-        .bind(TargetKind::Webhook)
-        .bind(limit)
-        .fetch_all(&self.reader)
-        .await?
-        .into_iter()
-        .map(|row| {
-            Ok(Outgoing {
-                id: row.try_get("id")?,
-                kind: row.try_get("kind")?,
-                server_id: row.try_get("server_id")?,
-                target: Target::from_columns(row.try_get("target")?, row.try_get("recipient")?),
-                subject: row.try_get("subject")?,
-                body: row.try_get("body")?,
-                attempts: row.try_get("attempts")?,
-            })
-        })
-        .collect()
-    }
-
-    /// Records the outcome of one delivery attempt.
-    pub async fn record_delivery(&self, id: i64, outcome: Delivery) -> Result<(), StoreError> {
-        let mut tx = self.write().await?;
-        let now = Utc::now();
-        match outcome {
-            Delivery::Sent => {
-                sqlx::query(
-                    "UPDATE notification_outbox SET state = ?, sent_at = ?, attempts = attempts + 1,
-                        last_error = NULL WHERE id = ?",
-                )
-                .bind(DeliveryState::Sent)
-                .bind(now)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-            }
-            Delivery::Retry { error, at } => {
-                sqlx::query(
-                    "UPDATE notification_outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?
-                     WHERE id = ?",
-                )
-                .bind(at)
-                .bind(error)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-            }
-            Delivery::Failed { error } => {
-                sqlx::query(
-                    "UPDATE notification_outbox SET state = ?, attempts = attempts + 1, last_error = ?
-                     WHERE id = ?",
-                )
-                .bind(DeliveryState::Failed)
-                .bind(error)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-            }
-        }
-        tx.commit().await?;
-        Ok(())
-    }
-
-    /// How many notifications are in each state.
-    pub async fn outbox_counts(&self) -> Result<HashMap<DeliveryState, i64>, StoreError> {
-        sqlx::query("SELECT state, COUNT(*) AS n FROM notification_outbox GROUP BY state")
-            .fetch_all(&self.reader)
-            .await?
-            .into_iter()
-            .map(|row| Ok((row.try_get("state")?, row.try_get("n")?)))
-            .collect()
     }
 
     /// Status changes of one server since `since`, oldest first, led by the
     /// last change before it (the status at the window's start).
     pub async fn status_changes_since(
         &self,
-        server_id: &str,
+        server: &ServerId,
         since: DateTime<Utc>,
     ) -> Result<Vec<(DateTime<Utc>, ServerStatus)>, StoreError> {
-        sqlx::query(
-            "SELECT at, status FROM status_history WHERE server_id = ?1 AND (at >= ?2 OR id =
-                (SELECT MAX(id) FROM status_history WHERE server_id = ?1 AND at < ?2))
+        sqlx::query_as::<_, StatusRow>(
+            "SELECT at, status FROM status_history WHERE server_id = $1 AND (at >= $2 OR id =
+                (SELECT MAX(id) FROM status_history WHERE server_id = $1 AND at < $2))
              ORDER BY id",
         )
-        .bind(server_id)
+        .bind(server)
         .bind(since)
         .fetch_all(&self.reader)
         .await?
-        .iter()
-        .map(status_change)
+        .into_iter()
+        .map(TryInto::try_into)
         .collect()
     }
 
@@ -280,220 +122,61 @@ impl Store {
     pub async fn latest_changes(
         &self,
         limit: i64,
-    ) -> Result<Vec<(String, DateTime<Utc>, ServerStatus)>, StoreError> {
-        sqlx::query("SELECT server_id, at, status FROM status_history ORDER BY id DESC LIMIT ?")
-            .bind(limit)
-            .fetch_all(&self.reader)
-            .await?
-            .iter()
-            .map(|row| {
-                let (at, status) = status_change(row)?;
-                Ok((row.try_get("server_id")?, at, status))
-            })
-            .collect()
+    ) -> Result<Vec<(ServerId, DateTime<Utc>, ServerStatus)>, StoreError> {
+        sqlx::query_as::<_, ChangeRow>(
+            "SELECT server_id, at, status FROM status_history ORDER BY id DESC LIMIT $1",
+        )
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(TryInto::try_into)
+        .collect()
     }
 
     /// Status changes of one server, newest first.
     pub async fn status_history(
         &self,
-        server_id: &str,
+        server: &ServerId,
         limit: i64,
     ) -> Result<Vec<(DateTime<Utc>, ServerStatus)>, StoreError> {
-        sqlx::query(
-            "SELECT at, status FROM status_history WHERE server_id = ? ORDER BY id DESC LIMIT ?",
+        sqlx::query_as::<_, StatusRow>(
+            "SELECT at, status FROM status_history WHERE server_id = $1 ORDER BY id DESC LIMIT $2",
         )
-        .bind(server_id)
+        .bind(server)
         .bind(limit)
         .fetch_all(&self.reader)
         .await?
-        .iter()
-        .map(status_change)
+        .into_iter()
+        .map(TryInto::try_into)
         .collect()
     }
 }
 
-/// One `status_history` row as (when, status).
-fn status_change(
-    row: &sqlx::sqlite::SqliteRow,
-) -> Result<(DateTime<Utc>, ServerStatus), StoreError> {
-    let raw: String = row.try_get("status")?;
-    let status = ServerStatus::from_wire(&raw).ok_or_else(|| {
-        StoreError::Database(sqlx::Error::Decode(format!("status {raw:?}").into()))
-    })?;
-    Ok((row.try_get("at")?, status))
+async fn insert_change(tx: &mut Tx, change: &VerdictChange) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO status_history (server_id, status, conditions, at) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(&change.server)
+    .bind(change.status.as_str())
+    .bind(conditions_json(&change.conditions))
+    .bind(change.at)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use sqlx::{Connection, SqliteConnection};
-
-    /// The names the outbox columns hold today (their CHECK constraints):
-    /// existing databases keep working only while they stay byte for byte.
-    const KINDS: [(NotificationKind, &str); 4] = [
-        (NotificationKind::Blocked, "blocked"),
-        (NotificationKind::Cleared, "cleared"),
-        (NotificationKind::Test, "test"),
-        (NotificationKind::WitnessNetwork, "witness_network"),
-    ];
-    const STATES: [(DeliveryState, &str); 3] = [
-        (DeliveryState::Queued, "queued"),
-        (DeliveryState::Sent, "sent"),
-        (DeliveryState::Failed, "failed"),
-    ];
-    const TARGETS: [(TargetKind, &str); 3] = [
-        (TargetKind::Nowhere, "none"),
-        (TargetKind::Email, "email"),
-        (TargetKind::Webhook, "webhook"),
-    ];
-
-    /// A fresh database with every migration applied.
-    async fn database() -> SqliteConnection {
-        let mut conn = SqliteConnection::connect("sqlite::memory:")
-            .await
-            .expect("opens");
-        crate::store::schema::MIGRATOR
-            .run(&mut conn)
-            .await
-            .expect("migrates");
-        conn
-    }
-
-    /// Queues one outbox row through the typed columns and reads back the
-    /// text they hold: (kind, state, target).
-    async fn stored(
-        conn: &mut SqliteConnection,
-        kind: NotificationKind,
-        state: DeliveryState,
-        target: TargetKind,
-    ) -> (String, String, String) {
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO notification_outbox (kind, state, target, recipient, subject, body, created_at)
-             VALUES (?, ?, ?, '', 'subject', 'body', '2026-12-01T10:00:00+00:00') RETURNING id",
-        )
-        .bind(kind)
-        .bind(state)
-        .bind(target)
-        .fetch_one(&mut *conn)
-        .await
-        .expect("the table's CHECK constraints accept the value");
-        sqlx::query_as("SELECT kind, state, target FROM notification_outbox WHERE id = ?")
-            .bind(id)
-            .fetch_one(&mut *conn)
-            .await
-            .expect("reads back")
-    }
-
-    /// Reads a row written as text (as older releases did) as the enums.
-    async fn read(
-        conn: &mut SqliteConnection,
-        kind: &str,
-        state: &str,
-        target: &str,
-    ) -> (NotificationKind, DeliveryState, TargetKind) {
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO notification_outbox (kind, state, target, recipient, subject, body, created_at)
-             VALUES (?, ?, ?, '', 'subject', 'body', '2026-12-01T10:00:00+00:00') RETURNING id",
-        )
-        .bind(kind)
-        .bind(state)
-        .bind(target)
-        .fetch_one(&mut *conn)
-        .await
-        .expect("writes");
-        sqlx::query_as("SELECT kind, state, target FROM notification_outbox WHERE id = ?")
-            .bind(id)
-            .fetch_one(&mut *conn)
-            .await
-            .expect("decodes")
-    }
-
-    #[test]
-    fn every_variant_has_its_name_listed() {
-        assert_eq!(KINDS.map(|(k, _)| k), NotificationKind::ALL);
-        assert_eq!(STATES.map(|(s, _)| s), DeliveryState::ALL);
-        assert_eq!(TARGETS.map(|(t, _)| t), TargetKind::ALL);
-    }
-
-    #[tokio::test]
-    async fn every_notification_kind_is_stored_by_its_name_of_today() {
-        let mut conn = database().await;
-        for (kind, name) in KINDS {
-            let (stored_kind, _, _) =
-                stored(&mut conn, kind, DeliveryState::Queued, TargetKind::Email).await;
-            assert_eq!(stored_kind, name);
-            assert_eq!(kind.as_str(), name, "the API and the webhook say the same");
-            let (read_kind, _, _) = read(&mut conn, name, "queued", "email").await;
-            assert_eq!(read_kind, kind);
-        }
-    }
-
-    #[tokio::test]
-    async fn every_delivery_state_is_stored_by_its_name_of_today() {
-        let mut conn = database().await;
-        for (state, name) in STATES {
-            let (_, stored_state, _) = stored(
-                &mut conn,
-                NotificationKind::Blocked,
-                state,
-                TargetKind::Email,
-            )
-            .await;
-            assert_eq!(stored_state, name);
-            assert_eq!(state.as_str(), name, "the API and /metrics say the same");
-            let (_, read_state, _) = read(&mut conn, "blocked", name, "email").await;
-            assert_eq!(read_state, state);
-        }
-    }
-
-    #[tokio::test]
-    async fn every_target_kind_is_stored_by_its_name_of_today() {
-        let mut conn = database().await;
-        for (target, name) in TARGETS {
-            let (_, _, stored_target) = stored(
-                &mut conn,
-                NotificationKind::Test,
-                DeliveryState::Queued,
-                target,
-            )
-            .await;
-            assert_eq!(stored_target, name);
-            let (_, _, read_target) = read(&mut conn, "test", "queued", name).await;
-            assert_eq!(read_target, target);
-        }
-    }
-
-    #[tokio::test]
-    async fn a_name_of_no_variant_does_not_decode() {
-        let mut conn = database().await;
-        let kind = sqlx::query_scalar::<_, NotificationKind>("SELECT 'Blocked'")
-            .fetch_one(&mut conn)
-            .await;
-        assert!(kind.is_err(), "{kind:?}");
-        let target = sqlx::query_scalar::<_, TargetKind>("SELECT 'fax'")
-            .fetch_one(&mut conn)
-            .await;
-        assert!(target.is_err(), "{target:?}");
-    }
-
-    #[test]
-    fn the_api_names_kind_and_state_as_stored() {
-        let created_at = DateTime::parse_from_rfc3339("2026-12-01T10:00:00+00:00")
-            .expect("a date")
-            .with_timezone(&Utc);
-        let view = NotificationView {
-            id: 7,
-            kind: NotificationKind::WitnessNetwork,
-            server_id: None,
-            to: "ops@example.com".into(),
-            subject: "subject".into(),
-            state: DeliveryState::Failed,
-            created_at,
-            attempts: 3,
-            last_error: Some("refused".into()),
-        };
-        let json = serde_json::to_value(&view).expect("serializes");
-        assert_eq!(json["kind"], "witness_network");
-        assert_eq!(json["state"], "failed");
-    }
+/// Drops the history older than `before_ms` of servers that left the
+/// fleet (it is kept for the retention window, like everything else);
+/// returns how many rows went.
+pub(super) async fn prune_in(tx: &mut Tx, before_ms: i64) -> Result<u64, StoreError> {
+    let cutoff = meshwatch::evidence::from_ms(before_ms);
+    Ok(sqlx::query(
+        "DELETE FROM status_history WHERE at < $1
+            AND server_id NOT IN (SELECT id FROM servers)",
+    )
+    .bind(cutoff)
+    .execute(&mut **tx)
+    .await?
+    .rows_affected())
 }

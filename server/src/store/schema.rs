@@ -5,7 +5,7 @@
 //! would only say "migration … was previously applied but is missing".
 
 use sqlx::migrate::Migrator;
-use sqlx::{Row, SqliteConnection};
+use sqlx::SqliteConnection;
 
 /// Every migration of `migrations/`, compiled into the binary.
 pub static MIGRATOR: Migrator = sqlx::migrate!("../migrations");
@@ -32,6 +32,23 @@ pub struct Applied {
     pub version: i64,
     /// False when the migration started and failed (sqlx calls it dirty).
     pub success: bool,
+}
+
+/// A row of `_sqlx_migrations`, with `success` read as an integer: SQLite
+/// has no boolean type.
+#[derive(sqlx::FromRow)]
+struct MigrationRow {
+    version: i64,
+    success: i64,
+}
+
+impl From<MigrationRow> for Applied {
+    fn from(row: MigrationRow) -> Self {
+        Applied {
+            version: row.version,
+            success: row.success != 0,
+        }
+    }
 }
 
 /// A newer meshwatch migrated this database; this one must not touch it.
@@ -137,20 +154,12 @@ pub async fn applied_migrations(
     if tables == 0 {
         return Ok(None);
     }
-    // `success` is read as an integer: SQLite has no boolean type.
-    let rows = sqlx::query("SELECT version, success FROM _sqlx_migrations ORDER BY version")
-        .fetch_all(&mut *conn)
-        .await?;
-    rows.iter()
-        .map(|row| {
-            let success: i64 = row.try_get("success")?;
-            Ok(Applied {
-                version: row.try_get("version")?,
-                success: success != 0,
-            })
-        })
-        .collect::<Result<Vec<_>, sqlx::Error>>()
-        .map(Some)
+    let rows = sqlx::query_as::<_, MigrationRow>(
+        "SELECT version, success FROM _sqlx_migrations ORDER BY version",
+    )
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(Some(rows.into_iter().map(Applied::from).collect()))
 }
 
 #[cfg(test)]

@@ -4,37 +4,55 @@
 use super::{corrupt, Store, StoreError};
 use meshwatch::i18n::Lang;
 use meshwatch::settings::Settings;
-use sqlx::Row;
+
+#[derive(sqlx::FromRow)]
+struct SettingsRow {
+    report_interval_s: i64,
+    probe_interval_s: i64,
+    probe_timeout_s: i64,
+    stale_after_s: i64,
+    failure_streak: i64,
+    quorum: i64,
+    unreliable_fraction: f64,
+}
 
 fn to_u32(v: i64) -> Result<u32, StoreError> {
     u32::try_from(v).map_err(|e| corrupt("setting", e))
 }
 
+impl TryFrom<SettingsRow> for Settings {
+    type Error = StoreError;
+
+    fn try_from(row: SettingsRow) -> Result<Self, StoreError> {
+        Ok(Settings {
+            report_interval_s: to_u32(row.report_interval_s)?,
+            probe_interval_s: to_u32(row.probe_interval_s)?,
+            probe_timeout_s: to_u32(row.probe_timeout_s)?,
+            stale_after_s: to_u32(row.stale_after_s)?,
+            failure_streak: to_u32(row.failure_streak)?,
+            quorum: to_u32(row.quorum)?,
+            unreliable_fraction: row.unreliable_fraction,
+        })
+    }
+}
+
 impl Store {
     pub async fn settings(&self) -> Result<Settings, StoreError> {
-        let row = sqlx::query(
+        sqlx::query_as::<_, SettingsRow>(
             "SELECT report_interval_s, probe_interval_s, probe_timeout_s, stale_after_s,
                     failure_streak, quorum, unreliable_fraction FROM settings WHERE id = 1",
         )
         .fetch_one(&self.reader)
-        .await?;
-        Ok(Settings {
-            report_interval_s: to_u32(row.try_get("report_interval_s")?)?,
-            probe_interval_s: to_u32(row.try_get("probe_interval_s")?)?,
-            probe_timeout_s: to_u32(row.try_get("probe_timeout_s")?)?,
-            stale_after_s: to_u32(row.try_get("stale_after_s")?)?,
-            failure_streak: to_u32(row.try_get("failure_streak")?)?,
-            quorum: to_u32(row.try_get("quorum")?)?,
-            unreliable_fraction: row.try_get("unreliable_fraction")?,
-        })
+        .await?
+        .try_into()
     }
 
     /// Replaces the settings (validated by the caller).
     pub async fn save_settings(&self, s: &Settings) -> Result<(), StoreError> {
         let mut tx = self.write().await?;
         sqlx::query(
-            "UPDATE settings SET report_interval_s = ?, probe_interval_s = ?, probe_timeout_s = ?,
-                stale_after_s = ?, failure_streak = ?, quorum = ?, unreliable_fraction = ? WHERE id = 1",
+            "UPDATE settings SET report_interval_s = $1, probe_interval_s = $2, probe_timeout_s = $3,
+                stale_after_s = $4, failure_streak = $5, quorum = $6, unreliable_fraction = $7 WHERE id = 1",
         )
         .bind(i64::from(s.report_interval_s))
         .bind(i64::from(s.probe_interval_s))
@@ -54,10 +72,10 @@ impl Store {
     /// English). Notifications go to the panel's targets, not to one
     /// operator, so the choice is panel-wide.
     pub async fn notify_lang(&self) -> Result<Option<Lang>, StoreError> {
-        let code: Option<String> = sqlx::query("SELECT notify_lang FROM settings WHERE id = 1")
-            .fetch_one(&self.reader)
-            .await?
-            .try_get("notify_lang")?;
+        let code: Option<String> =
+            sqlx::query_scalar("SELECT notify_lang FROM settings WHERE id = 1")
+                .fetch_one(&self.reader)
+                .await?;
         code.map(|code| Lang::from_code(&code).ok_or_else(|| corrupt("notify_lang", &code)))
             .transpose()
     }
@@ -65,7 +83,7 @@ impl Store {
     /// Remembers an operator's choice of panel language for notifications.
     pub async fn set_notify_lang(&self, lang: Lang) -> Result<(), StoreError> {
         let mut tx = self.write().await?;
-        sqlx::query("UPDATE settings SET notify_lang = ? WHERE id = 1")
+        sqlx::query("UPDATE settings SET notify_lang = $1 WHERE id = 1")
             .bind(lang.code())
             .execute(&mut *tx)
             .await?;

@@ -3,15 +3,22 @@
 //! not hand out subscriptions. `/sub/{token}` never needs it: it finds users
 //! by `sub_token_hash`.
 
-use super::{corrupt, StoreError};
+use super::{begin_write, StoreError};
 use crate::sealing::{self, SealingKey};
 use meshwatch::UserId;
-use sqlx::{Row, SqlitePool};
+use sqlx::SqlitePool;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 const UNOPENABLE: &str = "a stored subscription token does not open with this panel's key \
     (was the database restored without its key file, or MESHWATCH_SECRET_KEY changed?): \
     the user card shows no link until the token is given again; subscriptions keep working";
+
+/// A user's stored token, sealed or (written by an earlier version) clear.
+#[derive(sqlx::FromRow)]
+struct StoredToken {
+    id: UserId,
+    sub_token: String,
+}
 
 /// The store's key for `users.sub_token`, and whether the log already said
 /// that a value does not open with it.
@@ -53,23 +60,22 @@ impl SubTokenSealing {
     /// (stored before tokens were sealed), then scrubs the clear copies off
     /// the disk. Says once how many sealed values this key cannot open.
     pub(super) async fn seal_clear_values(&self, writer: &SqlitePool) -> Result<(), StoreError> {
-        let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
-        let rows = sqlx::query("SELECT id, sub_token FROM users WHERE sub_token IS NOT NULL")
-            .fetch_all(&mut *tx)
-            .await?;
+        let mut tx = begin_write(writer).await?;
+        let rows = sqlx::query_as::<_, StoredToken>(
+            "SELECT id, sub_token FROM users WHERE sub_token IS NOT NULL",
+        )
+        .fetch_all(&mut *tx)
+        .await?;
         let (mut sealed, mut unopenable) = (0usize, 0usize);
-        for row in rows {
-            let id: String = row.try_get("id")?;
-            let stored: String = row.try_get("sub_token")?;
-            let user = UserId::parse(&id).map_err(|e| corrupt("user id", e))?;
-            if sealing::is_sealed(&stored) {
-                if self.key.open(&user, &stored).is_err() {
+        for StoredToken { id, sub_token } in rows {
+            if sealing::is_sealed(&sub_token) {
+                if self.key.open(&id, &sub_token).is_err() {
                     unopenable += 1;
                 }
                 continue;
             }
-            sqlx::query("UPDATE users SET sub_token = ? WHERE id = ?")
-                .bind(self.seal(&user, &stored)?)
+            sqlx::query("UPDATE users SET sub_token = $1 WHERE id = $2")
+                .bind(self.seal(&id, &sub_token)?)
                 .bind(&id)
                 .execute(&mut *tx)
                 .await?;

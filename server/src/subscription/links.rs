@@ -149,7 +149,7 @@ mod tests {
 
     fn ep(protocol: Protocol) -> Endpoint {
         Endpoint {
-            id: "de-1-x".into(),
+            id: meshwatch::EntryPointId::parse("de-1-x").expect("slug"),
             name: "Frankfurt 1".into(),
             protocol,
             host: "203.0.113.10".into(),

@@ -256,7 +256,7 @@ async fn a_long_self_check_detail_is_cut() {
     let (_, _, check) = snapshot
         .reports
         .iter()
-        .find(|(id, _, _)| id == "de-1")
+        .find(|(id, _, _)| id.as_str() == "de-1")
         .expect("de-1 reported");
     let detail = check.detail.as_deref().expect("detail");
     assert!(

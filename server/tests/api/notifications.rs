@@ -59,7 +59,7 @@ async fn a_block_sends_one_notification_and_its_clearing_another() {
     let history = app
         .store()
         .await
-        .status_history("de-1", 10)
+        .status_history(&meshwatch::ServerId::parse("de-1").expect("id"), 10)
         .await
         .expect("history");
     let statuses: Vec<_> = history.iter().map(|(_, s)| s.as_str()).collect();

@@ -3,6 +3,11 @@
 
 use crate::agent::{all_report, fleet, get, knock, post, report, uuid};
 use crate::helpers::{location, spawn_app};
+use meshwatch::ServerId;
+
+fn server(id: &str) -> ServerId {
+    ServerId::parse(id).expect("a server id")
+}
 
 #[tokio::test]
 async fn the_card_shows_the_verdict_self_check_and_silence() {
@@ -262,7 +267,7 @@ async fn chart_buckets_average_their_window_and_leave_gaps() {
     // Four quarter hours up to `until`: the 61-minute and day-old samples
     // fall outside; 15–30 minutes before holds nothing.
     let charts = store
-        .metric_charts("de-1", until, 4, 900)
+        .metric_charts(&server("de-1"), until, 4, 900)
         .await
         .expect("charts");
     let cpu = charts
@@ -277,7 +282,7 @@ async fn chart_buckets_average_their_window_and_leave_gaps() {
         "unreported metrics stay empty"
     );
     let other = store
-        .metric_charts("nl-1", until, 4, 900)
+        .metric_charts(&server("nl-1"), until, 4, 900)
         .await
         .expect("charts");
     assert!(other.is_empty(), "another server's samples never leak in");
@@ -291,18 +296,18 @@ async fn the_demo_past_day_fills_the_charts_once() {
     let now = chrono::Utc::now();
     let day = meshwatch_server::demo::past_day(0, now.timestamp_millis());
     assert!(store
-        .backfill_metrics("de-1", &day)
+        .backfill_metrics(&server("de-1"), &day)
         .await
         .expect("backfill"));
     assert!(
         !store
-            .backfill_metrics("de-1", &day)
+            .backfill_metrics(&server("de-1"), &day)
             .await
             .expect("backfill"),
         "a restart never doubles the past"
     );
     let charts = store
-        .metric_charts("de-1", now, 96, 900)
+        .metric_charts(&server("de-1"), now, 96, 900)
         .await
         .expect("charts");
     let cpu = charts

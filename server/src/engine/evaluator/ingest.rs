@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A report waiting for the group commit, with whom to answer.
 pub(super) struct Queued {
-    witness: String,
+    witness: ServerId,
     report: AgentReport,
     received_ms: i64,
     reply: tokio::sync::oneshot::Sender<Result<ReportAck, StoreError>>,
@@ -21,7 +21,6 @@ pub(super) struct Queued {
 
 /// A queued report resolved against the mesh, ready to store.
 struct Ready {
-    witness_id: Option<ServerId>,
     w: usize,
     resolved: Vec<(usize, ProbeOutcome)>,
     ack: ReportAck,
@@ -71,13 +70,13 @@ impl Evaluator {
     /// `received_ms` is the receipt time on the evaluator's clock.
     pub async fn ingest(
         self: &Arc<Self>,
-        witness: &str,
+        witness: &ServerId,
         report: AgentReport,
         received_ms: i64,
     ) -> Result<ReportAck, StoreError> {
         let (reply, mut answer) = tokio::sync::oneshot::channel();
         queue(&self.queued).push(Queued {
-            witness: witness.to_owned(),
+            witness: witness.clone(),
             report,
             received_ms,
             reply,
@@ -117,13 +116,12 @@ impl Evaluator {
                 // Stored with its times on the panel's clock: a replay after
                 // a crash then needs neither the receipt clock nor the agent's.
                 meshwatch::intake::normalize(&mut queued.report, queued.received_ms);
-                let witness_id = ServerId::parse(&queued.witness).ok();
-                let w = witness_id
-                    .as_ref()
-                    .and_then(|id| state.mesh.server_index(id));
-                let Some(w) = w else {
+                let Some(w) = state.mesh.server_index(&queued.witness) else {
                     // Its token was checked before the server left the fleet.
-                    let message = format!("server {:?} is no longer in the fleet", queued.witness);
+                    let message = format!(
+                        "server {:?} is no longer in the fleet",
+                        queued.witness.as_str()
+                    );
                     let _ = queued.reply.send(Err(StoreError::Rejected {
                         code: "unknown_server",
                         message,
@@ -139,7 +137,6 @@ impl Evaluator {
                     fleet_version: state.fleet_version,
                 };
                 ready.push(Ready {
-                    witness_id,
                     w,
                     resolved: newest_per_entry_point(known),
                     ack,
@@ -151,7 +148,7 @@ impl Evaluator {
             .iter()
             .map(|r| {
                 (
-                    r.queued.witness.as_str(),
+                    &r.queued.witness,
                     &r.queued.report,
                     r.queued.received_ms,
                     r.ack,
@@ -190,9 +187,7 @@ impl Evaluator {
                 .probe_results_skipped
                 .inc_by(u64::from(r.ack.skipped_probes));
             ledger.applied_seq = seq;
-            if let Some(id) = &r.witness_id {
-                state.mark_written(id);
-            }
+            state.mark_written(&r.queued.witness);
             let state = &mut *state;
             let (_, applied) = state.evaluation.apply_report(
                 &state.mesh,

@@ -1,0 +1,385 @@
+//! The notification outbox: messages queued (with the status changes that
+//! call for them, see [`Store::record_changes`], or alone), delivered by
+//! the delivery task, and listed with their delivery state.
+
+use super::{Store, StoreError, Tx};
+use crate::notify::{Target, TargetKind};
+use chrono::{DateTime, Utc};
+use meshwatch::views::{DeliveryState, NotificationKind};
+use meshwatch::ServerId;
+use serde::{Serialize, Serializer};
+use std::collections::HashMap;
+
+/// A notification to queue.
+#[derive(Debug, Clone)]
+pub struct NewNotification {
+    pub kind: NotificationKind,
+    /// `None` for a test message.
+    pub server_id: Option<ServerId>,
+    /// Stored as its kind and label: a webhook's URL never reaches the
+    /// database.
+    pub target: Target,
+    pub subject: String,
+    pub body: String,
+}
+
+/// A queued notification to deliver.
+pub struct Outgoing {
+    pub id: i64,
+    pub kind: NotificationKind,
+    pub server_id: Option<ServerId>,
+    pub target: Target,
+    pub subject: String,
+    pub body: String,
+    pub attempts: i64,
+}
+
+/// The outcome of one delivery attempt.
+pub enum Delivery {
+    Sent,
+    Retry { error: String, at: DateTime<Utc> },
+    Failed { error: String },
+}
+
+/// A row of `GET /api/v1/notifications`. Kind and state are sent by
+/// their stored names (`blocked`, `queued`, …).
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+pub struct NotificationView {
+    pub id: i64,
+    #[serde(serialize_with = "kind_name")]
+    pub kind: NotificationKind,
+    pub server_id: Option<ServerId>,
+    /// The target's label: an email address, `webhook (host)`, or empty.
+    #[sqlx(rename = "recipient")]
+    pub to: String,
+    pub subject: String,
+    #[serde(serialize_with = "state_name")]
+    pub state: DeliveryState,
+    pub created_at: DateTime<Utc>,
+    pub attempts: i64,
+    pub last_error: Option<String>,
+}
+
+fn kind_name<S: Serializer>(kind: &NotificationKind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(kind.as_str())
+}
+
+fn state_name<S: Serializer>(state: &DeliveryState, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(state.as_str())
+}
+
+/// A queued row as delivery needs it: the target from its two columns.
+#[derive(sqlx::FromRow)]
+struct OutgoingRow {
+    id: i64,
+    kind: NotificationKind,
+    server_id: Option<ServerId>,
+    target: TargetKind,
+    recipient: String,
+    subject: String,
+    body: String,
+    attempts: i64,
+}
+
+impl From<OutgoingRow> for Outgoing {
+    fn from(row: OutgoingRow) -> Self {
+        Outgoing {
+            id: row.id,
+            kind: row.kind,
+            server_id: row.server_id,
+            target: Target::from_columns(row.target, row.recipient),
+            subject: row.subject,
+            body: row.body,
+            attempts: row.attempts,
+        }
+    }
+}
+
+impl Store {
+    /// Queues notifications that concern no status change (test messages).
+    pub async fn queue_notifications(
+        &self,
+        notifications: &[NewNotification],
+    ) -> Result<(), StoreError> {
+        self.record_changes(&[], notifications).await
+    }
+
+    /// The outbox, newest first.
+    pub async fn notifications(&self) -> Result<Vec<NotificationView>, StoreError> {
+        Ok(sqlx::query_as::<_, NotificationView>(
+            "SELECT id, kind, server_id, recipient, subject, state, created_at, attempts, last_error
+             FROM notification_outbox ORDER BY id DESC LIMIT 500",
+        )
+        .fetch_all(&self.reader)
+        .await?)
+    }
+
+    /// Queued notifications due for a delivery attempt, oldest first.
+    /// Only targets of a configured kind are returned (email, webhook), so
+    /// undeliverable rows never crowd out deliverable ones.
+    pub async fn due_notifications(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+        email: bool,
+        webhook: bool,
+    ) -> Result<Vec<Outgoing>, StoreError> {
+        let rows = sqlx::query_as::<_, OutgoingRow>(
+            "SELECT id, kind, server_id, target, recipient, subject, body, attempts
+             FROM notification_outbox
+             WHERE state = $1 AND (next_attempt_at IS NULL OR next_attempt_at <= $2)
+               AND (($3 AND target = $4) OR ($5 AND target = $6))
+             ORDER BY id LIMIT $7",
+        )
+        .bind(DeliveryState::Queued)
+        .bind(now)
+        .bind(email)
+        .bind(TargetKind::Email)
+        .bind(webhook)
+        .bind(TargetKind::Webhook)
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.into_iter().map(Outgoing::from).collect())
+    }
+
+    /// Records the outcome of one delivery attempt.
+    pub async fn record_delivery(&self, id: i64, outcome: Delivery) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        let attempt = match outcome {
+            Delivery::Sent => sqlx::query(
+                "UPDATE notification_outbox SET state = $1, sent_at = $2, attempts = attempts + 1,
+                    last_error = NULL WHERE id = $3",
+            )
+            .bind(DeliveryState::Sent)
+            .bind(Utc::now())
+            .bind(id),
+            Delivery::Retry { error, at } => sqlx::query(
+                "UPDATE notification_outbox SET attempts = attempts + 1, next_attempt_at = $1,
+                    last_error = $2 WHERE id = $3",
+            )
+            .bind(at)
+            .bind(error)
+            .bind(id),
+            Delivery::Failed { error } => sqlx::query(
+                "UPDATE notification_outbox SET state = $1, attempts = attempts + 1, last_error = $2
+                 WHERE id = $3",
+            )
+            .bind(DeliveryState::Failed)
+            .bind(error)
+            .bind(id),
+        };
+        attempt.execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// How many notifications are in each state.
+    pub async fn outbox_counts(&self) -> Result<HashMap<DeliveryState, i64>, StoreError> {
+        Ok(sqlx::query_as::<_, (DeliveryState, i64)>(
+            "SELECT state, COUNT(*) AS n FROM notification_outbox GROUP BY state",
+        )
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .collect())
+    }
+}
+
+/// Queues `notifications` inside the caller's transaction.
+pub(super) async fn queue_in(
+    tx: &mut Tx,
+    notifications: &[NewNotification],
+) -> Result<(), StoreError> {
+    for n in notifications {
+        sqlx::query(
+            "INSERT INTO notification_outbox (kind, server_id, target, recipient, subject, body, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(n.kind)
+        .bind(&n.server_id)
+        .bind(n.target.kind())
+        .bind(n.target.label())
+        .bind(&n.subject)
+        .bind(&n.body)
+        .bind(Utc::now())
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlx::{Connection, SqliteConnection};
+
+    /// The names the outbox columns hold today (their CHECK constraints):
+    /// existing databases keep working only while they stay byte for byte.
+    const KINDS: [(NotificationKind, &str); 4] = [
+        (NotificationKind::Blocked, "blocked"),
+        (NotificationKind::Cleared, "cleared"),
+        (NotificationKind::Test, "test"),
+        (NotificationKind::WitnessNetwork, "witness_network"),
+    ];
+    const STATES: [(DeliveryState, &str); 3] = [
+        (DeliveryState::Queued, "queued"),
+        (DeliveryState::Sent, "sent"),
+        (DeliveryState::Failed, "failed"),
+    ];
+    const TARGETS: [(TargetKind, &str); 3] = [
+        (TargetKind::Nowhere, "none"),
+        (TargetKind::Email, "email"),
+        (TargetKind::Webhook, "webhook"),
+    ];
+
+    /// A fresh database with every migration applied.
+    async fn database() -> SqliteConnection {
+        let mut conn = SqliteConnection::connect("sqlite::memory:")
+            .await
+            .expect("opens");
+        crate::store::schema::MIGRATOR
+            .run(&mut conn)
+            .await
+            .expect("migrates");
+        conn
+    }
+
+    /// Queues one outbox row through the typed columns and reads back the
+    /// text they hold: (kind, state, target).
+    async fn stored(
+        conn: &mut SqliteConnection,
+        kind: NotificationKind,
+        state: DeliveryState,
+        target: TargetKind,
+    ) -> (String, String, String) {
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO notification_outbox (kind, state, target, recipient, subject, body, created_at)
+             VALUES ($1, $2, $3, '', 'subject', 'body', '2026-12-01T10:00:00+00:00') RETURNING id",
+        )
+        .bind(kind)
+        .bind(state)
+        .bind(target)
+        .fetch_one(&mut *conn)
+        .await
+        .expect("the table's CHECK constraints accept the value");
+        sqlx::query_as("SELECT kind, state, target FROM notification_outbox WHERE id = $1")
+            .bind(id)
+            .fetch_one(&mut *conn)
+            .await
+            .expect("reads back")
+    }
+
+    /// Reads a row written as text (as older releases did) as the enums.
+    async fn read(
+        conn: &mut SqliteConnection,
+        kind: &str,
+        state: &str,
+        target: &str,
+    ) -> (NotificationKind, DeliveryState, TargetKind) {
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO notification_outbox (kind, state, target, recipient, subject, body, created_at)
+             VALUES ($1, $2, $3, '', 'subject', 'body', '2026-12-01T10:00:00+00:00') RETURNING id",
+        )
+        .bind(kind)
+        .bind(state)
+        .bind(target)
+        .fetch_one(&mut *conn)
+        .await
+        .expect("writes");
+        sqlx::query_as("SELECT kind, state, target FROM notification_outbox WHERE id = $1")
+            .bind(id)
+            .fetch_one(&mut *conn)
+            .await
+            .expect("decodes")
+    }
+
+    #[test]
+    fn every_variant_has_its_name_listed() {
+        assert_eq!(KINDS.map(|(k, _)| k), NotificationKind::ALL);
+        assert_eq!(STATES.map(|(s, _)| s), DeliveryState::ALL);
+        assert_eq!(TARGETS.map(|(t, _)| t), TargetKind::ALL);
+    }
+
+    #[tokio::test]
+    async fn every_notification_kind_is_stored_by_its_name_of_today() {
+        let mut conn = database().await;
+        for (kind, name) in KINDS {
+            let (stored_kind, _, _) =
+                stored(&mut conn, kind, DeliveryState::Queued, TargetKind::Email).await;
+            assert_eq!(stored_kind, name);
+            assert_eq!(kind.as_str(), name, "the API and the webhook say the same");
+            let (read_kind, _, _) = read(&mut conn, name, "queued", "email").await;
+            assert_eq!(read_kind, kind);
+        }
+    }
+
+    #[tokio::test]
+    async fn every_delivery_state_is_stored_by_its_name_of_today() {
+        let mut conn = database().await;
+        for (state, name) in STATES {
+            let (_, stored_state, _) = stored(
+                &mut conn,
+                NotificationKind::Blocked,
+                state,
+                TargetKind::Email,
+            )
+            .await;
+            assert_eq!(stored_state, name);
+            assert_eq!(state.as_str(), name, "the API and /metrics say the same");
+            let (_, read_state, _) = read(&mut conn, "blocked", name, "email").await;
+            assert_eq!(read_state, state);
+        }
+    }
+
+    #[tokio::test]
+    async fn every_target_kind_is_stored_by_its_name_of_today() {
+        let mut conn = database().await;
+        for (target, name) in TARGETS {
+            let (_, _, stored_target) = stored(
+                &mut conn,
+                NotificationKind::Test,
+                DeliveryState::Queued,
+                target,
+            )
+            .await;
+            assert_eq!(stored_target, name);
+            let (_, _, read_target) = read(&mut conn, "test", "queued", name).await;
+            assert_eq!(read_target, target);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_name_of_no_variant_does_not_decode() {
+        let mut conn = database().await;
+        let kind = sqlx::query_scalar::<_, NotificationKind>("SELECT 'Blocked'")
+            .fetch_one(&mut conn)
+            .await;
+        assert!(kind.is_err(), "{kind:?}");
+        let target = sqlx::query_scalar::<_, TargetKind>("SELECT 'fax'")
+            .fetch_one(&mut conn)
+            .await;
+        assert!(target.is_err(), "{target:?}");
+    }
+
+    #[test]
+    fn the_api_names_kind_and_state_as_stored() {
+        let created_at = DateTime::parse_from_rfc3339("2026-12-01T10:00:00+00:00")
+            .expect("a date")
+            .with_timezone(&Utc);
+        let view = NotificationView {
+            id: 7,
+            kind: NotificationKind::WitnessNetwork,
+            server_id: None,
+            to: "ops@example.com".into(),
+            subject: "subject".into(),
+            state: DeliveryState::Failed,
+            created_at,
+            attempts: 3,
+            last_error: Some("refused".into()),
+        };
+        let json = serde_json::to_value(&view).expect("serializes");
+        assert_eq!(json["kind"], "witness_network");
+        assert_eq!(json["state"], "failed");
+    }
+}

@@ -1,0 +1,369 @@
+//! Agent reports: each one stored once (its id, for idempotency; its probe
+//! results until a checkpoint folds them into the pair states), the latest
+//! self-report of each server, and the checkpoint itself. At start-up the
+//! pair states plus the reports after the checkpoint rebuild the evidence
+//! the engine keeps in memory, so the hot pair state is written as
+//! changes, never one row per probe.
+
+use super::{corrupt, count, history, metrics, Store, StoreError, Tx};
+use meshwatch::agent_api::{AgentReport, ReportAck};
+use meshwatch::evidence::{PairState, ProbeError, SelfCheck};
+use meshwatch::{EntryPointId, ServerId};
+
+/// A report stored before the last checkpoint's effect included it.
+#[derive(sqlx::FromRow)]
+pub struct PendingReport {
+    pub seq: i64,
+    pub server_id: ServerId,
+    pub received_ms: i64,
+    /// The probe results, as the JSON array the agent sent.
+    pub probes: String,
+}
+
+/// A report the panel received, as the reports listing shows it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ReceivedReport {
+    pub report_id: String,
+    pub received_at: chrono::DateTime<chrono::Utc>,
+    pub accepted_probes: u32,
+    pub skipped_probes: u32,
+}
+
+/// One checkpointed pair.
+pub struct PairRow {
+    pub witness_id: ServerId,
+    pub entry_point_id: EntryPointId,
+    pub state: PairState,
+}
+
+/// Everything needed to rebuild the in-memory evidence at start-up.
+pub struct EvidenceSnapshot {
+    /// The latest self-report of each server: (server, received at ms, check).
+    pub reports: Vec<(ServerId, i64, SelfCheck)>,
+    pub pairs: Vec<PairRow>,
+    pub pending: Vec<PendingReport>,
+}
+
+/// A stored report: either newly stored (with its sequence number) or a
+/// retry of one stored before (with the answer given then).
+pub enum StoredReport {
+    New { seq: i64 },
+    Duplicate(ReportAck),
+}
+
+/// What a stored report accepted and skipped: the answer to a retry.
+#[derive(sqlx::FromRow)]
+struct ProbeCounts {
+    accepted_probes: i64,
+    skipped_probes: i64,
+}
+
+impl TryFrom<ProbeCounts> for ReportAck {
+    type Error = StoreError;
+
+    /// The fleet version is the caller's to fill in: it is today's, not
+    /// the one of the first answer.
+    fn try_from(row: ProbeCounts) -> Result<Self, StoreError> {
+        Ok(ReportAck {
+            accepted_probes: count("accepted_probes", row.accepted_probes)?,
+            skipped_probes: count("skipped_probes", row.skipped_probes)?,
+            fleet_version: 0,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct ReceivedRow {
+    report_id: String,
+    received_at_ms: i64,
+    #[sqlx(flatten)]
+    counts: ProbeCounts,
+}
+
+impl TryFrom<ReceivedRow> for ReceivedReport {
+    type Error = StoreError;
+
+    fn try_from(row: ReceivedRow) -> Result<Self, StoreError> {
+        let counts = ReportAck::try_from(row.counts)?;
+        Ok(ReceivedReport {
+            report_id: row.report_id,
+            received_at: meshwatch::evidence::from_ms(row.received_at_ms),
+            accepted_probes: counts.accepted_probes,
+            skipped_probes: counts.skipped_probes,
+        })
+    }
+}
+
+/// A `server_reports` row: the latest self-report of one server.
+#[derive(sqlx::FromRow)]
+struct SelfReportRow {
+    server_id: ServerId,
+    received_at_ms: i64,
+    listener_ok: bool,
+    service_ok: bool,
+    detail: Option<String>,
+}
+
+impl SelfReportRow {
+    fn into_entry(self) -> (ServerId, i64, SelfCheck) {
+        let check = SelfCheck {
+            listener_ok: self.listener_ok,
+            service_ok: self.service_ok,
+            detail: self.detail,
+        };
+        (self.server_id, self.received_at_ms, check)
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct PairStateRow {
+    witness_id: ServerId,
+    entry_point_id: EntryPointId,
+    streak: i64,
+    first_failure_ms: Option<i64>,
+    last_at_ms: i64,
+    received_ms: i64,
+    last_error: Option<String>,
+}
+
+impl TryFrom<PairStateRow> for PairRow {
+    type Error = StoreError;
+
+    fn try_from(row: PairStateRow) -> Result<Self, StoreError> {
+        Ok(PairRow {
+            witness_id: row.witness_id,
+            entry_point_id: row.entry_point_id,
+            state: PairState {
+                streak: count("streak", row.streak)?,
+                first_failure_ms: row.first_failure_ms.unwrap_or(PairState::NO_FAILURE),
+                last_at_ms: row.last_at_ms,
+                received_ms: row.received_ms,
+                last_error: row.last_error.as_deref().and_then(error_from_name),
+            },
+        })
+    }
+}
+
+fn error_name(e: ProbeError) -> &'static str {
+    match e {
+        ProbeError::Timeout => "timeout",
+        ProbeError::Refused => "refused",
+        ProbeError::Reset => "reset",
+        ProbeError::TlsError => "tls_error",
+        ProbeError::DnsError => "dns_error",
+        ProbeError::Other => "other",
+    }
+}
+
+fn error_from_name(raw: &str) -> Option<ProbeError> {
+    serde_json::from_value(serde_json::Value::String(raw.to_owned())).ok()
+}
+
+impl Store {
+    /// The latest reports received from `server`, newest first (ids are
+    /// kept for the retention window).
+    pub async fn recent_reports(
+        &self,
+        server: &ServerId,
+        limit: u32,
+    ) -> Result<Vec<ReceivedReport>, StoreError> {
+        sqlx::query_as::<_, ReceivedRow>(
+            "SELECT report_id, received_at_ms, accepted_probes, skipped_probes FROM agent_reports
+             WHERE server_id = $1 ORDER BY seq DESC LIMIT $2",
+        )
+        .bind(server)
+        .bind(i64::from(limit))
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(ReceivedReport::try_from)
+        .collect()
+    }
+
+    /// Stores accepted reports durably, all in one transaction (a group
+    /// commit: one fsync for the lot): each one's id, its probe results
+    /// until checkpointed, the server's latest self-report and a metrics
+    /// sample. A retry of a stored `report_id` (also one earlier in the
+    /// same batch) writes nothing. The answers follow the batch's order.
+    pub async fn store_reports(
+        &self,
+        batch: &[(&ServerId, &AgentReport, i64, ReportAck)],
+    ) -> Result<Vec<StoredReport>, StoreError> {
+        let mut tx = self.write().await?;
+        let mut stored = Vec::with_capacity(batch.len());
+        for (server, report, received_ms, ack) in batch {
+            stored.push(store_report(&mut tx, server, report, *received_ms, *ack).await?);
+        }
+        tx.commit().await?;
+        Ok(stored)
+    }
+
+    /// The checkpointed pairs, latest self-reports and reports not yet
+    /// folded into the checkpoint (in arrival order).
+    pub async fn evidence_snapshot(&self) -> Result<EvidenceSnapshot, StoreError> {
+        let reports = sqlx::query_as::<_, SelfReportRow>(
+            "SELECT server_id, received_at_ms, listener_ok, service_ok, detail FROM server_reports",
+        )
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(SelfReportRow::into_entry)
+        .collect();
+        let pairs = sqlx::query_as::<_, PairStateRow>(
+            "SELECT witness_id, entry_point_id, streak, first_failure_ms, last_at_ms, received_ms, last_error
+             FROM pair_states",
+        )
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(PairRow::try_from)
+        .collect::<Result<_, _>>()?;
+        let pending = sqlx::query_as::<_, PendingReport>(
+            "SELECT seq, server_id, received_at_ms AS received_ms, probes FROM agent_reports
+             WHERE probes IS NOT NULL AND seq > (SELECT applied_seq FROM checkpoint WHERE id = 1)
+             ORDER BY seq",
+        )
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(EvidenceSnapshot {
+            reports,
+            pairs,
+            pending,
+        })
+    }
+
+    /// Writes the changed pairs and moves the checkpoint to `applied_seq`:
+    /// report bodies up to it are no longer needed (their ids stay, for
+    /// idempotency).
+    pub async fn checkpoint(&self, pairs: &[PairRow], applied_seq: i64) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        for pair in pairs {
+            upsert_pair(&mut tx, pair).await?;
+        }
+        // The checkpoint never moves back.
+        sqlx::query("UPDATE checkpoint SET applied_seq = $1 WHERE id = 1 AND applied_seq < $1")
+            .bind(applied_seq)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "UPDATE agent_reports SET probes = NULL WHERE seq <= $1 AND probes IS NOT NULL",
+        )
+        .bind(applied_seq)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Drops metrics samples, folded report ids and the status history of
+    /// servers that left, older than `before_ms` (the retention window).
+    /// Returns how many rows went.
+    pub async fn prune(&self, before_ms: i64) -> Result<u64, StoreError> {
+        let mut tx = self.write().await?;
+        let metrics = metrics::prune_in(&mut tx, before_ms).await?;
+        let reports = prune_reports_in(&mut tx, before_ms).await?;
+        let history = history::prune_in(&mut tx, before_ms).await?;
+        tx.commit().await?;
+        Ok(metrics + reports + history)
+    }
+}
+
+/// One report of [`Store::store_reports`], inside its transaction.
+async fn store_report(
+    tx: &mut Tx,
+    server: &ServerId,
+    report: &AgentReport,
+    received_ms: i64,
+    ack: ReportAck,
+) -> Result<StoredReport, StoreError> {
+    let earlier = sqlx::query_as::<_, ProbeCounts>(
+        "SELECT accepted_probes, skipped_probes FROM agent_reports
+         WHERE server_id = $1 AND report_id = $2",
+    )
+    .bind(server)
+    .bind(&report.report_id)
+    .fetch_optional(&mut **tx)
+    .await?;
+    if let Some(first) = earlier {
+        return Ok(StoredReport::Duplicate(first.try_into()?));
+    }
+    let probes = serde_json::to_string(&report.probes).map_err(|e| corrupt("probes", e))?;
+    let metrics = serde_json::to_string(&report.metrics).map_err(|e| corrupt("metrics", e))?;
+    let seq: i64 = sqlx::query_scalar(
+        "INSERT INTO agent_reports (report_id, server_id, received_at_ms, accepted_probes, skipped_probes, probes)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq",
+    )
+    .bind(&report.report_id)
+    .bind(server)
+    .bind(received_ms)
+    .bind(i64::from(ack.accepted_probes))
+    .bind(i64::from(ack.skipped_probes))
+    .bind(probes)
+    .fetch_one(&mut **tx)
+    .await?;
+    upsert_self_report(tx, server, report, received_ms, &metrics).await?;
+    metrics::insert_sample(tx, server, received_ms, &metrics).await?;
+    Ok(StoredReport::New { seq })
+}
+
+/// Replaces the server's latest self-report (and the metrics it came with).
+async fn upsert_self_report(
+    tx: &mut Tx,
+    server: &ServerId,
+    report: &AgentReport,
+    received_ms: i64,
+    metrics_json: &str,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO server_reports (server_id, received_at_ms, listener_ok, service_ok, detail, agent_version, sent_at, metrics)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT(server_id) DO UPDATE SET received_at_ms = excluded.received_at_ms,
+            listener_ok = excluded.listener_ok, service_ok = excluded.service_ok, detail = excluded.detail,
+            agent_version = excluded.agent_version, sent_at = excluded.sent_at, metrics = excluded.metrics",
+    )
+    .bind(server)
+    .bind(received_ms)
+    .bind(report.self_check.listener_ok)
+    .bind(report.self_check.service_ok)
+    .bind(&report.self_check.detail)
+    .bind(&report.agent_version)
+    .bind(report.sent_at)
+    .bind(metrics_json)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+async fn upsert_pair(tx: &mut Tx, pair: &PairRow) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO pair_states (witness_id, entry_point_id, streak, first_failure_ms, last_at_ms, received_ms, last_error)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT(witness_id, entry_point_id) DO UPDATE SET streak = excluded.streak,
+            first_failure_ms = excluded.first_failure_ms, last_at_ms = excluded.last_at_ms,
+            received_ms = excluded.received_ms, last_error = excluded.last_error",
+    )
+    .bind(&pair.witness_id)
+    .bind(&pair.entry_point_id)
+    .bind(i64::from(pair.state.streak))
+    .bind(pair.state.first_failure())
+    .bind(pair.state.last_at_ms)
+    .bind(pair.state.received_ms)
+    .bind(pair.state.last_error.map(error_name))
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// Drops the ids of reports older than `before_ms` whose effect a
+/// checkpoint holds; an agent retrying a report older than the window
+/// would be applied again, which its older-than-applied probe results make
+/// harmless.
+async fn prune_reports_in(tx: &mut Tx, before_ms: i64) -> Result<u64, StoreError> {
+    Ok(
+        sqlx::query("DELETE FROM agent_reports WHERE probes IS NULL AND received_at_ms < $1")
+            .bind(before_ms)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected(),
+    )
+}
