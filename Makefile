@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup run build dev agent test lint test-rust test-e2e
+.PHONY: setup run build dev agent test lint test-rust test-postgres test-e2e
 
 setup:
 	bash scripts/setup.sh
@@ -33,11 +33,12 @@ dev:
 agent:
 	cargo build --release --features agent --bin meshwatch-agent
 
-## Everything CI runs: formatting, clippy, Rust tests, browser tests (also
-## through nginx with TLS, deploy/nginx.conf as shipped).
+## Everything CI runs: formatting, clippy, Rust tests (the HTTP suite on
+## SQLite, then again on a throw-away PostgreSQL cluster), browser tests
+## (also through nginx with TLS, deploy/nginx.conf as shipped).
 test:
-	bash scripts/setup.sh --with-browser
-	$(MAKE) lint test-rust test-e2e
+	bash scripts/setup.sh --with-browser --with-postgres
+	$(MAKE) lint test-rust test-postgres test-e2e
 
 lint:
 	cargo fmt --all -- --check
@@ -45,6 +46,11 @@ lint:
 
 test-rust:
 	cargo test --workspace
+
+## The HTTP integration suite against PostgreSQL: Debian's server in a temp
+## dir, as an unprivileged user, stopped and deleted afterwards.
+test-postgres:
+	bash scripts/with-postgres.sh cargo test -p server --test api
 
 test-e2e: build
 	cd end2end && npx playwright test

@@ -7,7 +7,8 @@
 #   scripts/with-postgres.sh cargo test -p server --test api
 #
 # The command sees MESHWATCH_TEST_POSTGRES_URL (the cluster's admin URL:
-# the tests create one database each) and PGHOST/PGPORT/PGUSER for psql.
+# the tests create one database each), MESHWATCH_TEST_POSTGRES_LOG (the
+# server log, for a failing statement) and PGHOST/PGPORT/PGUSER for psql.
 # PostgreSQL refuses to run as root, so under root (CI) the cluster belongs
 # to the unprivileged `postgres` user the package creates.
 #
@@ -72,6 +73,7 @@ fi
 
 export PGHOST=127.0.0.1 PGPORT=$port PGUSER=postgres
 export MESHWATCH_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
+export MESHWATCH_TEST_POSTGRES_LOG="$cluster/server.log"
 echo "with-postgres: PostgreSQL $("$bindir/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (throw-away, $cluster)"
 set +e
 "$@"

@@ -1,9 +1,12 @@
 //! Ingest benchmark: N servers (default 1000), each report carrying a probe
 //! result for every other server (999), posted over HTTP on loopback by
-//! concurrent clients to a real panel on a fresh SQLite file. Prints
+//! concurrent clients to a real panel on a fresh SQLite file (or a fresh
+//! PostgreSQL database, run under `scripts/with-postgres.sh`). Prints
 //! sustained reports/s and acknowledgement latency percentiles.
 //!
-//! Run: `cargo bench -p server --bench ingest`
+//! Run: `cargo bench -p server --bench ingest`, and on PostgreSQL (with
+//! fsync on, as production runs it):
+//! `MESHWATCH_PG_DURABLE=1 scripts/with-postgres.sh cargo bench -p server --bench ingest`
 //! (`MESHWATCH_BENCH_SERVERS`, `MESHWATCH_BENCH_REPORTS`, `MESHWATCH_BENCH_CLIENTS` override).
 
 mod support;

@@ -1,5 +1,9 @@
 //! Configuration from the environment (`MESHWATCH_*`), validated at boot.
 
+mod database_url;
+
+pub use database_url::DatabaseUrl;
+
 use app::auth::PublicOrigin;
 use std::net::SocketAddr;
 
@@ -39,8 +43,9 @@ pub enum DemoMode {
 pub struct Config {
     /// `MESHWATCH_LISTEN`: where the panel listens.
     pub listen: SocketAddr,
-    /// `MESHWATCH_DATABASE_URL`: the SQLite database.
-    pub database_url: String,
+    /// `MESHWATCH_DATABASE_URL`: the SQLite file (the default) or the
+    /// PostgreSQL database of several replicas.
+    pub database_url: DatabaseUrl,
     /// `MESHWATCH_ADMIN_TOKEN`: bootstraps the operator API token.
     pub admin_token: Option<Secret>,
     /// `MESHWATCH_DEMO=1`: seed the demo fleet and demo operator and run its
@@ -99,16 +104,13 @@ impl Config {
             var: "MESHWATCH_LISTEN",
             problem: format!("{listen_raw:?} is not an address:port ({e})"),
         })?;
-        let database_url =
+        let database_url_raw =
             non_empty("MESHWATCH_DATABASE_URL").unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned());
-        if !database_url.starts_with("sqlite:") {
-            return Err(ConfigError {
+        let database_url =
+            DatabaseUrl::parse(&database_url_raw).map_err(|problem| ConfigError {
                 var: "MESHWATCH_DATABASE_URL",
-                problem: format!(
-                    "{database_url:?} is not a sqlite: URL (SQLite is the only store so far)"
-                ),
-            });
-        }
+                problem,
+            })?;
         let admin_token = match non_empty("MESHWATCH_ADMIN_TOKEN") {
             Some(t) if t.len() < MIN_ADMIN_TOKEN_LEN || !t.chars().all(|c| c.is_ascii_graphic()) => {
                 return Err(ConfigError {
@@ -158,6 +160,15 @@ impl Config {
                     })
                 }
             },
+            None if database_url.is_postgres() => {
+                return Err(ConfigError {
+                    var: "MESHWATCH_SECRET_KEY",
+                    problem: "is required with PostgreSQL: every replica seals subscription \
+                              tokens with the same key, and there is no key file beside the \
+                              database (64 hex characters, e.g. from `openssl rand -hex 32`)"
+                        .to_owned(),
+                })
+            }
             None => None,
         };
         let public_url = non_empty("MESHWATCH_PUBLIC_URL")
@@ -229,7 +240,7 @@ mod tests {
     fn defaults_need_no_variables() {
         let c = config(&[]).expect("defaults");
         assert_eq!(c.listen.to_string(), DEFAULT_LISTEN);
-        assert_eq!(c.database_url, DEFAULT_DATABASE_URL);
+        assert_eq!(c.database_url.as_str(), DEFAULT_DATABASE_URL);
         assert!(c.demo.is_none() && c.admin_token.is_none());
     }
 
@@ -307,12 +318,26 @@ mod tests {
     }
 
     #[test]
+    fn postgres_needs_the_shared_secret_key() {
+        let err = config(&[("MESHWATCH_DATABASE_URL", "postgres://mw@db/mw")]).expect_err("no key");
+        assert_eq!(err.var, "MESHWATCH_SECRET_KEY");
+        assert!(err.problem.contains("every replica"), "{err}");
+        let key = "5be2c0a9d4e17f3b6a8c2d9e0f1b3a5c7d9e1f3a5b7c9d1e3f5a7b9c1d3e5f70";
+        let c = config(&[
+            ("MESHWATCH_DATABASE_URL", "postgres://mw@db/mw"),
+            ("MESHWATCH_SECRET_KEY", key),
+        ])
+        .expect("postgres with a key");
+        assert!(c.database_url.is_postgres());
+    }
+
+    #[test]
     fn bad_values_name_the_variable() {
         for (var, value) in [
             ("MESHWATCH_LISTEN", "localhost"),
             ("MESHWATCH_DEMO", "yes please"),
             ("MESHWATCH_ADMIN_TOKEN", "short"),
-            ("MESHWATCH_DATABASE_URL", "postgres://x"),
+            ("MESHWATCH_DATABASE_URL", "mysql://x"),
             ("MESHWATCH_METRICS_TOKEN", ""),
             ("MESHWATCH_METRICS_TOKEN", "two words"),
             ("MESHWATCH_METRICS_TOKEN", "tab\there"),

@@ -53,13 +53,6 @@ async fn main() -> ExitCode {
         Ok(c) => c,
         Err(err) => {
             eprintln!("configuration error: {err}");
-            if let Some(note) = std::env::var("MESHWATCH_DATABASE_URL")
-                .ok()
-                .as_deref()
-                .and_then(cli::postgres_note)
-            {
-                eprintln!("{note}");
-            }
             return ExitCode::from(2);
         }
     };
@@ -135,11 +128,12 @@ async fn create_operator(config: Config, name: &str) -> anyhow::Result<()> {
     }
     // The store seals subscription tokens left in clear as it opens, so it
     // needs the panel's key here too (made now if this is the first start).
-    let sealing = sealing::key_for_database(config.secret_key.as_ref(), &config.database_url)?;
+    let sealing =
+        sealing::key_for_database(config.secret_key.as_ref(), config.database_url.as_str())?;
     if let Some(path) = &sealing.generated {
         println!("{}", startup::key_file_made(path));
     }
-    let store = Store::open(&config.database_url, sealing.key).await?;
+    let store = Store::open_url(&config.database_url, sealing.key).await?;
     let hash = secrets::hash_password_off_thread(password).await?;
     let created = store.upsert_operator(name, &hash).await?;
     store.close().await;

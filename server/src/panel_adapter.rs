@@ -44,6 +44,7 @@ fn backend_error(err: StoreError) -> BackendError {
         StoreError::Rejected { .. } => BackendError::Invalid(message),
         StoreError::Database(_)
         | StoreError::Migrate(_)
+        | StoreError::Url(_)
         | StoreError::Directory { .. }
         | StoreError::Sealing(_)
         | StoreError::NewerSchema(_) => BackendError::Unavailable(message),

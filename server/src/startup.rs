@@ -70,12 +70,13 @@ impl Application {
     pub async fn build_with_clock(config: Config, clock: Clock) -> anyhow::Result<Self> {
         // Before anything touches the database (key file, migrations): a
         // second panel on the same file stops here.
-        let database_lock = match crate::store::database_file(&config.database_url)? {
+        let database_lock = match crate::store::database_file(config.database_url.as_str())? {
             Some(file) => Some(DatabaseLock::acquire(&file)?),
             None => None,
         };
-        let sealing = sealing::key_for_database(config.secret_key.as_ref(), &config.database_url)?;
-        let store = Store::open(&config.database_url, sealing.key).await?;
+        let sealing =
+            sealing::key_for_database(config.secret_key.as_ref(), config.database_url.as_str())?;
+        let store = Store::open_url(&config.database_url, sealing.key).await?;
         let mut announcements = Vec::new();
         if let Some(path) = &sealing.generated {
             announcements.push(key_file_made(path));

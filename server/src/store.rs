@@ -1,45 +1,78 @@
-//! The store: every SQL statement of meshwatch lives under this module, so a
-//! PostgreSQL store can follow by re-implementing it alone.
+//! The store: every SQL statement of meshwatch lives under this module.
 //!
-//! SQLite is opened in WAL mode with `synchronous=FULL` (a 202 tells an
-//! agent it may delete the report from its spool, so an acknowledged commit
-//! must survive a power loss, not only a crash), a busy timeout and
-//! foreign keys on. Writes go through a single-connection writer pool and
-//! start with `BEGIN IMMEDIATE` (no lock upgrades, no SQLITE_BUSY mid-way);
-//! reads use their own pool and never wait for the writer.
-//!
-//! One module per table or aggregate. Statements use `$N` placeholders,
-//! `ON CONFLICT` and `RETURNING`, which PostgreSQL reads alike; what only
-//! SQLite says stays where it is named: the connection set-up and
-//! `begin_write` here, `json_extract` in `metrics`, `json_group_array` in
-//! `fleet`, `VACUUM` and pragmas in `sub_tokens`, [`offline`] and
-//! [`schema`]. Rows are read through `sqlx::FromRow` structs: a public type
-//! whose fields are its columns derives it; any other row is a private
-//! struct that decodes (JSON, names, ranges) in one `TryFrom`.
+//! Two backends share one API and one set of statements: SQLite (the
+//! embedded default, see [`sqlite`]) and PostgreSQL (for several panel
+//! replicas, see [`postgres`]). The statements under `store/queries/` are
+//! compiled once per backend (the two `#[path]` modules below), each time
+//! against that backend's own pool and transaction types, so neither pays
+//! for the other (no `sqlx::Any`). The few statements that differ come from
+//! each backend's `dialect`.
 
-mod auth;
-mod fleet;
-mod history;
-mod metrics;
 pub mod offline;
-mod outbox;
-mod reports;
+mod postgres;
 pub mod schema;
-mod settings;
+mod sqlite;
 mod sub_tokens;
+mod types;
 
-pub use fleet::{Endpoint, GeneratedTokens};
-pub use outbox::{Delivery, NewNotification, NotificationView, Outgoing};
-pub use reports::{EvidenceSnapshot, PairRow, PendingReport, ReceivedReport, StoredReport};
+pub use types::{
+    Delivery, Endpoint, EvidenceSnapshot, GeneratedTokens, NewNotification, NotificationView,
+    OperatorCredentials, Outgoing, PairRow, PendingReport, ReceivedReport, StoredReport,
+};
 
+use crate::config::DatabaseUrl;
 use crate::sealing::{SealingError, SealingKey};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Sqlite, SqlitePool, Transaction};
+use crate::secrets::TokenHash;
+use chrono::{DateTime, Utc};
+use meshwatch::agent_api::{AgentReport, Metrics, Peer, ReportAck};
+use meshwatch::chart::MetricCharts;
+use meshwatch::fleet::Fleet;
+use meshwatch::i18n::Lang;
+use meshwatch::mesh::{MeshRoute, MeshServer};
+use meshwatch::settings::Settings;
+use meshwatch::status::ServerStatus;
+use meshwatch::verdict::VerdictChange;
+use meshwatch::views::{ApiTokenView, DeliveryState, OperatorView, ServerSummary, UserSummary};
+use meshwatch::{EntryPointId, RouteId, ServerId, UserId};
+use sqlx::sqlite::SqliteConnectOptions;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::Arc;
-use std::time::Duration;
-use sub_tokens::SubTokenSealing;
+
+/// The statements, on SQLite.
+// Loading the same files twice is the point: one text, two backends.
+#[allow(clippy::duplicate_mod)]
+#[path = "store/queries"]
+mod on_sqlite {
+    use super::sqlite::{Store, Tx};
+    use super::types::*;
+    use super::{corrupt, count, StoreError};
+
+    mod auth;
+    mod fleet;
+    mod history;
+    mod metrics;
+    mod outbox;
+    mod reports;
+    mod settings;
+}
+
+/// The same statements, on PostgreSQL.
+#[allow(clippy::duplicate_mod)]
+#[path = "store/queries"]
+mod on_postgres {
+    use super::postgres::{Store, Tx};
+    use super::types::*;
+    use super::{corrupt, count, StoreError};
+
+    mod auth;
+    mod fleet;
+    mod history;
+    mod metrics;
+    mod outbox;
+    mod reports;
+    mod settings;
+}
 
 /// Why the store could not do what was asked.
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +81,9 @@ pub enum StoreError {
     Database(#[from] sqlx::Error),
     #[error("migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// `MESHWATCH_DATABASE_URL` names no backend.
+    #[error("{0}")]
+    Url(String),
     #[error("cannot create the database directory {path}: {source}")]
     Directory {
         path: String,
@@ -66,98 +102,121 @@ pub enum StoreError {
     NewerSchema(#[from] schema::NewerSchema),
 }
 
+/// The store of one panel: a handle on its database (cheap to clone).
 #[derive(Clone)]
-pub struct Store {
-    writer: SqlitePool,
-    reader: SqlitePool,
-    /// Seals `users.sub_token` on the way in and opens it on the way out.
-    sub_tokens: Arc<SubTokenSealing>,
+pub enum Store {
+    Sqlite(sqlite::Store),
+    Postgres(postgres::Store),
 }
 
-const READ_CONNECTIONS: u32 = 8;
-
 impl Store {
-    /// Opens (creating if needed) the database at `url`, applies pending
-    /// migrations and seals subscription tokens still stored in clear;
-    /// `sealing` seals and opens them from then on (see
+    /// Opens the database at `url` (creating a SQLite file if needed),
+    /// applies pending migrations and seals subscription tokens still
+    /// stored in clear; `sealing` seals and opens them from then on (see
     /// [`crate::sealing::key_for_database`]).
     pub async fn open(url: &str, sealing: SealingKey) -> Result<Self, StoreError> {
-        let options = SqliteConnectOptions::from_str(url)?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
-            .busy_timeout(Duration::from_secs(10))
-            .foreign_keys(true);
-        let file = database_file(url)?;
-        let in_memory = file.is_none();
-        if let Some(dir) = file
-            .as_deref()
-            .and_then(Path::parent)
-            .filter(|d| !d.as_os_str().is_empty())
-        {
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::Directory {
-                path: dir.display().to_string(),
-                source,
-            })?;
-        }
-        // SQLite connections are in-process: a ping before each use (sqlx's
-        // default, meant for network databases) only costs a thread hop.
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .test_before_acquire(false)
-            .connect_with(options.clone())
-            .await?;
-        {
-            let mut conn = writer.acquire().await?;
-            // Before migrating: sqlx would refuse a newer database too, but
-            // only as "migration … is missing"; this names both releases.
-            if let Some(applied) = schema::applied_migrations(&mut conn).await? {
-                schema::refuse_newer(&applied)?;
+        Self::open_url(&DatabaseUrl::parse(url).map_err(StoreError::Url)?, sealing).await
+    }
+
+    pub async fn open_url(url: &DatabaseUrl, sealing: SealingKey) -> Result<Self, StoreError> {
+        Ok(match url {
+            DatabaseUrl::Sqlite(url) => Self::Sqlite(sqlite::Store::open(url, sealing).await?),
+            DatabaseUrl::Postgres(url) => {
+                Self::Postgres(postgres::Store::open(url, sealing).await?)
             }
-            schema::MIGRATOR.run(&mut *conn).await?;
-        }
-        let sub_tokens = Arc::new(SubTokenSealing::new(sealing));
-        // Before the read pool opens: the scrub that follows the sealing
-        // wants the database to itself.
-        sub_tokens.seal_clear_values(&writer).await?;
-        // An in-memory database exists once per connection: share the writer.
-        let reader = if in_memory {
-            writer.clone()
-        } else {
-            SqlitePoolOptions::new()
-                .max_connections(READ_CONNECTIONS)
-                .test_before_acquire(false)
-                .connect_with(options.read_only(true))
-                .await?
-        };
-        Ok(Self {
-            writer,
-            reader,
-            sub_tokens,
         })
     }
 
     /// The database answers a query (for `/readyz`).
     pub async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1").execute(&self.reader).await?;
-        Ok(())
+        match self {
+            Self::Sqlite(s) => s.ping().await,
+            Self::Postgres(s) => s.ping().await,
+        }
     }
 
-    /// Starts the one write transaction at a time (see [`begin_write`]).
-    async fn write(&self) -> Result<Tx, StoreError> {
-        Ok(begin_write(&self.writer).await?)
-    }
-
-    /// Closes both pools, flushing the WAL.
+    /// Closes the pools (on SQLite, flushing the WAL).
     pub async fn close(&self) {
-        self.reader.close().await;
-        self.writer.close().await;
+        match self {
+            Self::Sqlite(s) => s.close().await,
+            Self::Postgres(s) => s.close().await,
+        }
     }
 }
 
+/// One public method per statement set, answered by the backend in use.
+macro_rules! delegate {
+    ($(fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;)*) => {
+        impl Store {
+            $(
+                pub async fn $name(&self $(, $arg: $ty)*) -> $ret {
+                    match self {
+                        Self::Sqlite(s) => s.$name($($arg),*).await,
+                        Self::Postgres(s) => s.$name($($arg),*).await,
+                    }
+                }
+            )*
+        }
+    };
+}
+
+delegate! {
+    fn upsert_operator(&self, username: &str, password_hash: &str) -> Result<bool, StoreError>;
+    fn operator_credentials(&self, username: &str) -> Result<Option<OperatorCredentials>, StoreError>;
+    fn create_session(&self, operator_id: i64, token: &TokenHash, expires_at: DateTime<Utc>) -> Result<(), StoreError>;
+    fn session(&self, token: &TokenHash, now: DateTime<Utc>) -> Result<Option<(OperatorView, DateTime<Utc>)>, StoreError>;
+    fn delete_session(&self, token: &TokenHash) -> Result<(), StoreError>;
+    fn upsert_api_token(&self, name: &str, token: &TokenHash) -> Result<(), StoreError>;
+    fn api_token_count(&self) -> Result<i64, StoreError>;
+    fn api_token_is_valid(&self, token: &TokenHash) -> Result<bool, StoreError>;
+    fn change_password(&self, operator_id: i64, password_hash: &str, keep: &TokenHash) -> Result<(), StoreError>;
+    fn api_tokens(&self) -> Result<Vec<ApiTokenView>, StoreError>;
+    fn create_api_token(&self, name: &str, token: &TokenHash) -> Result<bool, StoreError>;
+    fn revoke_api_token(&self, name: &str) -> Result<bool, StoreError>;
+    fn server_for_agent_token(&self, token: &TokenHash) -> Result<Option<ServerId>, StoreError>;
+    fn mesh_spec(&self) -> Result<(Vec<MeshServer>, Vec<MeshRoute>), StoreError>;
+    fn peers_of(&self, server: &ServerId) -> Result<Vec<Peer>, StoreError>;
+    fn servers(&self) -> Result<Vec<ServerSummary>, StoreError>;
+    fn server(&self, id: &ServerId) -> Result<Option<ServerSummary>, StoreError>;
+    fn set_verifier(&self, server: &ServerId, enabled: bool) -> Result<bool, StoreError>;
+    fn remove_server(&self, server: &ServerId) -> Result<bool, StoreError>;
+    fn user(&self, id: &UserId) -> Result<Option<(UserSummary, Option<String>)>, StoreError>;
+    fn users(&self) -> Result<Vec<UserSummary>, StoreError>;
+    fn user_for_sub_token(&self, token: &TokenHash) -> Result<Option<(UserSummary, String)>, StoreError>;
+    fn route_names(&self) -> Result<HashMap<RouteId, String>, StoreError>;
+    fn endpoints(&self) -> Result<HashMap<EntryPointId, Endpoint>, StoreError>;
+    fn apply_fleet(&self, fleet: &Fleet) -> Result<GeneratedTokens, StoreError>;
+    fn latest_conditions(&self) -> Result<HashMap<ServerId, Vec<ServerStatus>>, StoreError>;
+    fn record_changes(&self, changes: &[VerdictChange], notifications: &[NewNotification]) -> Result<(), StoreError>;
+    fn status_changes_since(&self, server: &ServerId, since: DateTime<Utc>) -> Result<Vec<(DateTime<Utc>, ServerStatus)>, StoreError>;
+    fn latest_changes(&self, limit: i64) -> Result<Vec<(ServerId, DateTime<Utc>, ServerStatus)>, StoreError>;
+    fn status_history(&self, server: &ServerId, limit: i64) -> Result<Vec<(DateTime<Utc>, ServerStatus)>, StoreError>;
+    fn latest_metrics(&self, server: &ServerId) -> Result<Option<Metrics>, StoreError>;
+    fn metric_charts(&self, server: &ServerId, until: chrono::DateTime<chrono::Utc>, buckets: usize, bucket_s: u32) -> Result<MetricCharts, StoreError>;
+    fn backfill_metrics(&self, server: &ServerId, samples: &[(i64, Metrics)]) -> Result<bool, StoreError>;
+    fn queue_notifications(&self, notifications: &[NewNotification]) -> Result<(), StoreError>;
+    fn notifications(&self) -> Result<Vec<NotificationView>, StoreError>;
+    fn due_notifications(&self, now: DateTime<Utc>, limit: i64, email: bool, webhook: bool) -> Result<Vec<Outgoing>, StoreError>;
+    fn record_delivery(&self, id: i64, outcome: Delivery) -> Result<(), StoreError>;
+    fn outbox_counts(&self) -> Result<HashMap<DeliveryState, i64>, StoreError>;
+    fn recent_reports(&self, server: &ServerId, limit: u32) -> Result<Vec<ReceivedReport>, StoreError>;
+    fn store_reports(&self, batch: &[(&ServerId, &AgentReport, i64, ReportAck)]) -> Result<Vec<StoredReport>, StoreError>;
+    fn evidence_snapshot(&self) -> Result<EvidenceSnapshot, StoreError>;
+    fn checkpoint(&self, pairs: &[PairRow], applied_seq: i64) -> Result<(), StoreError>;
+    fn prune(&self, before_ms: i64) -> Result<u64, StoreError>;
+    fn settings(&self) -> Result<Settings, StoreError>;
+    fn save_settings(&self, s: &Settings) -> Result<(), StoreError>;
+    fn notify_lang(&self) -> Result<Option<Lang>, StoreError>;
+    fn set_notify_lang(&self, lang: Lang) -> Result<(), StoreError>;
+}
+
 /// The database file behind a `sqlite:` URL; `None` for an in-memory
-/// database (it has no file, nor a directory to keep anything beside it).
+/// database (it has no file, nor a directory to keep anything beside it)
+/// and for PostgreSQL.
 pub fn database_file(url: &str) -> Result<Option<PathBuf>, sqlx::Error> {
+    if !url.starts_with("sqlite:") {
+        return Ok(None);
+    }
     let options = SqliteConnectOptions::from_str(url)?;
     let file = options.get_filename();
     // sqlx names `:memory:` databases `file:sqlx-in-memory-N`, and
@@ -175,17 +234,6 @@ fn corrupt(what: &str, err: impl std::fmt::Display) -> StoreError {
     StoreError::Database(sqlx::Error::Decode(
         format!("stored {what} is invalid: {err}").into(),
     ))
-}
-
-/// A write transaction (see [`begin_write`]).
-type Tx = Transaction<'static, Sqlite>;
-
-/// Starts a write transaction taking SQLite's write lock now
-/// (`IMMEDIATE`): a plain `BEGIN` would take it at the first write, and a
-/// transaction that read before then could fail half-way with
-/// SQLITE_BUSY. PostgreSQL's plain `BEGIN` needs no such thing.
-async fn begin_write(writer: &SqlitePool) -> Result<Tx, sqlx::Error> {
-    writer.begin_with("BEGIN IMMEDIATE").await
 }
 
 /// A count column (probes, streaks) as the `u32` the domain holds.

@@ -1,5 +1,7 @@
 //! What the panel benchmarks share: a real panel on port 0 with a fresh
-//! SQLite file, bootstrapped by the automation API like a real fleet.
+//! SQLite file (or, under `scripts/with-postgres.sh`, a fresh database on
+//! its PostgreSQL cluster), bootstrapped by the automation API like a real
+//! fleet.
 // Each bench uses part of this module.
 #![allow(dead_code)]
 
@@ -52,6 +54,21 @@ pub fn fleet(servers: usize, users: usize) -> Value {
     json!({"routes": routes, "servers": servers, "users": users})
 }
 
+/// A new, empty database on the PostgreSQL cluster of `admin_url`.
+async fn postgres_database(admin_url: &str) -> String {
+    use sqlx::{Connection, Executor};
+    let name = format!("bench_{}", uuid::Uuid::new_v4().simple());
+    let mut admin = sqlx::PgConnection::connect(admin_url)
+        .await
+        .expect("the cluster answers");
+    admin
+        .execute(format!("CREATE DATABASE {name}").as_str())
+        .await
+        .expect("a bench database");
+    let base = admin_url.rsplit_once('/').expect("a database in the URL").0;
+    format!("{base}/{name}")
+}
+
 /// A running panel; dropping `stop` (or sending on it) shuts it down.
 pub struct BenchPanel {
     pub base: String,
@@ -66,12 +83,22 @@ impl BenchPanel {
     /// Starts a panel and provisions `fleet` through `PUT /api/v1/fleet`.
     pub async fn start(fleet: &Value) -> BenchPanel {
         let dir = tempfile::tempdir().expect("temp dir");
-        let database_url = format!("sqlite://{}/bench.db", dir.path().display());
-        let vars: HashMap<&str, String> = HashMap::from([
+        let database_url = match std::env::var("MESHWATCH_TEST_POSTGRES_URL") {
+            Ok(admin) => postgres_database(&admin).await,
+            Err(_) => format!("sqlite://{}/bench.db", dir.path().display()),
+        };
+        let mut vars: HashMap<&str, String> = HashMap::from([
             ("MESHWATCH_LISTEN", "127.0.0.1:0".to_owned()),
             ("MESHWATCH_DATABASE_URL", database_url.clone()),
             ("MESHWATCH_ADMIN_TOKEN", ADMIN.to_owned()),
         ]);
+        if database_url.starts_with("postgres") {
+            vars.insert("MESHWATCH_SECRET_KEY", "11".repeat(32));
+        }
+        println!(
+            "database: {}",
+            database_url.split('@').next_back().unwrap_or("")
+        );
         let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("config");
         let app = Application::build(config).await.expect("panel builds");
         let base = format!("http://{}", app.local_addr().expect("bound"));

@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BackupError {
+    #[error("{}", crate::cli::POSTGRES_BACKUPS)]
+    Postgres,
     #[error("{} already exists: a backup never replaces a file (choose a new name)", .0.display())]
     Exists(PathBuf),
     #[error(
@@ -61,7 +63,10 @@ pub struct Backup {
 /// Backs up the configured database into `file` and prints what was done
 /// and where the secret key is.
 pub async fn run(config: &Config, file: &Path) -> Result<(), BackupError> {
-    let database = database_file(&config.database_url)
+    if config.database_url.is_postgres() {
+        return Err(BackupError::Postgres);
+    }
+    let database = database_file(config.database_url.as_str())
         .map_err(BackupError::DatabaseUrl)?
         .ok_or(BackupError::InMemory)?;
     let backup = back_up(&database, file).await?;
@@ -72,7 +77,7 @@ pub async fn run(config: &Config, file: &Path) -> Result<(), BackupError> {
         backup.file.display(),
         backup.bytes
     );
-    let key = KeySource::of(config.secret_key.as_ref(), &config.database_url)?;
+    let key = KeySource::of(config.secret_key.as_ref(), config.database_url.as_str())?;
     println!("{}", key_reminder(&key));
     Ok(())
 }

@@ -34,6 +34,10 @@ pub struct Findings {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DatabaseFinding {
     InMemory,
+    /// A PostgreSQL database: whether it answers (or why not).
+    Postgres {
+        answers: Result<(), String>,
+    },
     /// The file does not exist yet: the first start creates it.
     Missing {
         path: PathBuf,
@@ -95,10 +99,29 @@ pub async fn run(config: &Config) -> ExitCode {
     }
 }
 
+/// Whether the PostgreSQL server at `url` takes a connection and answers
+/// a query within 5 s. Reads nothing of the panel's.
+async fn postgres_answers(url: &str) -> Result<(), String> {
+    use sqlx::Connection;
+    let attempt = async {
+        let mut conn = sqlx::PgConnection::connect(url).await?;
+        sqlx::query("SELECT 1").execute(&mut conn).await?;
+        conn.close().await
+    };
+    match tokio::time::timeout(std::time::Duration::from_secs(5), attempt).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(err)) => Err(format!("cannot reach the database: {err}")),
+        Err(_) => Err("the database did not answer within 5 s".to_owned()),
+    }
+}
+
 /// Looks at the files the panel would use. Reads only: makes no
 /// database, key file or lock file.
 pub async fn inspect(config: &Config) -> Findings {
-    let database = match database_file(&config.database_url) {
+    let database = match database_file(config.database_url.as_str()) {
+        Ok(None) if config.database_url.is_postgres() => DatabaseFinding::Postgres {
+            answers: postgres_answers(config.database_url.as_str()).await,
+        },
         Ok(None) => DatabaseFinding::InMemory,
         Ok(Some(path)) => {
             let path = std::path::absolute(&path).unwrap_or(path);
@@ -118,12 +141,12 @@ pub async fn inspect(config: &Config) -> Findings {
         }
         // `Config` has checked the URL already; this is for completeness.
         Err(err) => DatabaseFinding::Present {
-            path: PathBuf::from(&config.database_url),
+            path: PathBuf::from(config.database_url.as_str()),
             schema: Err(err.to_string()),
             in_use: false,
         },
     };
-    let key = match KeySource::of(config.secret_key.as_ref(), &config.database_url) {
+    let key = match KeySource::of(config.secret_key.as_ref(), config.database_url.as_str()) {
         Ok(KeySource::Configured) => KeyFinding::Configured,
         Ok(KeySource::PerProcess) => KeyFinding::PerProcess,
         Ok(KeySource::File(path)) => {
@@ -193,6 +216,13 @@ pub fn report(config: &Config, findings: &Findings) -> Report {
                 "in memory ({}): everything is gone when the panel stops",
                 config.database_url
             ),
+            DatabaseFinding::Postgres { answers: Ok(()) } => {
+                format!("PostgreSQL at {}: answers", config.database_url)
+            }
+            DatabaseFinding::Postgres { answers: Err(err) } => {
+                problems.push(format!("MESHWATCH_DATABASE_URL: {err}"));
+                format!("PostgreSQL at {}: does not answer", config.database_url)
+            }
             DatabaseFinding::Missing { path } => format!(
                 "{}: does not exist yet, would be created (schema {})",
                 path.display(),

@@ -25,6 +25,8 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RestoreError {
+    #[error("{}", crate::cli::POSTGRES_BACKUPS)]
+    Postgres,
     #[error(
         "MESHWATCH_DATABASE_URL names an in-memory database: there is no file to restore into"
     )]
@@ -103,7 +105,10 @@ pub enum KeyCheck {
 /// Restores `backup` into the configured database and prints what
 /// happened.
 pub async fn run(config: &Config, backup: &Path) -> Result<(), RestoreError> {
-    let database = database_file(&config.database_url)
+    if config.database_url.is_postgres() {
+        return Err(RestoreError::Postgres);
+    }
+    let database = database_file(config.database_url.as_str())
         .map_err(RestoreError::DatabaseUrl)?
         .ok_or(RestoreError::InMemory)?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
@@ -177,7 +182,7 @@ pub fn key_check(config: &Config, sealed: Option<&(String, String)>) -> KeyCheck
     let Ok(user) = UserId::parse(user) else {
         return KeyCheck::NothingSealed;
     };
-    let source = match KeySource::of(config.secret_key.as_ref(), &config.database_url) {
+    let source = match KeySource::of(config.secret_key.as_ref(), config.database_url.as_str()) {
         Ok(source) => source,
         Err(err) => return KeyCheck::Unreadable(err.to_string()),
     };
@@ -304,7 +309,7 @@ async fn check_backup(
     let applied = examined
         .applied
         .ok_or_else(|| not_meshwatch("it has no _sqlx_migrations table".to_owned()))?;
-    if let Err(newer) = schema::refuse_newer(&applied) {
+    if let Err(newer) = schema::refuse_newer(&applied, &schema::MIGRATOR) {
         return Err(RestoreError::Newer {
             found: newer.found,
             supported: newer.supported,

@@ -13,7 +13,7 @@ pub async fn lines(config: Option<&Config>) -> Vec<String> {
         format!("database schema {}", binary_schema()),
     ];
     let database = config
-        .and_then(|c| database_file(&c.database_url).ok().flatten())
+        .and_then(|c| database_file(c.database_url.as_str()).ok().flatten())
         .filter(|path| path.is_file());
     if let Some(path) = database {
         let found = match offline::schema_of(&path).await {

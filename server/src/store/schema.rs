@@ -8,7 +8,11 @@ use sqlx::migrate::Migrator;
 use sqlx::SqliteConnection;
 
 /// Every migration of `migrations/`, compiled into the binary.
-pub static MIGRATOR: Migrator = sqlx::migrate!("../migrations");
+pub static MIGRATOR: Migrator = sqlx::migrate!("../migrations/sqlite");
+
+/// Every migration of `migrations/postgres/`: the same schema on
+/// PostgreSQL, reached in fewer steps (it started later).
+pub static POSTGRES_MIGRATOR: Migrator = sqlx::migrate!("../migrations/postgres");
 
 /// The meshwatch release this binary is.
 pub const PANEL_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -19,7 +23,11 @@ pub fn binary_schema() -> i64 {
 }
 
 fn known_versions() -> Vec<i64> {
-    MIGRATOR.iter().map(|m| m.version).collect()
+    versions_of(&MIGRATOR)
+}
+
+fn versions_of(migrator: &Migrator) -> Vec<i64> {
+    migrator.iter().map(|m| m.version).collect()
 }
 
 fn latest(known: &[i64]) -> i64 {
@@ -39,14 +47,14 @@ pub struct Applied {
 #[derive(sqlx::FromRow)]
 struct MigrationRow {
     version: i64,
-    success: i64,
+    success: bool,
 }
 
 impl From<MigrationRow> for Applied {
     fn from(row: MigrationRow) -> Self {
         Applied {
             version: row.version,
-            success: row.success != 0,
+            success: row.success,
         }
     }
 }
@@ -68,8 +76,8 @@ pub struct NewerSchema {
 /// Refuses a database with a migration this binary does not know and that
 /// is later than all it knows. An unknown *earlier* version is left to
 /// sqlx (it reports it as missing): no release of meshwatch made it.
-pub fn refuse_newer(applied: &[Applied]) -> Result<(), NewerSchema> {
-    refuse_newer_than(applied, &known_versions())
+pub fn refuse_newer(applied: &[Applied], migrator: &Migrator) -> Result<(), NewerSchema> {
+    refuse_newer_than(applied, &versions_of(migrator))
 }
 
 fn refuse_newer_than(applied: &[Applied], known: &[i64]) -> Result<(), NewerSchema> {
@@ -152,6 +160,24 @@ pub async fn applied_migrations(
     .fetch_one(&mut *conn)
     .await?;
     if tables == 0 {
+        return Ok(None);
+    }
+    let rows = sqlx::query_as::<_, MigrationRow>(
+        "SELECT version, success FROM _sqlx_migrations ORDER BY version",
+    )
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(Some(rows.into_iter().map(Applied::from).collect()))
+}
+
+/// [`applied_migrations`] on PostgreSQL.
+pub async fn applied_postgres_migrations(
+    conn: &mut sqlx::PgConnection,
+) -> Result<Option<Vec<Applied>>, sqlx::Error> {
+    let exists: bool = sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations') IS NOT NULL")
+        .fetch_one(&mut *conn)
+        .await?;
+    if !exists {
         return Ok(None);
     }
     let rows = sqlx::query_as::<_, MigrationRow>(

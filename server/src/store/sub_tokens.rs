@@ -3,7 +3,8 @@
 //! not hand out subscriptions. `/sub/{token}` never needs it: it finds users
 //! by `sub_token_hash`.
 
-use super::{begin_write, StoreError};
+use super::sqlite::begin_write;
+use super::StoreError;
 use crate::sealing::{self, SealingKey};
 use meshwatch::UserId;
 use sqlx::SqlitePool;

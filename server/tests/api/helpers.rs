@@ -10,6 +10,10 @@ use reqwest::{redirect, Response};
 use serde_json::Value;
 use std::collections::HashMap;
 
+mod backend;
+
+pub use backend::{on_postgres, sqlite_only};
+
 pub const ADMIN_TOKEN: &str = "test-admin-token-0123456789";
 
 pub struct TestApp {
@@ -52,7 +56,10 @@ pub async fn spawn_app_in(dir: tempfile::TempDir, extra: &[(&'static str, String
 }
 
 async fn spawn(dir: tempfile::TempDir, extra: &[(&'static str, String)], clock: Clock) -> TestApp {
-    let database_url = format!("sqlite://{}/meshwatch.db", dir.path().display());
+    let database_url = match backend::postgres_admin_url() {
+        Some(admin) => backend::postgres_database_of(dir.path(), &admin).await,
+        None => format!("sqlite://{}/meshwatch.db", dir.path().display()),
+    };
     let mut vars: HashMap<&str, String> = HashMap::from([
         ("MESHWATCH_LISTEN", "127.0.0.1:0".to_owned()),
         ("MESHWATCH_DATABASE_URL", database_url.clone()),
@@ -62,6 +69,13 @@ async fn spawn(dir: tempfile::TempDir, extra: &[(&'static str, String)], clock: 
             dir.path().join("site").display().to_string(),
         ),
     ]);
+    if backend::postgres_admin_url().is_some() {
+        // No key file beside a PostgreSQL database: replicas share the key.
+        vars.insert(
+            "MESHWATCH_SECRET_KEY",
+            backend::POSTGRES_SECRET_KEY.to_owned(),
+        );
+    }
     vars.extend(extra.iter().cloned());
     let config = Config::from_lookup(|k| vars.get(k).cloned()).expect("config");
     let secret_key = config.secret_key.clone();
@@ -157,6 +171,34 @@ impl TestApp {
 
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.address)
+    }
+
+    /// Stores one raw metrics sample (`metrics`: the JSON as agents send
+    /// it, possibly partial) behind the store's back, on either backend.
+    pub async fn insert_metrics_sample(&self, server: &str, at_ms: i64, metrics: &str) {
+        const INSERT: &str =
+            "INSERT INTO metrics_history (server_id, received_at_ms, metrics) VALUES ($1, $2, $3)";
+        if on_postgres() {
+            let pool = sqlx::PgPool::connect(&self.database_url).await.expect("db");
+            sqlx::query(INSERT)
+                .bind(server)
+                .bind(at_ms)
+                .bind(metrics)
+                .execute(&pool)
+                .await
+                .expect("sample stored");
+        } else {
+            let pool = sqlx::SqlitePool::connect(&self.database_url)
+                .await
+                .expect("db");
+            sqlx::query(INSERT)
+                .bind(server)
+                .bind(at_ms)
+                .bind(metrics)
+                .execute(&pool)
+                .await
+                .expect("sample stored");
+        }
     }
 
     /// A second handle on the test's database, to seed or inspect it (with

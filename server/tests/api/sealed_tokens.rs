@@ -3,7 +3,7 @@
 //! clear; `/sub/{token}` works throughout (it looks tokens up by hash).
 
 use crate::agent::fleet;
-use crate::helpers::{spawn_app, spawn_app_with, TestApp};
+use crate::helpers::{spawn_app, spawn_app_with, sqlite_only, TestApp};
 use serde_json::{json, Value};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -55,6 +55,9 @@ async fn subscription_status(app: &TestApp, token: &str) -> u16 {
 
 #[tokio::test]
 async fn subscription_tokens_never_reach_the_database_file_in_clear() {
+    if sqlite_only("subscription_tokens_never_reach_the_database_file_in_clear") {
+        return;
+    }
     let app = spawn_app().await;
     with_known_tokens(&app).await;
     let generated: Value = app
@@ -91,6 +94,9 @@ async fn subscription_tokens_never_reach_the_database_file_in_clear() {
 
 #[tokio::test]
 async fn tokens_an_earlier_version_stored_in_clear_are_sealed_at_start() {
+    if sqlite_only("tokens_an_earlier_version_stored_in_clear_are_sealed_at_start") {
+        return;
+    }
     let app = spawn_app().await;
     with_known_tokens(&app).await;
     let database_url = app.database_url.clone();
@@ -134,6 +140,9 @@ async fn tokens_an_earlier_version_stored_in_clear_are_sealed_at_start() {
 
 #[tokio::test]
 async fn a_token_sealed_with_a_lost_key_reads_as_unknown_and_still_subscribes() {
+    if sqlite_only("a_token_sealed_with_a_lost_key_reads_as_unknown_and_still_subscribes") {
+        return;
+    }
     let app = spawn_app().await;
     with_known_tokens(&app).await;
     let app = app
@@ -157,6 +166,9 @@ async fn a_token_sealed_with_a_lost_key_reads_as_unknown_and_still_subscribes() 
 
 #[tokio::test]
 async fn a_configured_key_seals_without_a_key_file() {
+    if sqlite_only("a_configured_key_seals_without_a_key_file") {
+        return;
+    }
     let key = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
     let app = spawn_app_with(&[("MESHWATCH_SECRET_KEY", key.to_owned())]).await;
     with_known_tokens(&app).await;

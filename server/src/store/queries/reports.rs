@@ -6,50 +6,10 @@
 //! changes, never one row per probe.
 
 use super::{corrupt, count, history, metrics, Store, StoreError, Tx};
+use crate::store::types::{EvidenceSnapshot, PairRow, PendingReport, ReceivedReport, StoredReport};
 use meshwatch::agent_api::{AgentReport, ReportAck};
 use meshwatch::evidence::{PairState, ProbeError, SelfCheck};
 use meshwatch::{EntryPointId, ServerId};
-
-/// A report stored before the last checkpoint's effect included it.
-#[derive(sqlx::FromRow)]
-pub struct PendingReport {
-    pub seq: i64,
-    pub server_id: ServerId,
-    pub received_ms: i64,
-    /// The probe results, as the JSON array the agent sent.
-    pub probes: String,
-}
-
-/// A report the panel received, as the reports listing shows it.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct ReceivedReport {
-    pub report_id: String,
-    pub received_at: chrono::DateTime<chrono::Utc>,
-    pub accepted_probes: u32,
-    pub skipped_probes: u32,
-}
-
-/// One checkpointed pair.
-pub struct PairRow {
-    pub witness_id: ServerId,
-    pub entry_point_id: EntryPointId,
-    pub state: PairState,
-}
-
-/// Everything needed to rebuild the in-memory evidence at start-up.
-pub struct EvidenceSnapshot {
-    /// The latest self-report of each server: (server, received at ms, check).
-    pub reports: Vec<(ServerId, i64, SelfCheck)>,
-    pub pairs: Vec<PairRow>,
-    pub pending: Vec<PendingReport>,
-}
-
-/// A stored report: either newly stored (with its sequence number) or a
-/// retry of one stored before (with the answer given then).
-pub enum StoredReport {
-    New { seq: i64 },
-    Duplicate(ReportAck),
-}
 
 /// What a stored report accepted and skipped: the answer to a retry.
 #[derive(sqlx::FromRow)]

@@ -1,13 +1,42 @@
 //! Metrics: the latest of each server (kept with its self-report), the
 //! samples behind the charts, and the charts as numbers — one average per
-//! time bucket. SQLite averages in place (`json_extract` over the stored
-//! JSON, the one statement here a PostgreSQL store writes its own way), so
-//! a day of samples never crosses into Rust; drawing is the panel's.
+//! time bucket. The database averages in place (reading the numbers out of
+//! the stored JSON its own way, see each backend's `json_number`), so a
+//! day of samples never crosses into Rust; drawing is the panel's.
 
 use super::{corrupt, Store, StoreError, Tx};
 use meshwatch::agent_api::Metrics;
 use meshwatch::chart::{ChartMetric, ChartSeries, MetricCharts};
 use meshwatch::ServerId;
+use std::sync::LazyLock;
+
+/// The averages of each time bucket, built once per backend (this file is
+/// compiled once for each) from its way of reading a JSON number.
+static CHART_BUCKETS: LazyLock<String> = LazyLock::new(|| {
+    let n = |key: &str| Store::json_number("metrics", key);
+    format!(
+        "SELECT (received_at_ms - $1) / $2 AS bucket,
+                avg({cpu}) AS cpu,
+                avg(100.0 * {mem_used} / nullif({mem_total}, 0)) AS mem,
+                avg(100.0 * {disk_used} / nullif({disk_total}, 0)) AS disk,
+                avg({rx}) AS rx,
+                avg({tx}) AS tx,
+                avg({conns}) AS conns,
+                avg({load1}) AS load1
+         FROM metrics_history
+         WHERE server_id = $3 AND received_at_ms >= $1 AND received_at_ms < $4
+         GROUP BY bucket",
+        cpu = n("cpu_pct"),
+        mem_used = n("mem_used_bytes"),
+        mem_total = n("mem_total_bytes"),
+        disk_used = n("disk_used_bytes"),
+        disk_total = n("disk_total_bytes"),
+        rx = n("net_rx_rate_bps"),
+        tx = n("net_tx_rate_bps"),
+        conns = n("connections"),
+        load1 = n("load1"),
+    )
+});
 
 /// One bucket of [`Store::metric_charts`]: each metric's average, `None`
 /// where no sample held it.
@@ -56,25 +85,13 @@ impl Store {
         let bucket_ms = i64::from(bucket_s) * 1000;
         let until_ms = until.timestamp_millis();
         let since_ms = until_ms - bucket_ms * buckets as i64;
-        let rows = sqlx::query_as::<_, BucketRow>(
-            "SELECT (received_at_ms - $1) / $2 AS bucket,
-                    avg(json_extract(metrics, '$.cpu_pct')) AS cpu,
-                    avg(100.0 * json_extract(metrics, '$.mem_used_bytes') / nullif(json_extract(metrics, '$.mem_total_bytes'), 0)) AS mem,
-                    avg(100.0 * json_extract(metrics, '$.disk_used_bytes') / nullif(json_extract(metrics, '$.disk_total_bytes'), 0)) AS disk,
-                    avg(json_extract(metrics, '$.net_rx_rate_bps')) AS rx,
-                    avg(json_extract(metrics, '$.net_tx_rate_bps')) AS tx,
-                    avg(json_extract(metrics, '$.connections')) AS conns,
-                    avg(json_extract(metrics, '$.load1')) AS load1
-             FROM metrics_history
-             WHERE server_id = $3 AND received_at_ms >= $1 AND received_at_ms < $4
-             GROUP BY bucket",
-        )
-        .bind(since_ms)
-        .bind(bucket_ms)
-        .bind(server)
-        .bind(until_ms)
-        .fetch_all(&self.reader)
-        .await?;
+        let rows = sqlx::query_as::<_, BucketRow>(CHART_BUCKETS.as_str())
+            .bind(since_ms)
+            .bind(bucket_ms)
+            .bind(server)
+            .bind(until_ms)
+            .fetch_all(&self.reader)
+            .await?;
         Ok(MetricCharts {
             until,
             bucket_s,
@@ -94,7 +111,7 @@ impl Store {
             return Ok(false);
         };
         let mut tx = self.write().await?;
-        let has_past = sqlx::query_scalar::<_, i64>(
+        let has_past = sqlx::query_scalar::<_, i32>(
             "SELECT 1 FROM metrics_history WHERE server_id = $1 AND received_at_ms <= $2 LIMIT 1",
         )
         .bind(server)

@@ -2,36 +2,22 @@
 //! users with theirs, and the verifier mark. Written by one upsert
 //! ([`Store::apply_fleet`]); read as summaries for pages, as the mesh for
 //! the engine, as peers for agents and as endpoints for subscriptions.
-//! The lists inside a server or user come aggregated as JSON by SQLite's
-//! `json_group_array`, so a card or a subscription is one statement.
+//! The lists inside a server or user come aggregated as JSON by the
+//! database (its dialect's JSON array aggregate), so a card or a
+//! subscription is one statement.
 
 mod upsert;
 
-pub use upsert::GeneratedTokens;
-
 use super::{corrupt, Store, StoreError, Tx};
 use crate::secrets::TokenHash;
+use crate::store::types::{Endpoint, Params};
 use meshwatch::agent_api::Peer;
 use meshwatch::fleet::{is_obfuscated, probe_alpn, Protocol};
 use meshwatch::mesh::{MeshRoute, MeshServer};
 use meshwatch::views::{EntryPointSummary, ServerSummary, UserSummary};
 use meshwatch::{EntryPointId, RouteId, ServerId, UserId};
 use std::collections::HashMap;
-
-type Params = serde_json::Map<String, serde_json::Value>;
-
-/// One entry point with what a VPN client needs to connect to it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Endpoint {
-    pub id: EntryPointId,
-    /// The server's display name: apps show it as the profile name.
-    pub name: String,
-    pub protocol: Protocol,
-    pub host: String,
-    pub port: u16,
-    pub sni: Option<String>,
-    pub params: Params,
-}
+use std::sync::LazyLock;
 
 /// The columns of an entry point that say how to connect to it.
 #[derive(sqlx::FromRow)]
@@ -143,7 +129,7 @@ impl From<RouteRow> for MeshRoute {
 }
 
 /// A server with its routes and entry points as JSON arrays (see
-/// `select_servers!`).
+/// `select_servers`).
 #[derive(sqlx::FromRow)]
 struct ServerRow {
     id: ServerId,
@@ -185,7 +171,7 @@ impl TryFrom<ServerRow> for ServerSummary {
     }
 }
 
-/// A user with their routes as a JSON array (see `select_users!`).
+/// A user with their routes as a JSON array (see `select_users`).
 #[derive(sqlx::FromRow)]
 struct UserRow {
     id: UserId,
@@ -226,34 +212,42 @@ fn route_ids(json: &str) -> Result<Vec<RouteId>, StoreError> {
     serde_json::from_str(json).map_err(|e| corrupt("routes", e))
 }
 
-/// `SELECT` of [`ServerRow`]s, then `$tail` (a filter, an order). One
+/// `SELECT` of [`ServerRow`]s, then `tail` (a filter, an order). One
 /// statement per use rather than `$1 IS NULL OR s.id = $1`, which would
 /// defeat the primary key: one card would scan the whole fleet.
-macro_rules! select_servers {
-    ($tail:literal) => {
-        concat!(
-            "SELECT s.id, s.name, s.country, s.verifier, \
-               (SELECT json_group_array(route_id ORDER BY position) FROM server_routes WHERE server_id = s.id) AS routes, \
-               (SELECT json_group_array(json_array(id, protocol, host, port, sni) ORDER BY position) FROM entry_points WHERE server_id = s.id) AS entry_points \
-             FROM servers s ",
-            $tail
-        )
-    };
+fn select_servers(tail: &str) -> String {
+    format!(
+        "SELECT s.id, s.name, s.country, s.verifier, \
+           (SELECT {routes} FROM server_routes WHERE server_id = s.id) AS routes, \
+           (SELECT {entry_points} FROM entry_points WHERE server_id = s.id) AS entry_points \
+         FROM servers s {tail}",
+        routes = Store::json_array_agg("route_id", "position"),
+        entry_points = Store::json_array_agg(
+            &Store::json_tuple("id, protocol, host, port, sni"),
+            "position"
+        ),
+    )
 }
 
-/// `SELECT` of [`UserRow`]s and `$more` columns of `users u`, then
-/// `$tail` (a filter, an order).
-macro_rules! select_users {
-    ($more:literal, $tail:literal) => {
-        concat!(
-            "SELECT u.id, u.name, \
-               (SELECT json_group_array(route_id ORDER BY position) FROM user_routes WHERE user_id = u.id) AS routes",
-            $more,
-            " FROM users u ",
-            $tail
-        )
-    };
+/// `SELECT` of [`UserRow`]s and `more` columns of `users u`, then `tail`
+/// (a filter, an order).
+fn select_users(more: &str, tail: &str) -> String {
+    format!(
+        "SELECT u.id, u.name, \
+           (SELECT {routes} FROM user_routes WHERE user_id = u.id) AS routes{more} \
+         FROM users u {tail}",
+        routes = Store::json_array_agg("route_id", "position"),
+    )
 }
+
+// Built once per backend (this file is compiled once for each).
+static ALL_SERVERS: LazyLock<String> = LazyLock::new(|| select_servers("ORDER BY s.id"));
+static ONE_SERVER: LazyLock<String> = LazyLock::new(|| select_servers("WHERE s.id = $1"));
+static ALL_USERS: LazyLock<String> = LazyLock::new(|| select_users("", "ORDER BY u.id"));
+static USER_CARD: LazyLock<String> =
+    LazyLock::new(|| select_users(", u.sub_token", "WHERE u.id = $1"));
+static SUBSCRIBER: LazyLock<String> =
+    LazyLock::new(|| select_users(", u.credential", "WHERE u.sub_token_hash = $1"));
 
 impl Store {
     /// The server an agent token belongs to.
@@ -310,7 +304,7 @@ impl Store {
 
     /// Every server with its routes and entry points, sorted by id.
     pub async fn servers(&self) -> Result<Vec<ServerSummary>, StoreError> {
-        sqlx::query_as::<_, ServerRow>(select_servers!("ORDER BY s.id"))
+        sqlx::query_as::<_, ServerRow>(ALL_SERVERS.as_str())
             .fetch_all(&self.reader)
             .await?
             .into_iter()
@@ -320,7 +314,7 @@ impl Store {
 
     /// One server with its routes and entry points.
     pub async fn server(&self, id: &ServerId) -> Result<Option<ServerSummary>, StoreError> {
-        sqlx::query_as::<_, ServerRow>(select_servers!("WHERE s.id = $1"))
+        sqlx::query_as::<_, ServerRow>(ONE_SERVER.as_str())
             .bind(id)
             .fetch_optional(&self.reader)
             .await?
@@ -356,11 +350,10 @@ impl Store {
         &self,
         id: &UserId,
     ) -> Result<Option<(UserSummary, Option<String>)>, StoreError> {
-        let row =
-            sqlx::query_as::<_, UserCardRow>(select_users!(", u.sub_token", "WHERE u.id = $1"))
-                .bind(id)
-                .fetch_optional(&self.reader)
-                .await?;
+        let row = sqlx::query_as::<_, UserCardRow>(USER_CARD.as_str())
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await?;
         let Some(UserCardRow { user, sub_token }) = row else {
             return Ok(None);
         };
@@ -370,7 +363,7 @@ impl Store {
 
     /// Every user with their routes, sorted by id.
     pub async fn users(&self) -> Result<Vec<UserSummary>, StoreError> {
-        sqlx::query_as::<_, UserRow>(select_users!("", "ORDER BY u.id"))
+        sqlx::query_as::<_, UserRow>(ALL_USERS.as_str())
             .fetch_all(&self.reader)
             .await?
             .into_iter()
@@ -383,13 +376,10 @@ impl Store {
         &self,
         token: &TokenHash,
     ) -> Result<Option<(UserSummary, String)>, StoreError> {
-        let row = sqlx::query_as::<_, SubscriberRow>(select_users!(
-            ", u.credential",
-            "WHERE u.sub_token_hash = $1"
-        ))
-        .bind(token.as_str())
-        .fetch_optional(&self.reader)
-        .await?;
+        let row = sqlx::query_as::<_, SubscriberRow>(SUBSCRIBER.as_str())
+            .bind(token.as_str())
+            .fetch_optional(&self.reader)
+            .await?;
         row.map(|SubscriberRow { user, credential }| Ok((user.try_into()?, credential)))
             .transpose()
     }

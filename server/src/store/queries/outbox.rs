@@ -4,69 +4,12 @@
 
 use super::{Store, StoreError, Tx};
 use crate::notify::{Target, TargetKind};
+use crate::store::types::{Delivery, NewNotification, NotificationView, Outgoing};
 use chrono::{DateTime, Utc};
 use meshwatch::views::{DeliveryState, NotificationKind};
 use meshwatch::ServerId;
-use serde::{Serialize, Serializer};
+
 use std::collections::HashMap;
-
-/// A notification to queue.
-#[derive(Debug, Clone)]
-pub struct NewNotification {
-    pub kind: NotificationKind,
-    /// `None` for a test message.
-    pub server_id: Option<ServerId>,
-    /// Stored as its kind and label: a webhook's URL never reaches the
-    /// database.
-    pub target: Target,
-    pub subject: String,
-    pub body: String,
-}
-
-/// A queued notification to deliver.
-pub struct Outgoing {
-    pub id: i64,
-    pub kind: NotificationKind,
-    pub server_id: Option<ServerId>,
-    pub target: Target,
-    pub subject: String,
-    pub body: String,
-    pub attempts: i64,
-}
-
-/// The outcome of one delivery attempt.
-pub enum Delivery {
-    Sent,
-    Retry { error: String, at: DateTime<Utc> },
-    Failed { error: String },
-}
-
-/// A row of `GET /api/v1/notifications`. Kind and state are sent by
-/// their stored names (`blocked`, `queued`, …).
-#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
-pub struct NotificationView {
-    pub id: i64,
-    #[serde(serialize_with = "kind_name")]
-    pub kind: NotificationKind,
-    pub server_id: Option<ServerId>,
-    /// The target's label: an email address, `webhook (host)`, or empty.
-    #[sqlx(rename = "recipient")]
-    pub to: String,
-    pub subject: String,
-    #[serde(serialize_with = "state_name")]
-    pub state: DeliveryState,
-    pub created_at: DateTime<Utc>,
-    pub attempts: i64,
-    pub last_error: Option<String>,
-}
-
-fn kind_name<S: Serializer>(kind: &NotificationKind, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(kind.as_str())
-}
-
-fn state_name<S: Serializer>(state: &DeliveryState, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(state.as_str())
-}
 
 /// A queued row as delivery needs it: the target from its two columns.
 #[derive(sqlx::FromRow)]

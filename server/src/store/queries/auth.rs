@@ -2,15 +2,9 @@
 
 use super::{Store, StoreError};
 use crate::secrets::TokenHash;
+use crate::store::types::OperatorCredentials;
 use chrono::{DateTime, Utc};
 use meshwatch::views::{ApiTokenView, OperatorView};
-
-/// An operator's stored credentials; never serialized.
-#[derive(sqlx::FromRow)]
-pub struct OperatorCredentials {
-    pub id: i64,
-    pub password_hash: String,
-}
 
 /// A live session: whose, and until when.
 #[derive(sqlx::FromRow)]
@@ -43,7 +37,7 @@ impl Store {
         password_hash: &str,
     ) -> Result<bool, StoreError> {
         let mut tx = self.write().await?;
-        let existed = sqlx::query_scalar::<_, i64>("SELECT 1 FROM operators WHERE username = $1")
+        let existed = sqlx::query_scalar::<_, i32>("SELECT 1 FROM operators WHERE username = $1")
             .bind(username)
             .fetch_optional(&mut *tx)
             .await?
@@ -166,7 +160,7 @@ impl Store {
     /// live in another table and never match here.
     pub async fn api_token_is_valid(&self, token: &TokenHash) -> Result<bool, StoreError> {
         Ok(
-            sqlx::query_scalar::<_, i64>("SELECT 1 FROM api_tokens WHERE token_hash = $1")
+            sqlx::query_scalar::<_, i32>("SELECT 1 FROM api_tokens WHERE token_hash = $1")
                 .bind(token.as_str())
                 .fetch_optional(&self.reader)
                 .await?
