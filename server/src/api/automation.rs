@@ -5,7 +5,7 @@ use crate::api::views::{ServerView, UserView};
 use crate::secrets::TokenHash;
 use crate::state::AppState;
 use crate::store::{GeneratedTokens, NotificationView, ReceivedReport};
-use axum::extract::{Path, RawQuery};
+use axum::extract::{DefaultBodyLimit, Path, RawQuery};
 use axum::extract::{Request, State};
 use axum::http::header::AUTHORIZATION;
 use axum::http::StatusCode;
@@ -18,9 +18,17 @@ use meshwatch::settings::Settings;
 use meshwatch::{ServerId, UserId};
 use serde::Deserialize;
 
+/// The body limit of `PUT /api/v1/fleet`; every other request keeps
+/// [`crate::startup::BODY_LIMIT`] (1 MiB).
+pub const FLEET_BODY_LIMIT: usize = 64 << 20;
+
 pub fn router(state: AppState) -> Router<AppState> {
     Router::new()
-        .route("/fleet", put(put_fleet))
+        // The whole fleet is one document: 100,000 users are ~10 MiB.
+        .route(
+            "/fleet",
+            put(put_fleet).layer(DefaultBodyLimit::max(FLEET_BODY_LIMIT)),
+        )
         .route("/servers", get(list_servers))
         .route("/servers/{id}", get(get_server).delete(delete_server))
         .route("/servers/{id}/verifier", put(put_verifier))

@@ -190,12 +190,57 @@ async fn malformed_or_oversized_bodies_are_rejected() {
     assert_eq!(not_json.status(), 415);
     assert_eq!(error_code(not_json).await, "unsupported_media_type");
 
-    let mut huge = b"{\"routes\": [], \"servers\": [], \"users\": [], \"pad\": \"".to_vec();
-    huge.extend(std::iter::repeat_n(b'x', 1 << 20));
-    huge.extend(b"\"}");
-    let oversized = send(huge, "application/json").await.expect("sent");
+    // The fleet document has its own limit (64 MiB); every other body 1 MiB.
+    let padded = |pad: usize| {
+        let mut body = b"{\"routes\": [], \"servers\": [], \"users\": [], \"pad\": \"".to_vec();
+        body.extend(std::iter::repeat_n(b'x', pad));
+        body.extend(b"\"}");
+        body
+    };
+    let oversized = send(padded(64 << 20), "application/json")
+        .await
+        .expect("sent");
     assert_eq!(oversized.status(), 413);
     assert_eq!(error_code(oversized).await, "payload_too_large");
+    let settings = app
+        .client
+        .put(app.url("/api/v1/settings"))
+        .bearer_auth(ADMIN_TOKEN)
+        .header("content-type", "application/json")
+        .body(padded(1 << 20))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(settings.status(), 413, "other routes keep 1 MiB");
+    assert_eq!(error_code(settings).await, "payload_too_large");
+}
+
+#[tokio::test]
+async fn a_fleet_of_twenty_thousand_users_is_one_document_over_a_mebibyte() {
+    let app = spawn_app().await;
+    let users: Vec<Value> = (0..20_000)
+        .map(|i| json!({"id": format!("user-{i:05}"), "name": format!("User number {i}"), "routes": ["de"]}))
+        .collect();
+    let mut document = fleet();
+    document["users"] = Value::Array(users);
+    let size = serde_json::to_vec(&document).expect("json").len();
+    assert!(size > 1 << 20, "{size} bytes: over the other routes' limit");
+    let response = app.put_fleet(&document).await;
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(
+        body["sub_tokens"].as_object().expect("sub_tokens").len(),
+        20_000,
+        "a token for each user"
+    );
+    let listed = app
+        .client
+        .get(app.url("/api/v1/users/user-19999"))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(listed.status(), 200);
 }
 
 #[tokio::test]
