@@ -50,7 +50,7 @@ test-rust:
 ## The HTTP integration suite against PostgreSQL: Debian's server in a temp
 ## dir, as an unprivileged user, stopped and deleted afterwards.
 test-postgres:
-	bash scripts/with-postgres.sh cargo test -p server --test api
+	bash scripts/with-postgres.sh cargo test --workspace --test api
 
 test-e2e: build
 	cd end2end && npx playwright test
