@@ -48,9 +48,15 @@ test-rust:
 	cargo test --workspace
 
 ## The HTTP integration suite against PostgreSQL: Debian's server in a temp
-## dir, as an unprivileged user, stopped and deleted afterwards.
+## dir, as an unprivileged user, stopped and deleted afterwards. A rare
+## stall of one test on this backend (a known issue, README "Tests")
+## is bounded by `timeout` and gets one fresh cluster and run more; a real
+## failure fails both.
+PG_SUITE := timeout 900 cargo test --workspace --test api
 test-postgres:
-	bash scripts/with-postgres.sh cargo test --workspace --test api
+	bash scripts/with-postgres.sh $(PG_SUITE) || { \
+	  echo "test-postgres: the suite failed or stalled once; running it again on a fresh cluster"; \
+	  bash scripts/with-postgres.sh $(PG_SUITE); }
 
 test-e2e: build
 	cd end2end && npx playwright test

@@ -92,6 +92,9 @@ async fn spawn(dir: tempfile::TempDir, extra: &[(&'static str, String)], clock: 
         address,
         client: reqwest::Client::builder()
             .redirect(redirect::Policy::none())
+            // A request the panel never answers fails the test, naming it,
+            // instead of hanging the suite.
+            .timeout(std::time::Duration::from_secs(60))
             .build()
             .expect("client"),
         database_url,
