@@ -181,26 +181,22 @@ impl TestApp {
     pub async fn insert_metrics_sample(&self, server: &str, at_ms: i64, metrics: &str) {
         const INSERT: &str =
             "INSERT INTO metrics_history (server_id, received_at_ms, metrics) VALUES ($1, $2, $3)";
+        // One statement, each backend's own pool type.
+        macro_rules! insert_into {
+            ($pool:ty) => {
+                sqlx::query(INSERT)
+                    .bind(server)
+                    .bind(at_ms)
+                    .bind(metrics)
+                    .execute(&<$pool>::connect(&self.database_url).await.expect("db"))
+                    .await
+                    .expect("sample stored")
+            };
+        }
         if on_postgres() {
-            let pool = sqlx::PgPool::connect(&self.database_url).await.expect("db");
-            sqlx::query(INSERT)
-                .bind(server)
-                .bind(at_ms)
-                .bind(metrics)
-                .execute(&pool)
-                .await
-                .expect("sample stored");
+            insert_into!(sqlx::PgPool);
         } else {
-            let pool = sqlx::SqlitePool::connect(&self.database_url)
-                .await
-                .expect("db");
-            sqlx::query(INSERT)
-                .bind(server)
-                .bind(at_ms)
-                .bind(metrics)
-                .execute(&pool)
-                .await
-                .expect("sample stored");
+            insert_into!(sqlx::SqlitePool);
         }
     }
 
