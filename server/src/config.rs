@@ -82,6 +82,49 @@ pub struct Config {
     /// the session in a `Secure` `__Host-` cookie. Unset: each request's
     /// `Host` decides.
     pub public_url: Option<PublicOrigin>,
+    /// `MESHWATCH_REPLICA`: this panel's name among the replicas of one
+    /// database (`/metrics`, `/readyz`, the Overview page); the host's
+    /// name by default.
+    pub replica: ReplicaName,
+}
+
+/// A replica's name: 1 to [`ReplicaName::MAX_LEN`] letters, digits and
+/// `. _ : -`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaName(String);
+
+impl ReplicaName {
+    pub const MAX_LEN: usize = 64;
+
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        let name = raw.trim();
+        let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '-');
+        if name.is_empty() || name.len() > Self::MAX_LEN || !name.chars().all(allowed) {
+            return Err(format!(
+                "{raw:?} is not a replica name (1 to {} letters, digits and . _ : -)",
+                Self::MAX_LEN
+            ));
+        }
+        Ok(Self(name.to_owned()))
+    }
+
+    /// The host's name, or `meshwatch` when it has none that fits.
+    fn of_host() -> Self {
+        std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .and_then(|host| Self::parse(&host).ok())
+            .unwrap_or_else(|| Self("meshwatch".to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ReplicaName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -178,6 +221,13 @@ impl Config {
                 var: "MESHWATCH_PUBLIC_URL",
                 problem,
             })?;
+        let replica = match non_empty("MESHWATCH_REPLICA") {
+            Some(raw) => ReplicaName::parse(&raw).map_err(|problem| ConfigError {
+                var: "MESHWATCH_REPLICA",
+                problem,
+            })?,
+            None => ReplicaName::of_host(),
+        };
         let smtp_url = non_empty("MESHWATCH_SMTP_URL").map(Secret::new);
         if smtp_url.is_some() && non_empty("MESHWATCH_NOTIFY_TO").is_none() {
             return Err(ConfigError {
@@ -219,6 +269,7 @@ impl Config {
             trusted_proxies,
             secret_key,
             public_url,
+            replica,
         })
     }
 }

@@ -17,6 +17,13 @@ use std::time::Duration;
 
 /// Attempts before a message is marked `failed`.
 pub const MAX_ATTEMPTS: i64 = 8;
+/// How many messages one round claims: a round sends them one after the
+/// other, within one lease.
+const CLAIM: i64 = 10;
+/// How long a claimed message is this replica's to send: longer than a
+/// round of [`CLAIM`] sends at their timeouts, so that no other replica
+/// takes one up while it is being sent.
+const LEASE: chrono::Duration = chrono::Duration::minutes(5);
 /// How often the outbox is looked at.
 const POLL: Duration = Duration::from_secs(2);
 
@@ -58,9 +65,10 @@ impl Delivery {
 
     async fn deliver_due(&self, store: &Store) -> Result<(), crate::store::StoreError> {
         let due = store
-            .due_notifications(
+            .claim_due_notifications(
                 Utc::now(),
-                50,
+                LEASE,
+                CLAIM,
                 self.mailer.is_some(),
                 self.webhook.is_some(),
             )

@@ -18,14 +18,16 @@ mod clock;
 mod evaluator;
 mod per_fleet;
 mod read_model;
+mod replication;
 mod serving;
 mod snapshot;
 mod ticker;
 
 pub use broadcaster::Broadcaster;
 pub use clock::{Clock, ManualClock};
-pub use evaluator::Evaluator;
+pub use evaluator::{Evaluator, CHANGES_RECORDED, FLEET_CHANGED, REPORTS_STORED, SETTINGS_CHANGED};
 pub use read_model::{Endpoints, KeptUser, ReadModel};
+pub use replication::Replication;
 pub use serving::{server_ref, Serving};
 pub use snapshot::SharedSnapshot;
 pub use ticker::{Ticker, Ticks};

@@ -12,10 +12,15 @@ pub async fn healthz() -> Json<Value> {
     Json(json!({"status": "ok"}))
 }
 
-/// `GET /readyz`: the database answers.
+/// `GET /readyz`: the database answers, so this replica can serve; it
+/// also says which replica it is and whether it evaluates.
 pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     match state.store.ping().await {
-        Ok(()) => Ok(Json(json!({"status": "ready"}))),
+        Ok(()) => Ok(Json(json!({
+            "status": "ready",
+            "replica": state.replica.as_str(),
+            "evaluator": state.evaluator.evaluating(),
+        }))),
         Err(err) => {
             tracing::warn!(error = %err, "not ready: database unreachable");
             Err(ApiError::new(

@@ -47,6 +47,7 @@ fn backend_error(err: StoreError) -> BackendError {
         | StoreError::Url(_)
         | StoreError::Directory { .. }
         | StoreError::Sealing(_)
+        | StoreError::NotEvaluator
         | StoreError::NewerSchema(_) => BackendError::Unavailable(message),
     }
 }

@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::database_lock::DatabaseLock;
 use crate::delivery::{Delivery, Mailer, Webhook};
 use crate::demo;
-use crate::engine::{Broadcaster, Clock, Evaluator, ReadModel, Ticker, Ticks};
+use crate::engine::{Broadcaster, Clock, Evaluator, ReadModel, Replication, Ticker, Ticks};
 use crate::login::{self, LoginLimiter};
 use crate::notify::Target;
 use crate::ops;
@@ -43,6 +43,8 @@ pub struct Application {
     router: Router,
     store: Store,
     background: tokio::task::JoinHandle<()>,
+    /// The election and the listener of a replica (PostgreSQL only).
+    replication: Vec<tokio::task::JoinHandle<()>>,
     delivery: Option<tokio::task::JoinHandle<()>>,
     /// The live demo fleet's agents and listeners (`MESHWATCH_DEMO=1`).
     demo: Option<demo::live::LiveDemo>,
@@ -130,6 +132,12 @@ impl Application {
         front_end.announce();
         let leptos = front_end.leptos_options(address);
         let metrics = Arc::new(Metrics::new()?);
+        // Replicas listen before loading: nothing announced after the
+        // load is missed.
+        let listening = match store.shared() {
+            Some(shared) => Some(shared.listener().await?),
+            None => None,
+        };
         let evaluator =
             Arc::new(Evaluator::load(store.clone(), metrics.clone(), clock.clone()).await?);
         let read_model = Arc::new(ReadModel::new(evaluator.snapshot(), store.clone()));
@@ -147,7 +155,8 @@ impl Application {
             read_model: read_model.clone(),
             broadcaster: broadcaster.clone(),
             clock: clock.clone(),
-            metrics,
+            metrics: metrics.clone(),
+            replica: config.replica.clone(),
             metrics_token: config
                 .metrics_token
                 .as_ref()
@@ -166,7 +175,7 @@ impl Application {
             webhook: config.webhook_url.clone().map(Webhook::new),
         };
         let (background, ticks) = Ticker {
-            evaluator,
+            evaluator: evaluator.clone(),
             read_model,
             broadcaster,
             store: store.clone(),
@@ -174,6 +183,28 @@ impl Application {
             targets,
         }
         .start();
+        let replication = match (store.shared(), listening) {
+            (Some(shared), Some(listening)) => {
+                Replication {
+                    store: shared.clone(),
+                    evaluator,
+                    ticks: ticks.clone(),
+                    replica: config.replica.clone(),
+                    metrics: metrics.clone(),
+                    listener: listening,
+                }
+                .start()
+                .await
+            }
+            _ => {
+                // One panel per SQLite database: it evaluates.
+                metrics
+                    .evaluator
+                    .with_label_values(&[config.replica.as_str()])
+                    .set(1);
+                Vec::new()
+            }
+        };
         let delivery = (delivery.mailer.is_some() || delivery.webhook.is_some())
             .then(|| tokio::spawn(delivery.run(store.clone())));
         Ok(Self {
@@ -181,6 +212,7 @@ impl Application {
             router: router(state, &front_end),
             store,
             background,
+            replication,
             delivery,
             demo,
             database_lock,
@@ -220,6 +252,11 @@ impl Application {
             .await?;
         drop(self.demo);
         self.background.abort();
+        // The evaluator's lock goes with its connection: another replica
+        // takes over at once.
+        for task in &self.replication {
+            task.abort();
+        }
         if let Some(delivery) = &self.delivery {
             delivery.abort();
         }

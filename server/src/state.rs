@@ -28,6 +28,8 @@ pub struct AppState {
     /// The evaluator's clock: report receipt times are read from it.
     pub clock: Clock,
     pub metrics: Arc<Metrics>,
+    /// This panel's name among the replicas of its database.
+    pub replica: crate::config::ReplicaName,
     /// `MESHWATCH_METRICS_TOKEN`, when set: `/metrics` wants it.
     pub metrics_token: Option<crate::telemetry::ScrapeToken>,
     /// Fault control of the live demo fleet, when it runs.

@@ -9,15 +9,16 @@
 //! each backend's `dialect`.
 
 pub mod offline;
-mod postgres;
+pub mod postgres;
 pub mod schema;
 mod sqlite;
 mod sub_tokens;
 mod types;
 
 pub use types::{
-    Delivery, Endpoint, EvidenceSnapshot, GeneratedTokens, NewNotification, NotificationView,
-    OperatorCredentials, Outgoing, PairRow, PendingReport, ReceivedReport, StoredReport,
+    Delivery, Endpoint, EvidenceSnapshot, FollowedReport, GeneratedTokens, NewNotification,
+    NotificationView, OperatorCredentials, Outgoing, PairRow, PendingReport, ReceivedReport,
+    RecordedChange, StoredReport,
 };
 
 use crate::config::DatabaseUrl;
@@ -97,6 +98,10 @@ pub enum StoreError {
     Rejected { code: &'static str, message: String },
     #[error("cannot seal a subscription token: {0}")]
     Sealing(#[from] SealingError),
+    /// Another replica evaluates now: this one's evaluator write was
+    /// refused.
+    #[error("another replica took over evaluating")]
+    NotEvaluator,
     /// A newer meshwatch migrated the database; nothing was written.
     #[error(transparent)]
     NewerSchema(#[from] schema::NewerSchema),
@@ -132,6 +137,22 @@ impl Store {
         match self {
             Self::Sqlite(s) => s.ping().await,
             Self::Postgres(s) => s.ping().await,
+        }
+    }
+
+    /// The shared database of several replicas, if this is one.
+    pub fn shared(&self) -> Option<&postgres::Store> {
+        match self {
+            Self::Sqlite(_) => None,
+            Self::Postgres(s) => Some(s),
+        }
+    }
+
+    /// Tells the other replicas (if any) that `topic` changed.
+    pub async fn announce(&self, topic: &str) -> Result<(), StoreError> {
+        match self {
+            Self::Sqlite(_) => Ok(()),
+            Self::Postgres(s) => s.announce(topic).await,
         }
     }
 
@@ -196,11 +217,14 @@ delegate! {
     fn backfill_metrics(&self, server: &ServerId, samples: &[(i64, Metrics)]) -> Result<bool, StoreError>;
     fn queue_notifications(&self, notifications: &[NewNotification]) -> Result<(), StoreError>;
     fn notifications(&self) -> Result<Vec<NotificationView>, StoreError>;
-    fn due_notifications(&self, now: DateTime<Utc>, limit: i64, email: bool, webhook: bool) -> Result<Vec<Outgoing>, StoreError>;
+    fn claim_due_notifications(&self, now: DateTime<Utc>, lease: chrono::Duration, limit: i64, email: bool, webhook: bool) -> Result<Vec<Outgoing>, StoreError>;
     fn record_delivery(&self, id: i64, outcome: Delivery) -> Result<(), StoreError>;
     fn outbox_counts(&self) -> Result<HashMap<DeliveryState, i64>, StoreError>;
     fn recent_reports(&self, server: &ServerId, limit: u32) -> Result<Vec<ReceivedReport>, StoreError>;
     fn store_reports(&self, batch: &[(&ServerId, &AgentReport, i64, ReportAck)]) -> Result<Vec<StoredReport>, StoreError>;
+    fn reports_after(&self, after: i64, below: Option<i64>, limit: i64) -> Result<Vec<FollowedReport>, StoreError>;
+    fn changes_after(&self, after: i64, limit: i64) -> Result<Vec<RecordedChange>, StoreError>;
+    fn last_change_number(&self) -> Result<i64, StoreError>;
     fn evidence_snapshot(&self) -> Result<EvidenceSnapshot, StoreError>;
     fn checkpoint(&self, pairs: &[PairRow], applied_seq: i64) -> Result<(), StoreError>;
     fn prune(&self, before_ms: i64) -> Result<u64, StoreError>;

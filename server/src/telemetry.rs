@@ -26,6 +26,8 @@ pub struct Metrics {
     /// on the limits shows.
     pub password_checks: IntCounter,
     outbox: IntGaugeVec,
+    /// 1 for the replica that evaluates, 0 for the others (by replica name).
+    pub evaluator: IntGaugeVec,
 }
 
 impl Metrics {
@@ -59,6 +61,14 @@ impl Metrics {
             Opts::new("notifications", "Notification outbox by state"),
             &["state"],
         )?;
+        let evaluator = IntGaugeVec::new(
+            Opts::new(
+                "evaluator",
+                "1 when this replica evaluates (holds the evaluator's lock), else 0",
+            ),
+            &["replica"],
+        )?;
+        registry.register(Box::new(evaluator.clone()))?;
         registry.register(Box::new(servers.clone()))?;
         registry.register(Box::new(reports_ingested.clone()))?;
         registry.register(Box::new(probe_results_applied.clone()))?;
@@ -75,6 +85,7 @@ impl Metrics {
             evaluation_seconds,
             password_checks,
             outbox,
+            evaluator,
         })
     }
 

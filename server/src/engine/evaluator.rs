@@ -5,6 +5,7 @@
 //! serves no reads: pages, the APIs and subscriptions read the
 //! [`ReadModel`](super::ReadModel).
 
+mod following;
 mod ingest;
 
 use super::clock::Clock;
@@ -22,7 +23,18 @@ use meshwatch::status::ServerStatus;
 use meshwatch::verdict::{VerdictChange, WitnessFault};
 use meshwatch::ServerId;
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
+
+/// What a replica announces when it changed the fleet (servers, entry
+/// points, routes, users, verifier marks).
+pub const FLEET_CHANGED: &str = "fleet";
+/// ... the settings.
+pub const SETTINGS_CHANGED: &str = "settings";
+/// ... the status history (the evaluator, after recording changes).
+pub const CHANGES_RECORDED: &str = "changes";
+/// ... stored reports (every replica, on the commit of its reports).
+pub const REPORTS_STORED: &str = "reports";
 
 /// What the evaluator has written down, or still must; none of it is
 /// served. Locked after the snapshot when both are held.
@@ -37,6 +49,10 @@ struct Ledger {
     /// A whole-fleet fault holds and the operator was told (once per
     /// incident; one holding at start-up was told before).
     witness_fault_told: bool,
+    /// The number of the last status change in the history that this
+    /// replica knows of (a replica that does not evaluate tells its live
+    /// pages of the ones after it).
+    last_change: i64,
 }
 
 pub struct Evaluator {
@@ -53,6 +69,70 @@ pub struct Evaluator {
     order: Arc<tokio::sync::Mutex<()>>,
     /// Reports waiting for the next group commit (see [`Evaluator::ingest`]).
     queued: Mutex<Vec<Queued>>,
+    /// Whether this replica evaluates: records the changes, checkpoints,
+    /// notifies. On SQLite (one panel per database) it always does; on
+    /// PostgreSQL the holder of the evaluator's lock does (see
+    /// [`super::Replication`]), and the others follow the reports and the
+    /// status history it leaves in the database.
+    evaluating: AtomicBool,
+}
+
+/// What the store holds of the evidence: the mesh, the pairs and
+/// self-reports of the checkpoint plus the reports stored after it.
+struct Restored {
+    mesh: Mesh,
+    evidence: Evidence,
+    applied_seq: i64,
+    /// The pairs the reports after the checkpoint changed.
+    dirty: HashSet<(usize, usize)>,
+}
+
+/// Rebuilds the evidence from the store: checkpointed pairs, latest
+/// self-reports, then the reports stored after the checkpoint.
+async fn restore(store: &Store, settings: &Settings) -> Result<Restored, StoreError> {
+    let (servers, routes) = store.mesh_spec().await?;
+    let mesh = Mesh::new(servers, routes);
+    let snapshot = store.evidence_snapshot().await?;
+    let mut evidence = Evidence::new(&mesh);
+    for (server, received_ms, check) in snapshot.reports {
+        if let Some(s) = mesh.server_index(&server) {
+            evidence.record_report(s, received_ms, check);
+        }
+    }
+    for row in snapshot.pairs {
+        let w = mesh.server_index(&row.witness_id);
+        let e = mesh.entry_point_index(&row.entry_point_id);
+        if let (Some(w), Some(e)) = (w, e) {
+            evidence.restore_pair(w, e, row.state);
+        }
+    }
+    let mut applied_seq = snapshot.checkpoint_seq;
+    let mut dirty = HashSet::new();
+    for pending in snapshot.pending {
+        applied_seq = pending.seq;
+        let Some(w) = mesh.server_index(&pending.server_id) else {
+            continue;
+        };
+        let probes: Vec<ProbeReport> = match serde_json::from_str(&pending.probes) {
+            Ok(p) => p,
+            Err(err) => {
+                tracing::error!(seq = pending.seq, error = %err, "unreadable stored report skipped");
+                continue;
+            }
+        };
+        let (resolved, _) = resolve(&mesh, &probes);
+        for (e, probe) in newest_per_entry_point(resolved) {
+            if evidence.apply_probe(w, e, probe, pending.received_ms, settings.stale_after_ms()) {
+                dirty.insert((w, e));
+            }
+        }
+    }
+    Ok(Restored {
+        mesh,
+        evidence,
+        applied_seq,
+        dirty,
+    })
 }
 
 impl Evaluator {
@@ -63,57 +143,35 @@ impl Evaluator {
         metrics: Arc<Metrics>,
         clock: Clock,
     ) -> Result<Self, StoreError> {
-        let (servers, routes) = store.mesh_spec().await?;
-        let mesh = Mesh::new(servers, routes);
         let settings = store.settings().await?;
-        let snapshot = store.evidence_snapshot().await?;
-        let mut evidence = Evidence::new(&mesh);
-        for (server, received_ms, check) in snapshot.reports {
-            if let Some(s) = mesh.server_index(&server) {
-                evidence.record_report(s, received_ms, check);
-            }
-        }
-        for row in snapshot.pairs {
-            let w = mesh.server_index(&row.witness_id);
-            let e = mesh.entry_point_index(&row.entry_point_id);
-            if let (Some(w), Some(e)) = (w, e) {
-                evidence.restore_pair(w, e, row.state);
-            }
-        }
-        let mut ledger = Ledger::default();
-        for pending in snapshot.pending {
-            ledger.applied_seq = pending.seq;
-            let Some(w) = mesh.server_index(&pending.server_id) else {
-                continue;
-            };
-            let probes: Vec<ProbeReport> = match serde_json::from_str(&pending.probes) {
-                Ok(p) => p,
-                Err(err) => {
-                    tracing::error!(seq = pending.seq, error = %err, "unreadable stored report skipped");
-                    continue;
-                }
-            };
-            let (resolved, _) = resolve(&mesh, &probes);
-            for (e, probe) in newest_per_entry_point(resolved) {
-                if evidence.apply_probe(w, e, probe, pending.received_ms, settings.stale_after_ms())
-                {
-                    ledger.dirty.insert((w, e));
-                }
-            }
-        }
-        let evaluation = evaluate(&mesh, &evidence, &settings, clock.now_ms());
-        ledger.witness_fault_told = evaluation.witness_fault().is_some();
-        ledger.recorded = store.latest_conditions().await?;
+        // Before the conditions: a change recorded in between is then
+        // told again (harmless), never missed.
+        let last_change = store.last_change_number().await?;
+        let restored = restore(&store, &settings).await?;
+        let evaluation = evaluate(
+            &restored.mesh,
+            &restored.evidence,
+            &settings,
+            clock.now_ms(),
+        );
+        let ledger = Ledger {
+            dirty: restored.dirty,
+            applied_seq: restored.applied_seq,
+            recorded: store.latest_conditions().await?,
+            witness_fault_told: evaluation.witness_fault().is_some(),
+            last_change,
+        };
         let fleet_version = u64::try_from(clock.now_ms()).unwrap_or(1);
         Ok(Self {
             snapshot: SharedSnapshot::new(Snapshot::new(
-                Arc::new(mesh),
-                evidence,
+                Arc::new(restored.mesh),
+                restored.evidence,
                 evaluation,
                 settings,
                 fleet_version,
             )),
             ledger: Mutex::new(ledger),
+            evaluating: AtomicBool::new(store.shared().is_none()),
             store,
             clock,
             metrics,
@@ -260,6 +318,7 @@ impl Evaluator {
         let _order = self.order.lock().await;
         let out = change.await?;
         self.rebuild_mesh().await?;
+        self.announce(FLEET_CHANGED).await;
         Ok(out)
     }
 
@@ -293,10 +352,21 @@ impl Evaluator {
         // swapped in after this one.
         let _order = self.order.lock().await;
         self.store.save_settings(&next).await?;
-        let mut state = self.snapshot.write();
-        state.settings = next;
-        state.evaluation = evaluate(&state.mesh, &state.evidence, &next, self.clock.now_ms());
-        state.fleet_version += 1;
+        {
+            let mut state = self.snapshot.write();
+            state.settings = next;
+            state.evaluation = evaluate(&state.mesh, &state.evidence, &next, self.clock.now_ms());
+            state.fleet_version += 1;
+        }
+        self.announce(SETTINGS_CHANGED).await;
         Ok(())
+    }
+
+    /// Tells the other replicas (if any) what changed; one that misses it
+    /// finds out at its listener's reconnection.
+    async fn announce(&self, topic: &str) {
+        if let Err(err) = self.store.announce(topic).await {
+            tracing::warn!(topic, error = %err, "cannot tell the other replicas");
+        }
     }
 }

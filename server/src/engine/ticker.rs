@@ -5,10 +5,14 @@
 //! publishes them to live pages. Every [`CHECKPOINT_EVERY`] it checkpoints
 //! changed pairs and prunes old metrics.
 //!
+//! On a replica that does not evaluate (see [`super::Replication`]) a tick
+//! catches up on the reports the others stored, re-evaluates for its own
+//! pages and tells them of the changes the evaluator recorded.
+//!
 //! A [`Ticks`] handle runs a tick at once and waits for it: tests that
 //! advance a manual clock then see its effect without waiting a second.
 
-use super::{Broadcaster, Clock, Evaluator, ReadModel};
+use super::{Broadcaster, Clock, Evaluator, ReadModel, CHANGES_RECORDED};
 use crate::notify::Target;
 use crate::store::{Store, StoreError};
 use meshwatch::verdict::VerdictChange;
@@ -77,7 +81,7 @@ impl Ticker {
                 }
             };
             self.tick().await;
-            if last_checkpoint.elapsed() >= CHECKPOINT_EVERY {
+            if self.evaluator.evaluating() && last_checkpoint.elapsed() >= CHECKPOINT_EVERY {
                 last_checkpoint = tokio::time::Instant::now();
                 self.housekeeping().await;
             }
@@ -88,7 +92,19 @@ impl Ticker {
     }
 
     async fn tick(&self) {
+        // Reports other replicas stored (in case a notification was lost).
+        if let Err(err) = self.evaluator.catch_up().await {
+            tracing::error!(error = %err, "cannot apply the reports other replicas stored");
+        }
         let changes = self.evaluator.tick().await;
+        if !self.evaluator.evaluating() {
+            // Another replica records; this one tells its own live pages.
+            match self.evaluator.follow_history().await {
+                Ok(recorded) => self.broadcaster.publish(&recorded),
+                Err(err) => tracing::error!(error = %err, "cannot read the status history"),
+            }
+            return;
+        }
         if let Some(fault) = self.evaluator.witness_fault_to_tell() {
             let queued = async {
                 let lang = self.store.notify_lang().await?.unwrap_or_default();
@@ -107,7 +123,12 @@ impl Ticker {
         }
         if !changes.is_empty() {
             match self.record(&changes).await {
-                Ok(()) => self.broadcaster.publish(&changes),
+                Ok(()) => {
+                    self.broadcaster.publish(&changes);
+                    if let Err(err) = self.store.announce(CHANGES_RECORDED).await {
+                        tracing::warn!(error = %err, "cannot tell the other replicas of the changes");
+                    }
+                }
                 // Not recorded: the next tick finds the same changes and retries.
                 Err(err) => {
                     tracing::error!(error = %err, "cannot record status changes; will retry")

@@ -98,6 +98,21 @@ impl Store {
         Ok(begin_write(&self.writer).await?)
     }
 
+    /// A write only the evaluator may make: on SQLite the one panel is it.
+    pub(super) async fn write_as_evaluator(&self) -> Result<Tx, StoreError> {
+        self.write().await
+    }
+
+    /// Reports need no ordering across writers: there is one.
+    pub(super) async fn order_reports(_tx: &mut Tx) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// A read transaction: SQLite's reads in one see one snapshot.
+    pub(super) async fn read_snapshot(&self) -> Result<Transaction<'static, Sqlite>, StoreError> {
+        Ok(self.reader.begin().await?)
+    }
+
     /// Closes both pools, flushing the WAL.
     pub(super) async fn close(&self) {
         self.reader.close().await;
@@ -117,6 +132,9 @@ impl Store {
     pub(super) fn json_tuple(columns: &str) -> String {
         format!("json_array({columns})")
     }
+
+    /// How a claim skips rows another writer is claiming: SQLite has one.
+    pub(super) const SKIP_LOCKED: &'static str = "";
 
     /// The number at `key` of the JSON object in `column` (NULL if none).
     pub(super) fn json_number(column: &str, key: &str) -> String {

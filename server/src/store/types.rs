@@ -110,6 +110,28 @@ pub struct PendingReport {
     pub probes: String,
 }
 
+/// A stored report as a replica that does not evaluate applies it (see
+/// `Store::reports_after`).
+pub struct FollowedReport {
+    pub seq: i64,
+    pub server_id: ServerId,
+    pub received_ms: i64,
+    /// `None` once a checkpoint folded the report in: a replica that needs
+    /// it has fallen behind the checkpoint and reloads from it.
+    pub probes: Option<Vec<meshwatch::agent_api::ProbeReport>>,
+    /// The server's latest self-report.
+    pub self_check: SelfCheck,
+}
+
+/// A status change as recorded, with its number in the status history.
+pub struct RecordedChange {
+    pub number: i64,
+    pub server: ServerId,
+    pub status: meshwatch::status::ServerStatus,
+    pub conditions: Vec<meshwatch::status::ServerStatus>,
+    pub at: DateTime<Utc>,
+}
+
 /// A report the panel received, as the reports listing shows it.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ReceivedReport {
@@ -132,6 +154,8 @@ pub struct EvidenceSnapshot {
     pub reports: Vec<(ServerId, i64, SelfCheck)>,
     pub pairs: Vec<PairRow>,
     pub pending: Vec<PendingReport>,
+    /// The last report the pairs hold the effect of.
+    pub checkpoint_seq: i64,
 }
 
 /// A stored report: either newly stored (with its sequence number) or a

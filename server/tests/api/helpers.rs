@@ -10,7 +10,7 @@ use reqwest::{redirect, Response};
 use serde_json::Value;
 use std::collections::HashMap;
 
-mod backend;
+pub mod backend;
 
 pub use backend::{on_postgres, sqlite_only};
 

@@ -16,6 +16,7 @@ mod live_agents;
 mod live_events;
 mod login;
 mod notifications;
+mod replicas;
 mod scenarios;
 mod sealed_tokens;
 mod security_headers;

@@ -2,6 +2,7 @@
 //! transaction), then applied in their stored order, so that memory and a
 //! replay after a crash agree.
 
+use super::following::Applied;
 use super::Evaluator;
 use crate::store::{StoreError, StoredReport};
 use meshwatch::agent_api::{AgentReport, ProbeReport, ReportAck};
@@ -169,6 +170,20 @@ impl Evaluator {
                 return;
             }
         };
+        // Other replicas' reports numbered before these go first (reports
+        // commit in sequence order: they are all stored by now).
+        let first = stored.iter().find_map(|s| match s {
+            StoredReport::New { seq } => Some(*seq),
+            StoredReport::Duplicate(_) => None,
+        });
+        if let (Some(first), Some(_)) = (first, self.store.shared()) {
+            if first > self.ledger().applied_seq + 1 {
+                if let Err(err) = self.catch_up_below(Some(first)).await {
+                    // Stored all the same: the next catch-up applies them.
+                    tracing::error!(error = %err, "cannot apply the reports stored before these");
+                }
+            }
+        }
         let mut state = self.snapshot.write();
         let mut ledger = self.ledger();
         for (r, stored) in ready.into_iter().zip(stored) {
@@ -186,21 +201,18 @@ impl Evaluator {
             self.metrics
                 .probe_results_skipped
                 .inc_by(u64::from(r.ack.skipped_probes));
-            ledger.applied_seq = seq;
-            state.mark_written(&r.queued.witness);
-            let state = &mut *state;
-            let (_, applied) = state.evaluation.apply_report(
-                &state.mesh,
-                &mut state.evidence,
-                r.w,
-                r.queued.received_ms,
-                r.queued.report.self_check.clone(),
-                &r.resolved,
-            );
-            self.metrics.probe_results_applied.inc_by(applied as u64);
-            ledger
-                .dirty
-                .extend(r.resolved.iter().map(|(e, _)| (r.w, *e)));
+            // Applied already when a catch-up had to reload from the store.
+            if seq > ledger.applied_seq {
+                ledger.applied_seq = seq;
+                let applied = Applied {
+                    server: &r.queued.witness,
+                    w: r.w,
+                    received_ms: r.queued.received_ms,
+                    self_check: r.queued.report.self_check.clone(),
+                    resolved: &r.resolved,
+                };
+                self.apply_one(&mut state, &mut ledger, applied);
+            }
             let _ = r.queued.reply.send(Ok(r.ack));
         }
     }

@@ -2,7 +2,7 @@
 //! together with the notifications it calls for (see [`outbox`]) so that
 //! a recorded "blocked" always has its email queued.
 
-use super::{corrupt, outbox, NewNotification, Store, StoreError, Tx};
+use super::{corrupt, outbox, NewNotification, RecordedChange, Store, StoreError, Tx};
 use chrono::{DateTime, Utc};
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::VerdictChange;
@@ -62,6 +62,32 @@ impl TryFrom<ConditionsRow> for (ServerId, Vec<ServerStatus>) {
     }
 }
 
+/// A whole `status_history` row.
+#[derive(sqlx::FromRow)]
+struct RecordedRow {
+    id: i64,
+    #[sqlx(flatten)]
+    server: ConditionsRow,
+    #[sqlx(flatten)]
+    change: StatusRow,
+}
+
+impl TryFrom<RecordedRow> for RecordedChange {
+    type Error = StoreError;
+
+    fn try_from(row: RecordedRow) -> Result<Self, StoreError> {
+        let (at, status) = row.change.try_into()?;
+        let (server, conditions) = row.server.try_into()?;
+        Ok(RecordedChange {
+            number: row.id,
+            server,
+            status,
+            conditions,
+            at,
+        })
+    }
+}
+
 fn conditions_json(conditions: &[ServerStatus]) -> String {
     serde_json::to_string(conditions).unwrap_or_else(|_| "[]".to_owned())
 }
@@ -88,13 +114,44 @@ impl Store {
         changes: &[VerdictChange],
         notifications: &[NewNotification],
     ) -> Result<(), StoreError> {
-        let mut tx = self.write().await?;
+        let mut tx = self.write_as_evaluator().await?;
         for change in changes {
             insert_change(&mut tx, change).await?;
         }
         outbox::queue_in(&mut tx, notifications).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// The status changes recorded after the one numbered `after`, oldest
+    /// first, at most `limit`, each with its number: what a replica that
+    /// does not evaluate tells its live pages.
+    pub async fn changes_after(
+        &self,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<RecordedChange>, StoreError> {
+        sqlx::query_as::<_, RecordedRow>(
+            "SELECT id, server_id, status, conditions, at FROM status_history
+             WHERE id > $1 ORDER BY id LIMIT $2",
+        )
+        .bind(after)
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(TryInto::try_into)
+        .collect()
+    }
+
+    /// The number of the last recorded status change (0 if none).
+    pub async fn last_change_number(&self) -> Result<i64, StoreError> {
+        Ok(
+            sqlx::query_scalar::<_, Option<i64>>("SELECT MAX(id) FROM status_history")
+                .fetch_one(&self.reader)
+                .await?
+                .unwrap_or(0),
+        )
     }
 
     /// Status changes of one server since `since`, oldest first, led by the

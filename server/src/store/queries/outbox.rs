@@ -8,8 +8,8 @@ use crate::store::types::{Delivery, NewNotification, NotificationView, Outgoing}
 use chrono::{DateTime, Utc};
 use meshwatch::views::{DeliveryState, NotificationKind};
 use meshwatch::ServerId;
-
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 /// A queued row as delivery needs it: the target from its two columns.
 #[derive(sqlx::FromRow)]
@@ -38,13 +38,32 @@ impl From<OutgoingRow> for Outgoing {
     }
 }
 
+/// The claim of due notifications, built once per backend: PostgreSQL
+/// skips the rows another replica is claiming at this moment (`SKIP
+/// LOCKED`); SQLite has one writer, and one panel per database.
+static CLAIM_DUE: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "UPDATE notification_outbox SET lease_until = $8 WHERE id IN (
+            SELECT id FROM notification_outbox
+            WHERE state = $1 AND (next_attempt_at IS NULL OR next_attempt_at <= $2)
+              AND (lease_until IS NULL OR lease_until <= $2)
+              AND (($3 AND target = $4) OR ($5 AND target = $6))
+            ORDER BY id LIMIT $7 {skip_locked})
+         RETURNING id, kind, server_id, target, recipient, subject, body, attempts",
+        skip_locked = Store::SKIP_LOCKED,
+    )
+});
+
 impl Store {
     /// Queues notifications that concern no status change (test messages).
     pub async fn queue_notifications(
         &self,
         notifications: &[NewNotification],
     ) -> Result<(), StoreError> {
-        self.record_changes(&[], notifications).await
+        let mut tx = self.write().await?;
+        queue_in(&mut tx, notifications).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// The outbox, newest first.
@@ -57,32 +76,33 @@ impl Store {
         .await?)
     }
 
-    /// Queued notifications due for a delivery attempt, oldest first.
-    /// Only targets of a configured kind are returned (email, webhook), so
-    /// undeliverable rows never crowd out deliverable ones.
-    pub async fn due_notifications(
+    /// Claims queued notifications due for a delivery attempt, oldest
+    /// first, for `lease`: until it runs out no other claim (on this
+    /// replica or another) returns them, so each is sent by one replica; a
+    /// replica that dies mid-send lets the lease run out and the row is
+    /// tried again. Only targets of a configured kind are claimed (email,
+    /// webhook), so undeliverable rows never crowd out deliverable ones.
+    pub async fn claim_due_notifications(
         &self,
         now: DateTime<Utc>,
+        lease: chrono::Duration,
         limit: i64,
         email: bool,
         webhook: bool,
     ) -> Result<Vec<Outgoing>, StoreError> {
-        let rows = sqlx::query_as::<_, OutgoingRow>(
-            "SELECT id, kind, server_id, target, recipient, subject, body, attempts
-             FROM notification_outbox
-             WHERE state = $1 AND (next_attempt_at IS NULL OR next_attempt_at <= $2)
-               AND (($3 AND target = $4) OR ($5 AND target = $6))
-             ORDER BY id LIMIT $7",
-        )
-        .bind(DeliveryState::Queued)
-        .bind(now)
-        .bind(email)
-        .bind(TargetKind::Email)
-        .bind(webhook)
-        .bind(TargetKind::Webhook)
-        .bind(limit)
-        .fetch_all(&self.reader)
-        .await?;
+        let mut rows = sqlx::query_as::<_, OutgoingRow>(&CLAIM_DUE)
+            .bind(DeliveryState::Queued)
+            .bind(now)
+            .bind(email)
+            .bind(TargetKind::Email)
+            .bind(webhook)
+            .bind(TargetKind::Webhook)
+            .bind(limit)
+            .bind(now + lease)
+            .fetch_all(&self.writer)
+            .await?;
+        // RETURNING keeps no order.
+        rows.sort_by_key(|row| row.id);
         Ok(rows.into_iter().map(Outgoing::from).collect())
     }
 
@@ -92,21 +112,21 @@ impl Store {
         let attempt = match outcome {
             Delivery::Sent => sqlx::query(
                 "UPDATE notification_outbox SET state = $1, sent_at = $2, attempts = attempts + 1,
-                    last_error = NULL WHERE id = $3",
+                    last_error = NULL, lease_until = NULL WHERE id = $3",
             )
             .bind(DeliveryState::Sent)
             .bind(Utc::now())
             .bind(id),
             Delivery::Retry { error, at } => sqlx::query(
                 "UPDATE notification_outbox SET attempts = attempts + 1, next_attempt_at = $1,
-                    last_error = $2 WHERE id = $3",
+                    last_error = $2, lease_until = NULL WHERE id = $3",
             )
             .bind(at)
             .bind(error)
             .bind(id),
             Delivery::Failed { error } => sqlx::query(
-                "UPDATE notification_outbox SET state = $1, attempts = attempts + 1, last_error = $2
-                 WHERE id = $3",
+                "UPDATE notification_outbox SET state = $1, attempts = attempts + 1, last_error = $2,
+                    lease_until = NULL WHERE id = $3",
             )
             .bind(DeliveryState::Failed)
             .bind(error)

@@ -6,7 +6,9 @@
 //! changes, never one row per probe.
 
 use super::{corrupt, count, history, metrics, Store, StoreError, Tx};
-use crate::store::types::{EvidenceSnapshot, PairRow, PendingReport, ReceivedReport, StoredReport};
+use crate::store::types::{
+    EvidenceSnapshot, FollowedReport, PairRow, PendingReport, ReceivedReport, StoredReport,
+};
 use meshwatch::agent_api::{AgentReport, ReportAck};
 use meshwatch::evidence::{PairState, ProbeError, SelfCheck};
 use meshwatch::{EntryPointId, ServerId};
@@ -72,6 +74,44 @@ impl SelfReportRow {
             detail: self.detail,
         };
         (self.server_id, self.received_at_ms, check)
+    }
+}
+
+/// A stored report with its server's latest self-report (see
+/// [`Store::reports_after`]).
+#[derive(sqlx::FromRow)]
+struct FollowedRow {
+    seq: i64,
+    server_id: ServerId,
+    received_ms: i64,
+    probes: Option<String>,
+    listener_ok: Option<bool>,
+    service_ok: Option<bool>,
+    detail: Option<String>,
+}
+
+impl FollowedRow {
+    fn into_report(self) -> Result<FollowedReport, StoreError> {
+        let probes = match self.probes {
+            Some(json) => Some(serde_json::from_str(&json).map_err(|e| corrupt("probes", e))?),
+            None => None,
+        };
+        let self_check = match (self.listener_ok, self.service_ok) {
+            (Some(listener_ok), Some(service_ok)) => SelfCheck {
+                listener_ok,
+                service_ok,
+                detail: self.detail,
+            },
+            // Written in the report's own transaction: never missing.
+            _ => return Err(corrupt("self-report", "missing")),
+        };
+        Ok(FollowedReport {
+            seq: self.seq,
+            server_id: self.server_id,
+            received_ms: self.received_ms,
+            probes,
+            self_check,
+        })
     }
 }
 
@@ -150,6 +190,7 @@ impl Store {
         batch: &[(&ServerId, &AgentReport, i64, ReportAck)],
     ) -> Result<Vec<StoredReport>, StoreError> {
         let mut tx = self.write().await?;
+        Store::order_reports(&mut tx).await?;
         let mut stored = Vec::with_capacity(batch.len());
         for (server, report, received_ms, ack) in batch {
             stored.push(store_report(&mut tx, server, report, *received_ms, *ack).await?);
@@ -161,10 +202,13 @@ impl Store {
     /// The checkpointed pairs, latest self-reports and reports not yet
     /// folded into the checkpoint (in arrival order).
     pub async fn evidence_snapshot(&self) -> Result<EvidenceSnapshot, StoreError> {
+        // One snapshot: a checkpoint committed between the reads would
+        // leave the reports it folded in neither.
+        let mut tx = self.read_snapshot().await?;
         let reports = sqlx::query_as::<_, SelfReportRow>(
             "SELECT server_id, received_at_ms, listener_ok, service_ok, detail FROM server_reports",
         )
-        .fetch_all(&self.reader)
+        .fetch_all(&mut *tx)
         .await?
         .into_iter()
         .map(SelfReportRow::into_entry)
@@ -173,22 +217,28 @@ impl Store {
             "SELECT witness_id, entry_point_id, streak, first_failure_ms, last_at_ms, received_ms, last_error
              FROM pair_states",
         )
-        .fetch_all(&self.reader)
+        .fetch_all(&mut *tx)
         .await?
         .into_iter()
         .map(PairRow::try_from)
         .collect::<Result<_, _>>()?;
+        let checkpoint_seq: i64 =
+            sqlx::query_scalar("SELECT applied_seq FROM checkpoint WHERE id = 1")
+                .fetch_one(&mut *tx)
+                .await?;
         let pending = sqlx::query_as::<_, PendingReport>(
             "SELECT seq, server_id, received_at_ms AS received_ms, probes FROM agent_reports
-             WHERE probes IS NOT NULL AND seq > (SELECT applied_seq FROM checkpoint WHERE id = 1)
-             ORDER BY seq",
+             WHERE probes IS NOT NULL AND seq > $1 ORDER BY seq",
         )
-        .fetch_all(&self.reader)
+        .bind(checkpoint_seq)
+        .fetch_all(&mut *tx)
         .await?;
+        tx.commit().await?;
         Ok(EvidenceSnapshot {
             reports,
             pairs,
             pending,
+            checkpoint_seq,
         })
     }
 
@@ -196,7 +246,7 @@ impl Store {
     /// report bodies up to it are no longer needed (their ids stay, for
     /// idempotency).
     pub async fn checkpoint(&self, pairs: &[PairRow], applied_seq: i64) -> Result<(), StoreError> {
-        let mut tx = self.write().await?;
+        let mut tx = self.write_as_evaluator().await?;
         for pair in pairs {
             upsert_pair(&mut tx, pair).await?;
         }
@@ -213,6 +263,32 @@ impl Store {
         .await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// The reports stored after `after` (and before `below`, when given),
+    /// in their stored order, at most `limit`: what a replica that does
+    /// not evaluate applies to follow the evaluator. A report whose body a
+    /// checkpoint folded in comes without its probes.
+    pub async fn reports_after(
+        &self,
+        after: i64,
+        below: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<FollowedReport>, StoreError> {
+        sqlx::query_as::<_, FollowedRow>(
+            "SELECT r.seq, r.server_id, r.received_at_ms AS received_ms, r.probes,
+                    s.listener_ok, s.service_ok, s.detail
+             FROM agent_reports r LEFT JOIN server_reports s ON s.server_id = r.server_id
+             WHERE r.seq > $1 AND r.seq < $2 ORDER BY r.seq LIMIT $3",
+        )
+        .bind(after)
+        .bind(below.unwrap_or(i64::MAX))
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(FollowedRow::into_report)
+        .collect()
     }
 
     /// Drops metrics samples, folded report ids and the status history of

@@ -1,0 +1,442 @@
+//! Several `meshwatch-server` processes on one PostgreSQL database: any of
+//! them takes every request, exactly one evaluates, and when it is killed
+//! (`kill -9`, mid-stream) another takes over — no acknowledged report
+//! lost, no status change recorded twice, one notification per incident,
+//! and the live pages of the survivors still told. PostgreSQL only.
+
+use crate::binary::{client, command, run, start, terminate, Panel};
+use crate::helpers::backend::{postgres_admin_url, postgres_database_of, POSTGRES_SECRET_KEY};
+use crate::helpers::session_cookie;
+use serde_json::{json, Value};
+use sqlx::PgPool;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const ADMIN: &str = "replicas-admin-token-000";
+const PASSWORD: &str = "a long password";
+/// The verifier, and the servers of the one route.
+const SERVERS: [&str; 4] = ["v-1", "s-1", "s-2", "s-3"];
+
+fn replica(db: &str, name: &str) -> Panel {
+    let mut cmd = command(db);
+    cmd.env("MESHWATCH_ADMIN_TOKEN", ADMIN)
+        .env("MESHWATCH_SECRET_KEY", POSTGRES_SECRET_KEY)
+        .env("MESHWATCH_REPLICA", name);
+    start(cmd)
+}
+
+async fn get_json(address: &str, path: &str) -> Value {
+    let response = client()
+        .get(format!("{address}{path}"))
+        .bearer_auth(ADMIN)
+        .send()
+        .await
+        .expect("sent");
+    assert!(
+        response.status().is_success(),
+        "{path}: {}",
+        response.status()
+    );
+    response.json().await.expect("json")
+}
+
+/// Which replica evaluates, by `/readyz` of each: exactly one must.
+async fn evaluators(replicas: &[&Panel]) -> Vec<String> {
+    let mut evaluating = Vec::new();
+    for panel in replicas {
+        let ready = get_json(&panel.address, "/readyz").await;
+        assert_eq!(ready["status"], "ready", "{ready}");
+        if ready["evaluator"] == true {
+            evaluating.push(ready["replica"].as_str().unwrap_or_default().to_owned());
+        }
+    }
+    evaluating
+}
+
+/// Polls `check` every 100 ms for up to `within`; the time it took.
+async fn eventually<F, Fut>(within: Duration, what: &str, mut check: F) -> Duration
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let start = Instant::now();
+    loop {
+        if check().await {
+            return start.elapsed();
+        }
+        assert!(start.elapsed() < within, "{what}: not within {within:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn status_of(address: &str, server: &str) -> String {
+    let view = get_json(address, &format!("/api/v1/servers/{server}")).await;
+    view["status"].as_str().unwrap_or_default().to_owned()
+}
+
+/// The report driver: every server reports every `PACE`, each probing the
+/// others, to the replicas in turn; the verifier fails on s-1 while
+/// `blocked` is set. Records the id of every report acknowledged.
+struct Driver {
+    targets: Arc<Mutex<Vec<String>>>,
+    blocked: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    acknowledged: Arc<Mutex<Vec<String>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+const PACE: Duration = Duration::from_millis(250);
+
+impl Driver {
+    fn start(targets: Vec<String>, tokens: Value) -> Self {
+        let targets = Arc::new(Mutex::new(targets));
+        let blocked = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let acknowledged = Arc::new(Mutex::new(Vec::new()));
+        let (t, b, s, a) = (
+            targets.clone(),
+            blocked.clone(),
+            stop.clone(),
+            acknowledged.clone(),
+        );
+        let task = tokio::spawn(async move {
+            let http = client();
+            let sent = AtomicU32::new(0);
+            while !s.load(Ordering::SeqCst) {
+                for server in SERVERS {
+                    let n = sent.fetch_add(1, Ordering::SeqCst);
+                    let address = {
+                        let targets = t.lock().expect("targets");
+                        targets[n as usize % targets.len()].clone()
+                    };
+                    let id = format!("00000000-0000-4000-8000-{n:012}");
+                    let body = report(&id, server, b.load(Ordering::SeqCst));
+                    let token = tokens[server].as_str().expect("a token");
+                    let answer = http
+                        .post(format!("{address}/api/agent/v1/report"))
+                        .bearer_auth(token)
+                        .json(&body)
+                        .timeout(Duration::from_secs(10))
+                        .send()
+                        .await;
+                    // A killed replica refuses: the agent would retry
+                    // elsewhere; the report was never acknowledged.
+                    if answer.is_ok_and(|r| r.status() == 202) {
+                        a.lock().expect("acks").push(id);
+                    }
+                }
+                tokio::time::sleep(PACE).await;
+            }
+        });
+        Self {
+            targets,
+            blocked,
+            stop,
+            acknowledged,
+            task,
+        }
+    }
+
+    fn send_to(&self, targets: Vec<String>) {
+        *self.targets.lock().expect("targets") = targets;
+    }
+
+    fn acknowledged(&self) -> usize {
+        self.acknowledged.lock().expect("acks").len()
+    }
+
+    async fn stop(self) -> Vec<String> {
+        self.stop.store(true, Ordering::SeqCst);
+        self.task.await.expect("the driver ends");
+        let acks = self.acknowledged.lock().expect("acks").clone();
+        acks
+    }
+}
+
+fn report(id: &str, server: &str, blocked: bool) -> Value {
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let probes: Vec<Value> = SERVERS
+        .iter()
+        .filter(|other| **other != server)
+        .map(|other| {
+            let ok = !(blocked && server == "v-1" && *other == "s-1");
+            json!({"entry_point_id": format!("{other}-ep"), "at": now, "ok": ok,
+                   "latency_ms": if ok { json!(20) } else { json!(null) },
+                   "error": if ok { json!(null) } else { json!("timeout") }})
+        })
+        .collect();
+    json!({"report_id": id, "agent_version": "0.1.0", "sent_at": now,
+           "self_check": {"listener_ok": true, "service_ok": true, "detail": null},
+           "metrics": {"cpu_pct": 5.0}, "probes": probes})
+}
+
+/// The status history of `server`, oldest first, as recorded.
+async fn history(db: &PgPool, server: &str) -> Vec<String> {
+    sqlx::query_scalar("SELECT conditions FROM status_history WHERE server_id = $1 ORDER BY id")
+        .bind(server)
+        .fetch_all(db)
+        .await
+        .expect("history")
+}
+
+async fn notifications_about(address: &str, server: &str, kind: &str) -> usize {
+    let all = get_json(address, "/api/v1/notifications").await;
+    all.as_array()
+        .expect("a list")
+        .iter()
+        .filter(|n| n["server_id"] == server && n["kind"] == kind)
+        .count()
+}
+
+#[tokio::test]
+async fn three_replicas_fail_over_from_a_killed_evaluator_without_losing_or_repeating_anything() {
+    let Some(admin_url) = postgres_admin_url() else {
+        eprintln!("replicas: needs PostgreSQL (make test-postgres); skipped on SQLite");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("dir");
+    let db = postgres_database_of(dir.path(), &admin_url).await;
+
+    let a = replica(&db, "replica-a");
+    let b = replica(&db, "replica-b");
+    let c = replica(&db, "replica-c");
+    assert_eq!(evaluators(&[&a, &b, &c]).await, ["replica-a"]);
+    let metrics = client()
+        .get(format!("{}/metrics", b.address))
+        .send()
+        .await
+        .expect("sent")
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        metrics.contains("meshwatch_evaluator{replica=\"replica-b\"} 0"),
+        "{metrics}"
+    );
+
+    // The fleet through one replica, the settings through another: the
+    // third serves both.
+    let servers: Vec<Value> = SERVERS
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            json!({"id": id, "name": id.to_uppercase(), "country": if i == 0 { "RU" } else { "DE" },
+                   "routes": if i == 0 { json!([]) } else { json!(["r"]) }, "verifier": i == 0,
+                   "entry_points": [{"id": format!("{id}-ep"), "protocol": "vless",
+                                     "host": format!("127.0.31.{}", i + 1), "port": 443}]})
+        })
+        .collect();
+    let fleet = client()
+        .put(format!("{}/api/v1/fleet", b.address))
+        .bearer_auth(ADMIN)
+        .json(
+            &json!({"routes": [{"id": "r", "name": "Route"}], "servers": servers,
+                      "users": [{"id": "alice", "name": "Alice", "routes": ["r"]}]}),
+        )
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(fleet.status(), 200);
+    let tokens = fleet.json::<Value>().await.expect("json")["agent_tokens"].clone();
+    let settings = client()
+        .put(format!("{}/api/v1/settings", c.address))
+        .bearer_auth(ADMIN)
+        .json(&json!({"failure_streak": 2, "stale_after_s": 600}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(settings.status(), 200);
+    eventually(
+        Duration::from_secs(5),
+        "the settings reach replica-a",
+        || async { get_json(&a.address, "/api/v1/settings").await["failure_streak"] == 2 },
+    )
+    .await;
+    eventually(
+        Duration::from_secs(5),
+        "the fleet reaches replica-a",
+        || async {
+            client()
+                .get(format!("{}/api/v1/servers/s-3", a.address))
+                .bearer_auth(ADMIN)
+                .send()
+                .await
+                .is_ok_and(|r| r.status() == 200)
+        },
+    )
+    .await;
+
+    let mut created = command(&db);
+    created
+        .args(["create-operator", "ops"])
+        .env("MESHWATCH_SECRET_KEY", POSTGRES_SECRET_KEY)
+        .env("MESHWATCH_OPERATOR_PASSWORD", PASSWORD);
+    let created = run(created);
+    assert!(
+        created.status.success(),
+        "{}",
+        String::from_utf8_lossy(&created.stderr)
+    );
+
+    let all = vec![a.address.clone(), b.address.clone(), c.address.clone()];
+    let driver = Driver::start(all, tokens);
+    for replica in [&a, &b, &c] {
+        let address = replica.address.clone();
+        eventually(
+            Duration::from_secs(15),
+            "every server healthy everywhere",
+            || {
+                let address = address.clone();
+                async move {
+                    let mut healthy = true;
+                    for server in SERVERS {
+                        healthy &= status_of(&address, server).await == "healthy";
+                    }
+                    healthy
+                }
+            },
+        )
+        .await;
+    }
+
+    // The incident: the verifier loses s-1, everyone else still reaches it.
+    driver.blocked.store(true, Ordering::SeqCst);
+    let lag = eventually(
+        Duration::from_secs(15),
+        "s-1 blocked on replica-c",
+        || async { status_of(&c.address, "s-1").await == "blocked" },
+    )
+    .await;
+    eprintln!("replicas: blocked seen on a replica that does not evaluate after {lag:?}");
+    eventually(
+        Duration::from_secs(10),
+        "one blocked notification",
+        || async { notifications_about(&b.address, "s-1", "blocked").await == 1 },
+    )
+    .await;
+
+    // A live page on a survivor, open before the evaluator dies.
+    let login = client()
+        .post(format!("{}/login", c.address))
+        .form(&[("username", "ops"), ("password", PASSWORD)])
+        .send()
+        .await
+        .expect("sent");
+    let cookie = session_cookie(login.headers()).expect("signed in on replica-c");
+    let mut events = client()
+        .get(format!("{}/events", c.address))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(events.status(), 200);
+
+    // kill -9 of the evaluator, mid-stream.
+    let before_kill = driver.acknowledged();
+    let mut a = a;
+    a.child.kill().expect("SIGKILL");
+    let killed_at = Instant::now();
+    a.child.wait().expect("reaped");
+    driver.send_to(vec![b.address.clone(), c.address.clone()]);
+    eventually(Duration::from_secs(5), "a survivor evaluates", || async {
+        evaluators(&[&b, &c]).await.len() == 1
+    })
+    .await;
+    let failover = killed_at.elapsed();
+    eprintln!("replicas: a survivor evaluates {failover:?} after the kill");
+    assert!(
+        failover <= Duration::from_secs(5),
+        "failover took {failover:?}"
+    );
+
+    // The block holds across the failover (no second notification), then
+    // clears: told once, recorded once, pushed to the open page.
+    eventually(
+        Duration::from_secs(10),
+        "reports acknowledged after the kill",
+        || async { driver.acknowledged() >= before_kill + 2 * SERVERS.len() },
+    )
+    .await;
+    driver.blocked.store(false, Ordering::SeqCst);
+    eventually(
+        Duration::from_secs(15),
+        "s-1 healthy again on replica-b",
+        || async { status_of(&b.address, "s-1").await == "healthy" },
+    )
+    .await;
+    eventually(
+        Duration::from_secs(10),
+        "one cleared notification",
+        || async { notifications_about(&c.address, "s-1", "cleared").await == 1 },
+    )
+    .await;
+    let mut seen = String::new();
+    let pushed = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Ok(Some(chunk)) = events.chunk().await {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if seen.contains("\"server\":\"s-1\"") && seen.contains("healthy") {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(pushed, Ok(true), "the survivor's page hears of it: {seen}");
+
+    // A replica started late catches up.
+    let d = replica(&db, "replica-d");
+    eventually(
+        Duration::from_secs(10),
+        "replica-d serves what replica-b serves",
+        || async {
+            let mut same = true;
+            for server in SERVERS {
+                same &= status_of(&d.address, server).await == status_of(&b.address, server).await;
+            }
+            same
+        },
+    )
+    .await;
+
+    let acknowledged = driver.stop().await;
+    assert_eq!(notifications_about(&d.address, "s-1", "blocked").await, 1);
+    assert_eq!(notifications_about(&d.address, "s-1", "cleared").await, 1);
+
+    let pool = PgPool::connect(&db).await.expect("the database");
+    // Every acknowledged report is stored, once (the killed replica may
+    // have stored some it never acknowledged: their agents would retry).
+    let stored: Vec<String> = sqlx::query_scalar("SELECT report_id FROM agent_reports")
+        .fetch_all(&pool)
+        .await
+        .expect("reports");
+    let unique: std::collections::HashSet<&String> = stored.iter().collect();
+    assert_eq!(unique.len(), stored.len(), "a report stored twice");
+    let missing: Vec<&String> = acknowledged
+        .iter()
+        .filter(|id| !unique.contains(id))
+        .collect();
+    assert!(missing.is_empty(), "acknowledged, not stored: {missing:?}");
+    // No status change recorded twice: each row differs from the one before.
+    for server in SERVERS {
+        let rows = history(&pool, server).await;
+        assert!(
+            rows.windows(2).all(|w| w[0] != w[1]),
+            "{server}: a change recorded twice: {rows:?}"
+        );
+    }
+    assert_eq!(
+        history(&pool, "s-1")
+            .await
+            .iter()
+            .filter(|c| c.contains("blocked"))
+            .count(),
+        1,
+        "one blocked incident"
+    );
+    pool.close().await;
+
+    for panel in [b, c, d] {
+        terminate(panel);
+    }
+}
