@@ -35,7 +35,17 @@ fn settle<T>(
             Ok(value) => done(value),
             Err(error) => Outcome::Failed(error.clone()),
         };
-        flashes.put(session, Flash { form, outcome });
+        let secure = crate::auth::PanelSite::from_context()
+            .is_some_and(|site| site.secure_cookies(&parts.headers));
+        let cookie = flashes.cookie(session, Flash { form, outcome }, secure);
+        match cookie.as_deref().map(http::HeaderValue::from_str) {
+            Some(Ok(cookie)) => {
+                let response = expect_context::<leptos_axum::ResponseOptions>();
+                response.append_header(http::header::SET_COOKIE, cookie);
+            }
+            // The outcome is lost, not the post: the page shows no message.
+            _ => tracing::warn!("a form's outcome could not be sealed"),
+        }
         // Overrides the error's status: the browser follows a redirect.
         leptos_axum::redirect(page);
     }

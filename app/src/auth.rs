@@ -162,7 +162,7 @@ pub fn session_in_context(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// The value of cookie `name`, if the request carries a non-empty one.
-fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+pub fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers
         .get_all(COOKIE)
         .iter()

@@ -1,8 +1,11 @@
 //! A form's outcome, shown once. The panel's forms are plain posts to
 //! server functions (pages carry no WASM), so after a post the browser is
-//! sent back to the form's page; what the post did waits here, keyed by the
-//! operator's session, until that page is rendered next. A script calling
-//! the same server function gets the result in the answer instead.
+//! sent back to the form's page; what the post did travels with that
+//! redirect in a short-lived cookie, sealed for the operator's session
+//! (it may hold a new API token), and the page rendered next shows it (the
+//! server then clears the cookie). Any replica of the panel can render
+//! that page: nothing waits in one process's memory. A script calling the
+//! same server function gets the result in the answer instead.
 
 use crate::error::AppError;
 use meshwatch::views::NewApiToken;
@@ -45,9 +48,10 @@ pub fn outcome_of(flash: &Option<Flash>, form: Form) -> Option<Outcome> {
         .map(|f| f.outcome.clone())
 }
 
-/// The outcome waiting for the page being rendered, taken (it shows once).
-/// A live refresh's background fetch of the page leaves it for the page
-/// itself. Pages render on the server only: no request of its own.
+/// The outcome the page being rendered was sent with (it shows once: the
+/// server clears the cookie with this page). A live refresh's background
+/// fetch of the page leaves it for the page itself. Pages render on the
+/// server only: no request of its own.
 pub fn take_for_page() -> Option<Flash> {
     #[cfg(feature = "ssr")]
     {
@@ -57,7 +61,7 @@ pub fn take_for_page() -> Option<Flash> {
             return None;
         }
         let session = crate::auth::session_in_context(&parts.headers)?;
-        use_context::<Flashes>()?.take(session)
+        use_context::<Flashes>()?.from_request(session, &parts.headers)
     }
     #[cfg(not(feature = "ssr"))]
     {
@@ -65,39 +69,77 @@ pub fn take_for_page() -> Option<Flash> {
     }
 }
 
-#[cfg(feature = "ssr")]
-pub use store::Flashes;
+/// The cookie that carries a form's outcome to its page.
+pub const FLASH_COOKIE: &str = "meshwatch_flash";
 
 #[cfg(feature = "ssr")]
-mod store {
-    use super::Flash;
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, PoisonError};
-    use std::time::{Duration, Instant};
+pub use sealed::{FlashSeal, Flashes};
+
+#[cfg(feature = "ssr")]
+mod sealed {
+    use super::{Flash, FLASH_COOKIE};
+    use http::HeaderMap;
+    use serde::{Deserialize, Serialize};
+    use std::sync::Arc;
 
     /// Long enough for any redirect, short enough that an outcome never
     /// greets the operator much later.
-    const KEPT: Duration = Duration::from_secs(300);
+    const KEPT_S: i64 = 300;
 
-    /// Outcomes waiting for their page, one per session (a newer post
-    /// replaces an older outcome).
-    #[derive(Clone, Default)]
-    pub struct Flashes(Arc<Mutex<HashMap<String, (Instant, Flash)>>>);
+    /// Seals bytes so that only the same session opens them (the server
+    /// provides it: the panel's secret key does the sealing).
+    pub trait FlashSeal: Send + Sync {
+        fn seal(&self, session: &str, clear: &[u8]) -> Option<String>;
+        fn open(&self, session: &str, sealed: &str) -> Option<Vec<u8>>;
+    }
+
+    /// What the cookie holds, sealed.
+    #[derive(Serialize, Deserialize)]
+    struct Carried {
+        /// When the form was posted (Unix seconds).
+        at: i64,
+        flash: Flash,
+    }
+
+    /// Form outcomes on their way to their page.
+    #[derive(Clone)]
+    pub struct Flashes(Arc<dyn FlashSeal>);
 
     impl Flashes {
-        pub fn put(&self, session: &str, flash: Flash) {
-            let mut waiting = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-            waiting.retain(|_, (at, _)| at.elapsed() < KEPT);
-            waiting.insert(session.to_owned(), (Instant::now(), flash));
+        pub fn new(seal: Arc<dyn FlashSeal>) -> Self {
+            Self(seal)
         }
 
-        pub fn take(&self, session: &str) -> Option<Flash> {
-            let mut waiting = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-            waiting
-                .remove(session)
-                .filter(|(at, _)| at.elapsed() < KEPT)
-                .map(|(_, flash)| flash)
+        /// The `Set-Cookie` value that carries `flash` to the next page
+        /// of `session` (`None` if it cannot be sealed).
+        pub fn cookie(&self, session: &str, flash: Flash, secure: bool) -> Option<String> {
+            let carried = Carried {
+                at: chrono::Utc::now().timestamp(),
+                flash,
+            };
+            let json = serde_json::to_vec(&carried).ok()?;
+            let sealed = self.0.seal(session, &json)?;
+            let secure = if secure { "; Secure" } else { "" };
+            Some(format!(
+                "{FLASH_COOKIE}={sealed}; Path=/; HttpOnly; SameSite=Lax; Max-Age={KEPT_S}{secure}"
+            ))
         }
+
+        /// The outcome the request's cookie carries for `session`, if one
+        /// does, opens for it and is recent.
+        pub fn from_request(&self, session: &str, headers: &HeaderMap) -> Option<Flash> {
+            let sealed = crate::auth::cookie(headers, FLASH_COOKIE)?;
+            let clear = self.0.open(session, sealed)?;
+            let carried: Carried = serde_json::from_slice(&clear).ok()?;
+            let age = chrono::Utc::now().timestamp() - carried.at;
+            (0..=KEPT_S).contains(&age).then_some(carried.flash)
+        }
+    }
+
+    /// The `Set-Cookie` value that drops the carried outcome.
+    pub fn cleared_cookie(secure: bool) -> String {
+        let secure = if secure { "; Secure" } else { "" };
+        format!("{FLASH_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}")
     }
 
     #[cfg(test)]
@@ -105,35 +147,59 @@ mod store {
         use super::super::{Form, Outcome};
         use super::*;
 
+        /// Seals by prefixing the session (the server's real seal is
+        /// tested with the key).
+        struct Plain;
+
+        impl FlashSeal for Plain {
+            fn seal(&self, session: &str, clear: &[u8]) -> Option<String> {
+                Some(format!("{session}.{}", hex_of(clear)))
+            }
+            fn open(&self, session: &str, sealed: &str) -> Option<Vec<u8>> {
+                let (owner, hex) = sealed.split_once('.')?;
+                (owner == session).then(|| {
+                    (0..hex.len())
+                        .step_by(2)
+                        .filter_map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok())
+                        .collect()
+                })
+            }
+        }
+
+        fn hex_of(bytes: &[u8]) -> String {
+            bytes.iter().map(|b| format!("{b:02x}")).collect()
+        }
+
+        fn request_with(set_cookie: &str) -> HeaderMap {
+            let pair = set_cookie.split(';').next().expect("name=value");
+            let mut headers = HeaderMap::new();
+            headers.insert(http::header::COOKIE, pair.parse().expect("a header"));
+            headers
+        }
+
         #[test]
-        fn an_outcome_is_taken_once_and_only_by_its_session() {
-            let flashes = Flashes::default();
+        fn an_outcome_opens_only_for_its_session() {
+            let flashes = Flashes::new(Arc::new(Plain));
             let done = Flash {
                 form: Form::Password,
                 outcome: Outcome::Done,
             };
-            flashes.put("a", done.clone());
-            assert_eq!(flashes.take("b"), None);
-            assert_eq!(flashes.take("a"), Some(done));
-            assert_eq!(flashes.take("a"), None);
+            let cookie = flashes.cookie("a", done.clone(), true).expect("sealed");
+            assert!(cookie.contains("HttpOnly") && cookie.ends_with("; Secure"));
+            let request = request_with(&cookie);
+            assert_eq!(flashes.from_request("b", &request), None);
+            assert_eq!(flashes.from_request("a", &request), Some(done));
         }
 
         #[test]
-        fn a_newer_post_replaces_the_waiting_outcome() {
-            let flashes = Flashes::default();
-            for n in [1, 2] {
-                flashes.put(
-                    "a",
-                    Flash {
-                        form: Form::TestNotification,
-                        outcome: Outcome::Queued(n),
-                    },
-                );
-            }
-            assert_eq!(
-                flashes.take("a").map(|f| f.outcome),
-                Some(Outcome::Queued(2))
-            );
+        fn a_cleared_cookie_carries_nothing() {
+            let cleared = cleared_cookie(false);
+            assert!(cleared.contains("Max-Age=0") && !cleared.contains("Secure"));
+            let flashes = Flashes::new(Arc::new(Plain));
+            assert_eq!(flashes.from_request("a", &request_with(&cleared)), None);
         }
     }
 }
+
+#[cfg(feature = "ssr")]
+pub use sealed::cleared_cookie;

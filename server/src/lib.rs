@@ -12,6 +12,7 @@ pub mod database_lock;
 pub mod delivery;
 pub mod demo;
 pub mod engine;
+pub mod flashes;
 pub mod language;
 pub mod live;
 pub mod login;

@@ -86,16 +86,27 @@ impl SealingKey {
 
     /// `token` sealed for `user`, in the stored format.
     pub fn seal(&self, user: &UserId, token: &str) -> Result<String, SealingError> {
+        self.seal_bound(&associated_data(user), token.as_bytes())
+    }
+
+    /// The token that [`seal`](Self::seal) sealed for `user` into `stored`.
+    pub fn open(&self, user: &UserId, stored: &str) -> Result<String, SealingError> {
+        let clear = self.open_bound(&associated_data(user), stored)?;
+        String::from_utf8(clear).map_err(|_| SealingError::DoesNotOpen)
+    }
+
+    /// `clear` sealed so that it opens only with the same `bound` (what it
+    /// belongs to: a user, a session), as `v1:` and base64.
+    pub fn seal_bound(&self, bound: &[u8], clear: &[u8]) -> Result<String, SealingError> {
         let mut nonce = [0u8; NONCE_LEN];
         rand::thread_rng().fill_bytes(&mut nonce);
-        let aad = associated_data(user);
         let sealed = self
             .0
             .encrypt(
                 XNonce::from_slice(&nonce),
                 Payload {
-                    msg: token.as_bytes(),
-                    aad: &aad,
+                    msg: clear,
+                    aad: bound,
                 },
             )
             .map_err(|_| SealingError::TooLong)?;
@@ -105,22 +116,19 @@ impl SealingKey {
         Ok(format!("{VERSION_1}{}", BASE64.encode(raw)))
     }
 
-    /// The token that [`seal`](Self::seal) sealed for `user` into `stored`.
-    pub fn open(&self, user: &UserId, stored: &str) -> Result<String, SealingError> {
+    /// What [`seal_bound`](Self::seal_bound) sealed with `bound`.
+    pub fn open_bound(&self, bound: &[u8], stored: &str) -> Result<Vec<u8>, SealingError> {
         let raw = sealed_bytes(stored).ok_or(SealingError::NotSealed)?;
         let (nonce, sealed) = raw.split_at(NONCE_LEN);
-        let aad = associated_data(user);
-        let clear = self
-            .0
+        self.0
             .decrypt(
                 XNonce::from_slice(nonce),
                 Payload {
                     msg: sealed,
-                    aad: &aad,
+                    aad: bound,
                 },
             )
-            .map_err(|_| SealingError::DoesNotOpen)?;
-        String::from_utf8(clear).map_err(|_| SealingError::DoesNotOpen)
+            .map_err(|_| SealingError::DoesNotOpen)
     }
 }
 

@@ -78,6 +78,7 @@ impl Application {
         };
         let sealing =
             sealing::key_for_database(config.secret_key.as_ref(), config.database_url.as_str())?;
+        let flashes = crate::flashes::sealed_with(sealing.key.clone());
         let store = Store::open_url(&config.database_url, sealing.key).await?;
         let mut announcements = Vec::new();
         if let Some(path) = &sealing.generated {
@@ -209,7 +210,7 @@ impl Application {
             .then(|| tokio::spawn(delivery.run(store.clone())));
         Ok(Self {
             listener,
-            router: router(state, &front_end),
+            router: router(state, &front_end, flashes),
             store,
             background,
             replication,
@@ -301,7 +302,7 @@ fn notification_targets(config: &Config) -> Vec<Target> {
     }
 }
 
-fn router(state: AppState, front_end: &SiteSource) -> Router {
+fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes) -> Router {
     let backend: Backend = Arc::new(PanelAdapter {
         store: state.store.clone(),
         read_model: state.read_model.clone(),
@@ -313,8 +314,6 @@ fn router(state: AppState, front_end: &SiteSource) -> Router {
         card_cache: Default::default(),
         targets: state.targets.clone(),
     });
-    // Form outcomes wait here for their page (see `app::flash`).
-    let flashes = app::flash::Flashes::default();
     let routes = generate_route_list(App);
     let leptos = state.leptos.clone();
     let backend_for_pages = backend.clone();
@@ -352,6 +351,10 @@ fn router(state: AppState, front_end: &SiteSource) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             (backend_for_pages, state.site.clone()),
             crate::panel_adapter::preload_cards,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.site.clone(),
+            crate::flashes::clear_shown,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

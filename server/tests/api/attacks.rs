@@ -3,7 +3,9 @@
 //! bounded in time.
 
 use crate::binary::{command, run};
-use crate::helpers::{error_code, location, session_cookie, spawn_app, spawn_app_with, TestApp};
+use crate::helpers::{
+    error_code, location, session_cookie, spawn_app, spawn_app_with, with_flash, TestApp,
+};
 use meshwatch::account::MAX_USERNAME_LEN;
 use std::time::Duration;
 
@@ -222,7 +224,7 @@ async fn five_wrong_current_passwords_pause_that_operators_password_changes() {
     let posted = app.form_post(&cookie, "change_password", &right).await;
     assert_eq!(posted.status(), 302, "a browser goes back to the form");
     assert_eq!(location(&posted), "/settings");
-    let (_, html) = app.page(&cookie, "/settings").await;
+    let (_, html) = app.page(&with_flash(&cookie, &posted), "/settings").await;
     assert!(
         html.contains("Too many wrong passwords. Try again in"),
         "{html}"

@@ -2,7 +2,7 @@
 //! form's page, which says once what the post did.
 
 use crate::agent::get;
-use crate::helpers::{location, spawn_app, TestApp};
+use crate::helpers::{location, spawn_app, with_flash, TestApp};
 
 /// A page as the live refresh fetches it in the background.
 async fn refreshed_page(app: &TestApp, cookie: &str, path: &str) -> String {
@@ -36,10 +36,11 @@ async fn a_created_token_is_shown_once_on_the_page_the_post_returns_to() {
         .await;
     assert_eq!(created.status(), 302);
     assert_eq!(location(&created), "/settings");
+    let sent_back = with_flash(&cookie, &created);
 
-    let background = refreshed_page(&app, &cookie, "/settings").await;
+    let background = refreshed_page(&app, &sent_back, "/settings").await;
     assert_eq!(shown_secret(&background), None, "a live refresh leaves it");
-    let (status, html) = app.page(&cookie, "/settings").await;
+    let (status, html) = app.page(&sent_back, "/settings").await;
     assert_eq!(status, 200);
     assert!(html.contains("Copy it now: it is not shown again."));
     let secret = shown_secret(&html).expect("the secret, this once");
@@ -58,8 +59,63 @@ async fn a_created_token_is_shown_once_on_the_page_the_post_returns_to() {
         .form_post(&cookie, "create_api_token", &[("name", "ci")])
         .await;
     assert_eq!(taken.status(), 302);
-    let (_, html) = app.page(&cookie, "/settings").await;
+    let (_, html) = app.page(&with_flash(&cookie, &taken), "/settings").await;
     assert!(html.contains("exists already: revoke it first"), "{html}");
+}
+
+#[tokio::test]
+async fn the_outcome_travels_sealed_and_the_page_showing_it_clears_it() {
+    let app = spawn_app().await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let created = app
+        .form_post(&cookie, "create_api_token", &[("name", "ci")])
+        .await;
+    let set: Vec<&str> = created
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter(|v| v.starts_with("meshwatch_flash="))
+        .collect();
+    assert_eq!(set.len(), 1, "{set:?}");
+    assert!(set[0].contains("HttpOnly") && set[0].contains("Max-Age=300"));
+    let sent_back = with_flash(&cookie, &created);
+
+    // Another operator's session cannot open it.
+    let other = app.signed_in("ops2", "another long password").await;
+    let flash = sent_back.rsplit("; ").next().expect("the flash cookie");
+    let (_, html) = app.page(&format!("{other}; {flash}"), "/settings").await;
+    assert!(
+        !html.contains("Copy it now"),
+        "only its own session sees it"
+    );
+
+    let clears = |response: &reqwest::Response| {
+        response
+            .headers()
+            .get_all("set-cookie")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(|v| v.starts_with("meshwatch_flash=;") && v.contains("Max-Age=0"))
+    };
+    let refresh = app
+        .client
+        .get(app.url("/settings"))
+        .header("cookie", &sent_back)
+        .header("x-meshwatch-refresh", "1")
+        .send()
+        .await
+        .expect("sent");
+    assert!(!clears(&refresh), "a live refresh leaves it for the page");
+    let page = app
+        .client
+        .get(app.url("/settings"))
+        .header("cookie", &sent_back)
+        .send()
+        .await
+        .expect("sent");
+    assert!(clears(&page), "the page that shows it clears it");
+    assert!(page.text().await.expect("html").contains("Copy it now"));
 }
 
 #[tokio::test]
@@ -85,7 +141,7 @@ async fn rejected_parameters_are_explained_on_the_page_and_nothing_is_stored() {
         .await;
     assert_eq!(refused.status(), 302, "back to the form, not an error page");
     assert_eq!(location(&refused), "/settings");
-    let (_, html) = app.page(&cookie, "/settings").await;
+    let (_, html) = app.page(&with_flash(&cookie, &refused), "/settings").await;
     assert!(html.contains("role=\"alert\""), "{html}");
     assert!(
         html.contains("quorum: must be a whole number of at least 1"),
@@ -104,7 +160,9 @@ async fn a_test_message_post_says_how_many_targets_it_went_to() {
     let sent = app.form_post(&cookie, "send_test_notification", &[]).await;
     assert_eq!(sent.status(), 302);
     assert_eq!(location(&sent), "/notifications");
-    let (_, html) = app.page(&cookie, "/notifications").await;
+    let (_, html) = app
+        .page(&with_flash(&cookie, &sent), "/notifications")
+        .await;
     assert!(
         html.contains("Test message queued for 1 target(s)."),
         "{html}"

@@ -325,6 +325,22 @@ impl TestApp {
     }
 }
 
+/// `cookie` plus the form outcome `response` set (as a browser carries it
+/// to the page it is sent back to); `cookie` alone if it set none.
+pub fn with_flash(cookie: &str, response: &Response) -> String {
+    let flash = response
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(|v| v.split(';').next())
+        .find(|pair| pair.starts_with("meshwatch_flash=") && pair.len() > "meshwatch_flash=".len());
+    match flash {
+        Some(flash) => format!("{cookie}; {flash}"),
+        None => cookie.to_owned(),
+    }
+}
+
 /// The `name=value` part of the session `Set-Cookie`, if one is set
 /// (`__Host-` prefixed behind an https public URL).
 pub fn session_cookie(headers: &HeaderMap) -> Option<String> {

@@ -6,7 +6,7 @@
 
 use crate::binary::{client, command, run, start, terminate, Panel};
 use crate::helpers::backend::{postgres_admin_url, postgres_database_of, POSTGRES_SECRET_KEY};
-use crate::helpers::session_cookie;
+use crate::helpers::{session_cookie, with_flash};
 use serde_json::{json, Value};
 use sqlx::PgPool;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -324,6 +324,28 @@ async fn three_replicas_fail_over_from_a_killed_evaluator_without_losing_or_repe
         .await
         .expect("sent");
     let cookie = session_cookie(login.headers()).expect("signed in on replica-c");
+    // A form posted to one replica, its outcome shown by another.
+    let created = client()
+        .post(format!("{}/rpc/create_api_token", b.address))
+        .header("cookie", &cookie)
+        .header("origin", &b.address)
+        .header("accept", "text/html")
+        .form(&[("name", "ci")])
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(created.status(), 302);
+    let shown = client()
+        .get(format!("{}/settings", c.address))
+        .header("cookie", with_flash(&cookie, &created))
+        .send()
+        .await
+        .expect("sent")
+        .text()
+        .await
+        .expect("html");
+    assert!(shown.contains("Copy it now"), "{shown}");
+
     let mut events = client()
         .get(format!("{}/events", c.address))
         .header("cookie", &cookie)

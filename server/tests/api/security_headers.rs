@@ -2,7 +2,7 @@
 //! answer's script nonce, `nosniff`, the referrer and framing policies,
 //! and `no-store` on whatever shows a secret or a signed-in page.
 
-use crate::helpers::{location, spawn_app, TestApp};
+use crate::helpers::{location, spawn_app, with_flash, TestApp};
 use reqwest::Response;
 use serde_json::{json, Value};
 
@@ -125,7 +125,7 @@ async fn the_settings_page_showing_a_new_token_is_not_stored() {
     assert_eq!(location(&created), "/settings");
     assert_eq!(header(&created, "cache-control"), "no-store");
 
-    let response = get(&app, Some(&cookie), "/settings").await;
+    let response = get(&app, Some(&with_flash(&cookie, &created)), "/settings").await;
     assert_secured_and_not_stored(&response);
     let html = response.text().await.expect("html");
     assert!(
