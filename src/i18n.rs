@@ -374,6 +374,10 @@ mod tests {
         );
         assert_eq!(en.showing_servers(3, 10), "Showing 3 of 10 servers");
         assert_eq!(
+            en.replica_roles("panel-1", Some("panel-2")),
+            "This panel is replica panel-1; replica panel-2 evaluates the verdicts."
+        );
+        assert_eq!(
             en.showing_users(51, 100, 230),
             "Showing 51–100 of 230 users"
         );

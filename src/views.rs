@@ -404,7 +404,18 @@ pub struct Overview {
     pub failed: u32,
     /// Most witnesses can't reach most servers (see [`WitnessFault`]).
     pub witness_fault: Option<crate::verdict::WitnessFault>,
+    /// Several replicas on one PostgreSQL database: which one this is and
+    /// which one evaluates (`None` for the one panel of a SQLite database).
+    pub replicas: Option<ReplicaRoles>,
     pub now: DateTime<Utc>,
+}
+
+/// Which replica of the panel served the page, and which one evaluates
+/// the verdicts (the last to take over; `None` before any has).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicaRoles {
+    pub this: String,
+    pub evaluator: Option<String>,
 }
 
 /// What a notification is about. Stored in the outbox's `kind` column by

@@ -10,14 +10,16 @@ use app::backend::{BackendError, PanelBackend, PasswordChange};
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{
     ApiTokenView, DeliveryState, EntryPointSummary, MeshMatrix, OperatorView, OutboxItem, Overview,
-    PreviewEntry, RouteOverview, RouteServer, ServerCard, ServerListItem, ServerRef, UserCard,
-    UserSummary,
+    PreviewEntry, ReplicaRoles, RouteOverview, RouteServer, ServerCard, ServerListItem, ServerRef,
+    UserCard, UserSummary,
 };
 use meshwatch::{ServerId, UserId};
 use std::sync::Arc;
 
 pub struct PanelAdapter {
     pub store: Store,
+    /// This panel's name among the replicas of its database.
+    pub replica: crate::config::ReplicaName,
     pub read_model: Arc<ReadModel>,
     pub evaluator: Arc<Evaluator>,
     /// The evaluator's clock: a card's "now" agrees with its verdicts.
@@ -31,6 +33,24 @@ pub struct PanelAdapter {
     /// Where notifications go (email addresses, the webhook by its label,
     /// or nowhere).
     pub targets: Arc<Vec<crate::notify::Target>>,
+}
+
+impl PanelAdapter {
+    /// Which replica this is and which one evaluates; `None` on SQLite.
+    async fn replica_roles(&self) -> Result<Option<ReplicaRoles>, BackendError> {
+        let Some(shared) = self.store.shared() else {
+            return Ok(None);
+        };
+        let evaluator = if self.evaluator.evaluating() {
+            Some(self.replica.to_string())
+        } else {
+            shared.evaluating_replica().await.map_err(backend_error)?
+        };
+        Ok(Some(ReplicaRoles {
+            this: self.replica.to_string(),
+            evaluator,
+        }))
+    }
 }
 
 /// A store failure as the panel sees it, with the store's own words:
@@ -244,6 +264,7 @@ impl PanelBackend for PanelAdapter {
             undelivered: u32::try_from(undelivered).unwrap_or(u32::MAX),
             failed: u32::try_from(failed).unwrap_or(u32::MAX),
             witness_fault: self.read_model.witness_fault(),
+            replicas: self.replica_roles().await?,
             now: self.clock.now(),
         })
     }

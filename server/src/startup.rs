@@ -305,6 +305,7 @@ fn notification_targets(config: &Config) -> Vec<Target> {
 fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes) -> Router {
     let backend: Backend = Arc::new(PanelAdapter {
         store: state.store.clone(),
+        replica: state.replica.clone(),
         read_model: state.read_model.clone(),
         evaluator: state.evaluator.clone(),
         clock: state.clock.clone(),

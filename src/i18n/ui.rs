@@ -749,6 +749,65 @@ impl Lang {
         }
     }
 
+    /// Which replica served the page and which one evaluates the verdicts
+    /// (several replicas on one PostgreSQL database).
+    pub fn replica_roles(self, this: &str, evaluator: Option<&str>) -> String {
+        match (self, evaluator) {
+            (Lang::En, Some(e)) if e == this => {
+                format!("This panel is replica {this}, the one that evaluates the verdicts.")
+            }
+            (Lang::En, Some(e)) => {
+                format!("This panel is replica {this}; replica {e} evaluates the verdicts.")
+            }
+            (Lang::En, None) => format!("This panel is replica {this}; no replica evaluates yet."),
+            (Lang::Es, Some(e)) if e == this => {
+                format!("Este panel es la réplica {this}, la que evalúa los veredictos.")
+            }
+            (Lang::Es, Some(e)) => {
+                format!("Este panel es la réplica {this}; la réplica {e} evalúa los veredictos.")
+            }
+            (Lang::Es, None) => {
+                format!("Este panel es la réplica {this}; aún no evalúa ninguna réplica.")
+            }
+            (Lang::Pt, Some(e)) if e == this => {
+                format!("Este painel é a réplica {this}, a que avalia os veredictos.")
+            }
+            (Lang::Pt, Some(e)) => {
+                format!("Este painel é a réplica {this}; a réplica {e} avalia os veredictos.")
+            }
+            (Lang::Pt, None) => {
+                format!("Este painel é a réplica {this}; nenhuma réplica avalia ainda.")
+            }
+            (Lang::Sv, Some(e)) if e == this => {
+                format!("Den här panelen är replika {this}, den som gör bedömningarna.")
+            }
+            (Lang::Sv, Some(e)) => {
+                format!("Den här panelen är replika {this}; replika {e} gör bedömningarna.")
+            }
+            (Lang::Sv, None) => {
+                format!("Den här panelen är replika {this}; ingen replika gör bedömningarna än.")
+            }
+            (Lang::Hi, Some(e)) if e == this => {
+                format!("यह पैनल रेप्लिका {this} है, वही जो निर्णयों का मूल्यांकन करती है।")
+            }
+            (Lang::Hi, Some(e)) => {
+                format!("यह पैनल रेप्लिका {this} है; निर्णयों का मूल्यांकन रेप्लिका {e} करती है।")
+            }
+            (Lang::Hi, None) => {
+                format!("यह पैनल रेप्लिका {this} है; अभी कोई रेप्लिका मूल्यांकन नहीं कर रही।")
+            }
+            (Lang::Ja, Some(e)) if e == this => {
+                format!("このパネルはレプリカ {this} で、判定を行っているレプリカです。")
+            }
+            (Lang::Ja, Some(e)) => {
+                format!("このパネルはレプリカ {this} です。判定はレプリカ {e} が行っています。")
+            }
+            (Lang::Ja, None) => format!(
+                "このパネルはレプリカ {this} です。判定を行っているレプリカはまだありません。"
+            ),
+        }
+    }
+
     /// "2 server(s) with stale evidence (stale)." — the badge's word last.
     pub fn stale_servers(self, n: u32) -> String {
         let stale = self.text(Text::Stale);
@@ -1176,6 +1235,9 @@ pub(super) fn samples(lang: Lang) -> Vec<String> {
         lang.used_of_total("1.0 GiB", "4.0 GiB"),
         lang.undelivered_notifications(3, 1),
         lang.stale_servers(2),
+        lang.replica_roles("panel-1", Some("panel-2")),
+        lang.replica_roles("panel-1", Some("panel-1")),
+        lang.replica_roles("panel-1", None),
         lang.servers_per_user(2),
         lang.route_serves_best_available("Frankfurt 1", "DE"),
         lang.out_of_rotation_served_by("Amsterdam 1"),

@@ -421,6 +421,23 @@ async fn three_replicas_fail_over_from_a_killed_evaluator_without_losing_or_repe
     )
     .await;
 
+    // Its Overview says which replica it is and which one evaluates.
+    let evaluator = evaluators(&[&b, &c, &d]).await;
+    let overview = client()
+        .get(format!("{}/overview", d.address))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent")
+        .text()
+        .await
+        .expect("html");
+    let says = format!(
+        "This panel is replica replica-d; replica {} evaluates the verdicts.",
+        evaluator[0]
+    );
+    assert!(overview.contains(&says), "{overview}");
+
     let acknowledged = driver.stop().await;
     assert_eq!(notifications_about(&d.address, "s-1", "blocked").await, 1);
     assert_eq!(notifications_about(&d.address, "s-1", "cleared").await, 1);

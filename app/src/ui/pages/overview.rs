@@ -98,9 +98,17 @@ fn Glance(o: Overview) -> impl IntoView {
             </li>
         })
         .collect_view();
+    let replicas = o.replicas.map(|r| {
+        view! {
+            <p class="mt-1 text-sm text-slate-500" data-testid="replica-roles">
+                {lang.replica_roles(&r.this, r.evaluator.as_deref())}
+            </p>
+        }
+    });
     view! {
         <ul class="mt-6 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6" aria-label=lang.ui(Ui::ServersByStatus)>{counts}</ul>
         <p class="mt-2 text-sm text-slate-500">{lang.stale_servers(o.stale)}</p>
+        {replicas}
         {witness_fault}
         {best}
         {undelivered}
