@@ -16,3 +16,20 @@ CREATE TABLE evaluator_lease (
     since   TIMESTAMPTZ
 );
 INSERT INTO evaluator_lease (id, term) VALUES (1, 0);
+
+-- The sign-in limiter, shared by the replicas (see server/src/login_limit):
+-- failure windows and the addresses operators signed in from, by keyed
+-- 64-bit hashes of (username, address) and the like (never the names);
+-- times in tenths of a second since 2026-01-01.
+CREATE TABLE login_windows (
+    slot         BIGINT PRIMARY KEY,
+    kind         SMALLINT NOT NULL DEFAULT 0,
+    failures     INTEGER NOT NULL DEFAULT 0,
+    started      BIGINT NOT NULL DEFAULT 0,
+    next_allowed BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX login_windows_started ON login_windows(started);
+CREATE TABLE login_known (
+    slot BIGINT PRIMARY KEY,
+    at   BIGINT NOT NULL
+);

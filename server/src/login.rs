@@ -18,9 +18,16 @@ use axum::Form;
 use chrono::Utc;
 use serde::Deserialize;
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-pub use crate::login_limit::LoginLimiter;
+pub use crate::login_limit::SignInLimits;
+
+/// The sign-in limits could not be checked (their database failed): no
+/// password is tried unchecked.
+fn limits_unavailable(err: crate::store::StoreError) -> Response {
+    tracing::error!(error = %err, "cannot check the sign-in limits");
+    StatusCode::SERVICE_UNAVAILABLE.into_response()
+}
 
 /// How much of an over-long username the log shows.
 const LOGGED_USERNAME_PREFIX: usize = 16;
@@ -102,18 +109,20 @@ pub async fn login(
             %address,
             "failed sign-in: username over the length limit"
         );
-        return match state.limiter.reserve_address_only(address, Instant::now()) {
-            Ok(()) => see_other("/login?error=invalid"),
-            Err(refusal) => refused(refusal),
+        return match state.limiter.reserve_address_only(address).await {
+            Ok(Ok(())) => see_other("/login?error=invalid"),
+            Ok(Err(refusal)) => refused(refusal),
+            Err(err) => limits_unavailable(err),
         };
     }
     let username = username.to_owned();
-    let attempt = match state.limiter.reserve(&username, address, Instant::now()) {
-        Ok(attempt) => attempt,
-        Err(refusal) => {
+    let attempt = match state.limiter.reserve(&username, address).await {
+        Ok(Ok(attempt)) => attempt,
+        Ok(Err(refusal)) => {
             tracing::warn!(%username, %address, ?refusal, "sign-in refused: too many failures");
             return refused(refusal);
         }
+        Err(err) => return limits_unavailable(err),
     };
 
     let credentials = match state.store.operator_credentials(&username).await {
@@ -133,7 +142,9 @@ pub async fn login(
         .await
     else {
         // Not checked, so not a failure: the reserved attempt is given back.
-        state.limiter.not_checked(attempt);
+        if let Err(err) = state.limiter.not_checked(attempt).await {
+            tracing::warn!(error = %err, "cannot give back an unchecked sign-in attempt");
+        }
         tracing::warn!(%username, %address, "sign-in refused: every password check is busy");
         return busy(BUSY_RETRY_AFTER);
     };
@@ -141,7 +152,10 @@ pub async fn login(
         tracing::warn!(%username, %address, "failed sign-in");
         return see_other("/login?error=invalid");
     };
-    state.limiter.succeeded(attempt, Instant::now());
+    if let Err(err) = state.limiter.succeeded(attempt).await {
+        // Signed in all the same: the attempt stays counted as a failure.
+        tracing::warn!(error = %err, "cannot forgive a right sign-in attempt");
+    }
 
     let token = secrets::new_token();
     let expires = Utc::now() + chrono::Duration::seconds(auth::SESSION_MAX_AGE_S);

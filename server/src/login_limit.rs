@@ -16,6 +16,10 @@
 //!
 //! Hand-written rather than `governor`: its GCRA quotas can neither be
 //! reserved and refunded on success nor grow their delay with failures.
+//!
+//! One panel keeps its counters in memory ([`LoginLimiter`]); replicas of
+//! one PostgreSQL database share them in it ([`SharedLimiter`]), under the
+//! same policy ([`SignInLimits`] is either).
 
 use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
@@ -23,6 +27,12 @@ use std::hash::BuildHasher;
 use std::net::{IpAddr, Ipv6Addr};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+use crate::store::StoreError;
+
+mod shared;
+
+pub use shared::SharedLimiter;
 
 /// Failures allowed for one username from one address in a window.
 pub const MAX_FAILURES_PER_USER_AND_ADDRESS: u32 = 5;
@@ -249,6 +259,166 @@ fn limited_address(address: IpAddr) -> IpAddr {
     }
 }
 
+/// The counters one sign-in attempt touches.
+struct AttemptSlots {
+    user_at: u64,
+    by_user: u64,
+    by_address: u64,
+    known: u64,
+}
+
+impl AttemptSlots {
+    fn of(user: u64, address: IpAddr, slot: impl Fn(Key) -> u64) -> Self {
+        Self {
+            user_at: slot(Key::UserAt(user, address)),
+            by_user: slot(Key::User(user)),
+            by_address: slot(Key::Address(address)),
+            known: slot(Key::Known(user, address)),
+        }
+    }
+
+    fn windows(&self) -> [(u64, Kind); 3] {
+        [
+            (self.user_at, Kind::UserAt),
+            (self.by_user, Kind::User),
+            (self.by_address, Kind::Address),
+        ]
+    }
+}
+
+/// Refuses when the slot's window is full.
+fn check(counters: &Counters, slot: u64, now: Tick) -> Result<(), Refusal> {
+    match counters.live(slot, now) {
+        Some(window) if window.full() => Err(Refusal::Locked {
+            retry_after: window.reopens_in(now),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The policy of a sign-in attempt on the counters it touches (in this
+/// process's map, or loaded from the shared database and written back).
+fn reserve_in(counters: &mut Counters, s: &AttemptSlots, now: Tick) -> Result<(), Refusal> {
+    counters.sweep(now);
+    check(counters, s.user_at, now)?;
+    check(counters, s.by_address, now)?;
+    if !counters.known.contains_key(&s.known) {
+        if let Some(window) = counters.live(s.by_user, now) {
+            if now < window.next_allowed {
+                return Err(Refusal::SlowDown {
+                    retry_after: window.next_allowed.since(now),
+                });
+            }
+        }
+    }
+    counters.count_failure(s.user_at, Kind::UserAt, now);
+    counters.count_failure(s.by_address, Kind::Address, now);
+    let window = counters.count_failure(s.by_user, Kind::User, now);
+    window.next_allowed = now.after(user_delay(u32::from(window.failures)));
+    Ok(())
+}
+
+fn succeeded_in(counters: &mut Counters, s: &AttemptSlots, now: Tick) {
+    counters.windows.remove(&s.user_at);
+    counters.give_back(s.by_address);
+    counters.give_back(s.by_user);
+    if counters.known.len() < MAX_KNOWN_ADDRESSES {
+        counters.known.insert(s.known, now);
+    }
+}
+
+fn not_checked_in(counters: &mut Counters, s: &AttemptSlots) {
+    for (slot, _) in s.windows() {
+        counters.give_back(slot);
+    }
+}
+
+/// Counts a failure in one slot, unless its window is full already.
+fn count_in(counters: &mut Counters, slot: u64, kind: Kind, now: Tick) -> Result<(), Refusal> {
+    counters.sweep(now);
+    check(counters, slot, now)?;
+    counters.count_failure(slot, kind, now);
+    Ok(())
+}
+
+/// The sign-in limits of this panel: its own counters (the one panel of
+/// a SQLite database), or those the replicas of a PostgreSQL database
+/// share. The answer of each step is the limiter's; the outer error, a
+/// database that failed.
+pub enum SignInLimits {
+    Local(LoginLimiter),
+    Shared(SharedLimiter),
+}
+
+impl SignInLimits {
+    /// See [`LoginLimiter::reserve`].
+    pub async fn reserve(
+        &self,
+        username: &str,
+        address: IpAddr,
+    ) -> Result<Result<Reservation, Refusal>, StoreError> {
+        match self {
+            Self::Local(l) => Ok(l.reserve(username, address, Instant::now())),
+            Self::Shared(s) => s.reserve(username, address).await,
+        }
+    }
+
+    /// See [`LoginLimiter::succeeded`].
+    pub async fn succeeded(&self, reservation: Reservation) -> Result<(), StoreError> {
+        match self {
+            Self::Local(l) => {
+                l.succeeded(reservation, Instant::now());
+                Ok(())
+            }
+            Self::Shared(s) => s.succeeded(reservation).await,
+        }
+    }
+
+    /// See [`LoginLimiter::not_checked`].
+    pub async fn not_checked(&self, reservation: Reservation) -> Result<(), StoreError> {
+        match self {
+            Self::Local(l) => {
+                l.not_checked(reservation);
+                Ok(())
+            }
+            Self::Shared(s) => s.not_checked(reservation).await,
+        }
+    }
+
+    /// See [`LoginLimiter::reserve_address_only`].
+    pub async fn reserve_address_only(
+        &self,
+        address: IpAddr,
+    ) -> Result<Result<(), Refusal>, StoreError> {
+        match self {
+            Self::Local(l) => Ok(l.reserve_address_only(address, Instant::now())),
+            Self::Shared(s) => s.reserve_address_only(address).await,
+        }
+    }
+
+    /// See [`LoginLimiter::try_password_change`].
+    pub async fn try_password_change(
+        &self,
+        operator_id: i64,
+    ) -> Result<Result<(), Duration>, StoreError> {
+        match self {
+            Self::Local(l) => Ok(l.try_password_change(operator_id, Instant::now())),
+            Self::Shared(s) => s.try_password_change(operator_id).await,
+        }
+    }
+
+    /// See [`LoginLimiter::password_change_succeeded`].
+    pub async fn password_change_succeeded(&self, operator_id: i64) -> Result<(), StoreError> {
+        match self {
+            Self::Local(l) => {
+                l.password_change_succeeded(operator_id);
+                Ok(())
+            }
+            Self::Shared(s) => s.password_change_succeeded(operator_id).await,
+        }
+    }
+}
+
 pub struct LoginLimiter {
     counters: Mutex<Counters>,
     /// Keys the counters' hashes, so nobody can aim collisions at them.
@@ -286,14 +456,8 @@ impl LoginLimiter {
         Tick(Tick::of(now.saturating_duration_since(self.epoch)))
     }
 
-    /// Refuses when the slot's window is full.
-    fn check(counters: &Counters, slot: u64, now: Tick) -> Result<(), Refusal> {
-        match counters.live(slot, now) {
-            Some(window) if window.full() => Err(Refusal::Locked {
-                retry_after: window.reopens_in(now),
-            }),
-            _ => Ok(()),
-        }
+    fn slots(&self, user: u64, address: IpAddr) -> AttemptSlots {
+        AttemptSlots::of(user, address, |key| self.slot(key))
     }
 
     /// Checks the limits for a sign-in and, when none refuses, counts the
@@ -304,78 +468,35 @@ impl LoginLimiter {
         address: IpAddr,
         now: Instant,
     ) -> Result<Reservation, Refusal> {
-        let user = self.user(username);
-        let address = limited_address(address);
-        let now = self.tick(now);
-        let [user_at, by_user, by_address, known] = [
-            Key::UserAt(user, address),
-            Key::User(user),
-            Key::Address(address),
-            Key::Known(user, address),
-        ]
-        .map(|key| self.slot(key));
-        let mut counters = self.lock();
-        counters.sweep(now);
-        Self::check(&counters, user_at, now)?;
-        Self::check(&counters, by_address, now)?;
-        if !counters.known.contains_key(&known) {
-            if let Some(window) = counters.live(by_user, now) {
-                if now < window.next_allowed {
-                    return Err(Refusal::SlowDown {
-                        retry_after: window.next_allowed.since(now),
-                    });
-                }
-            }
-        }
-        counters.count_failure(user_at, Kind::UserAt, now);
-        counters.count_failure(by_address, Kind::Address, now);
-        let window = counters.count_failure(by_user, Kind::User, now);
-        window.next_allowed = now.after(user_delay(u32::from(window.failures)));
-        Ok(Reservation { user, address })
+        let reservation = Reservation {
+            user: self.user(username),
+            address: limited_address(address),
+        };
+        let slots = self.slots(reservation.user, reservation.address);
+        reserve_in(&mut self.lock(), &slots, self.tick(now))?;
+        Ok(reservation)
     }
 
     /// The password was right: the attempt is forgiven, with the username's
     /// earlier failures from this address, and the address is remembered as
     /// the operator's own.
     pub fn succeeded(&self, reservation: Reservation, now: Instant) {
-        let Reservation { user, address } = reservation;
-        let now = self.tick(now);
-        let known = self.slot(Key::Known(user, address));
-        let mut counters = self.lock();
-        counters
-            .windows
-            .remove(&self.slot(Key::UserAt(user, address)));
-        counters.give_back(self.slot(Key::Address(address)));
-        counters.give_back(self.slot(Key::User(user)));
-        if counters.known.len() < MAX_KNOWN_ADDRESSES {
-            counters.known.insert(known, now);
-        }
+        let slots = self.slots(reservation.user, reservation.address);
+        succeeded_in(&mut self.lock(), &slots, self.tick(now));
     }
 
     /// The password could not be checked (no check slot was free): the
     /// attempt is given back uncounted.
     pub fn not_checked(&self, reservation: Reservation) {
-        let Reservation { user, address } = reservation;
-        let mut counters = self.lock();
-        for key in [
-            Key::UserAt(user, address),
-            Key::Address(address),
-            Key::User(user),
-        ] {
-            counters.give_back(self.slot(key));
-        }
+        let slots = self.slots(reservation.user, reservation.address);
+        not_checked_in(&mut self.lock(), &slots);
     }
 
     /// A sign-in that names no possible username (an over-long one) counts
     /// against its address only, and is refused when the address is locked.
     pub fn reserve_address_only(&self, address: IpAddr, now: Instant) -> Result<(), Refusal> {
         let slot = self.slot(Key::Address(limited_address(address)));
-        let now = self.tick(now);
-        let mut counters = self.lock();
-        counters.sweep(now);
-        Self::check(&counters, slot, now)?;
-        counters.count_failure(slot, Kind::Address, now);
-        Ok(())
+        count_in(&mut self.lock(), slot, Kind::Address, self.tick(now))
     }
 
     /// Takes one password-change attempt for the operator, or says how long
@@ -384,12 +505,8 @@ impl LoginLimiter {
     /// ([`Self::password_change_succeeded`]).
     pub fn try_password_change(&self, operator_id: i64, now: Instant) -> Result<(), Duration> {
         let slot = self.slot(Key::Operator(operator_id));
-        let now = self.tick(now);
-        let mut counters = self.lock();
-        counters.sweep(now);
-        Self::check(&counters, slot, now).map_err(Refusal::retry_after)?;
-        counters.count_failure(slot, Kind::Operator, now);
-        Ok(())
+        count_in(&mut self.lock(), slot, Kind::Operator, self.tick(now))
+            .map_err(Refusal::retry_after)
     }
 
     /// The current password checked out: the operator's attempts are forgiven.

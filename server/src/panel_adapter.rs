@@ -26,7 +26,7 @@ pub struct PanelAdapter {
     pub clock: Clock,
     pub sessions: Arc<crate::sessions::SessionCache>,
     /// The sign-in limiter, which also paces password changes.
-    pub limiter: Arc<crate::login::LoginLimiter>,
+    pub limiter: Arc<crate::login::SignInLimits>,
     /// The budget of concurrent password checks, shared with sign-in.
     pub password_checks: Arc<crate::password_check::PasswordChecks>,
     pub card_cache: CardCache,
@@ -384,7 +384,9 @@ impl PanelBackend for PanelAdapter {
         };
         if let Err(retry_after) = self
             .limiter
-            .try_password_change(operator.id, std::time::Instant::now())
+            .try_password_change(operator.id)
+            .await
+            .map_err(backend_error)?
         {
             tracing::warn!(%username, "password change refused: too many wrong current passwords");
             return Ok(PasswordChange::TooManyAttempts { retry_after });
@@ -409,7 +411,10 @@ impl PanelBackend for PanelAdapter {
             tracing::warn!(%username, "password change refused: wrong current password");
             return Ok(PasswordChange::WrongCurrent);
         };
-        self.limiter.password_change_succeeded(operator.id);
+        self.limiter
+            .password_change_succeeded(operator.id)
+            .await
+            .map_err(backend_error)?;
         self.store
             .change_password(operator.id, &hash, &TokenHash::of(session_token))
             .await

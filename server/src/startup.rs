@@ -7,7 +7,8 @@ use crate::database_lock::DatabaseLock;
 use crate::delivery::{Delivery, Mailer, Webhook};
 use crate::demo;
 use crate::engine::{Broadcaster, Clock, Evaluator, ReadModel, Replication, Ticker, Ticks};
-use crate::login::{self, LoginLimiter};
+use crate::login::{self, SignInLimits};
+use crate::login_limit::{LoginLimiter, SharedLimiter};
 use crate::notify::Target;
 use crate::ops;
 use crate::panel_adapter::PanelAdapter;
@@ -147,7 +148,12 @@ impl Application {
         let state = AppState {
             store: store.clone(),
             leptos,
-            limiter: Arc::new(LoginLimiter::default()),
+            limiter: Arc::new(match (store.shared(), &config.secret_key) {
+                (Some(shared), Some(key)) => {
+                    SignInLimits::Shared(SharedLimiter::new(shared.clone(), key.expose()))
+                }
+                _ => SignInLimits::Local(LoginLimiter::default()),
+            }),
             password_checks: Arc::new(PasswordChecks::new(metrics.password_checks.clone())),
             trusted_proxies: Arc::new(config.trusted_proxies.clone()),
             report_limiter: Arc::default(),

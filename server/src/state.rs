@@ -1,7 +1,7 @@
 //! What every handler shares.
 
 use crate::engine::{Broadcaster, Clock, Evaluator, ReadModel};
-use crate::login::LoginLimiter;
+use crate::login::SignInLimits;
 use crate::store::Store;
 use crate::telemetry::Metrics;
 use axum::extract::FromRef;
@@ -12,7 +12,7 @@ use std::sync::Arc;
 pub struct AppState {
     pub store: Store,
     pub leptos: LeptosOptions,
-    pub limiter: Arc<LoginLimiter>,
+    pub limiter: Arc<SignInLimits>,
     /// The budget of concurrent password checks.
     pub password_checks: Arc<crate::password_check::PasswordChecks>,
     /// Whose forwarding headers name the client.

@@ -217,9 +217,13 @@ impl Following {
             loop {
                 match listener.try_recv().await {
                     Ok(Some(first)) => {
-                        let mut topics = HashSet::from([first.payload().to_owned()]);
-                        while let Some(more) = listener.next_buffered() {
-                            topics.insert(more.payload().to_owned());
+                        let mut topics = HashSet::new();
+                        let mut next = Some(first);
+                        while let Some(notification) = next {
+                            if let Some(topic) = self.store.topic_of(notification.payload()) {
+                                topics.insert(topic.to_owned());
+                            }
+                            next = listener.next_buffered();
                         }
                         self.follow(&topics).await;
                     }

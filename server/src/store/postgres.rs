@@ -32,6 +32,9 @@ pub struct Store {
     /// Where the replicas' LISTEN connection and the evaluator's lock
     /// connection go (connections of their own, outside the pool).
     options: Arc<PgConnectOptions>,
+    /// This process among the replicas: its announcements carry it, so
+    /// that its own listener skips them.
+    origin: Arc<str>,
 }
 
 /// The channel every replica listens on (see [`Store::announce`]).
@@ -74,6 +77,7 @@ impl Store {
             sub_tokens: Arc::new(SubTokenSealing::new(sealing)),
             term: Arc::default(),
             options: Arc::new(options),
+            origin: uuid::Uuid::new_v4().simple().to_string().into(),
         })
     }
 
@@ -91,15 +95,29 @@ impl Store {
         Ok(listener)
     }
 
-    /// Tells every replica's listener `topic` (after the commit of the
-    /// caller's transaction, if it is in one).
+    /// Tells every other replica's listener `topic`.
     pub async fn announce(&self, topic: &str) -> Result<(), StoreError> {
         sqlx::query("SELECT pg_notify($1, $2)")
             .bind(CHANNEL)
-            .bind(topic)
+            .bind(self.payload(topic))
             .execute(&self.writer)
             .await?;
         Ok(())
+    }
+
+    /// What an announcement of `topic` says: the topic and who says it.
+    fn payload(&self, topic: &str) -> String {
+        format!("{topic} {}", self.origin)
+    }
+
+    /// The topic of an announcement another replica made (`None` for this
+    /// one's own).
+    pub fn topic_of<'p>(&self, payload: &'p str) -> Option<&'p str> {
+        match payload.split_once(' ') {
+            Some((topic, origin)) if origin != &*self.origin => Some(topic),
+            Some(_) => None,
+            None => Some(payload),
+        }
     }
 
     /// This replica took the evaluator's lock: it raises the term, which
@@ -151,11 +169,11 @@ impl Store {
     /// numbered before them (replicas write reports concurrently, and a
     /// reader must never see a sequence number while a smaller one is
     /// still to come), and tells the replicas about them on commit.
-    pub(super) async fn order_reports(tx: &mut Tx) -> Result<(), StoreError> {
+    pub(super) async fn order_reports(&self, tx: &mut Tx) -> Result<(), StoreError> {
         sqlx::query("SELECT pg_advisory_xact_lock($1), pg_notify($2, $3)")
             .bind(REPORT_ORDER_LOCK)
             .bind(CHANNEL)
-            .bind(crate::engine::REPORTS_STORED)
+            .bind(self.payload(crate::engine::REPORTS_STORED))
             .execute(&mut **tx)
             .await?;
         Ok(())
@@ -181,6 +199,156 @@ impl Store {
 
     pub(super) async fn close(&self) {
         self.writer.close().await;
+    }
+}
+
+/// A `login_windows` row: one counter of the shared sign-in limiter
+/// (`kind` 0: none, the row is deleted when written back).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct LimitRow {
+    pub slot: i64,
+    pub kind: i16,
+    pub failures: i32,
+    pub started: i64,
+    pub next_allowed: i64,
+}
+
+/// A `login_known` row: an address an operator signed in from, and when.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct KnownRow {
+    pub slot: i64,
+    pub at: i64,
+}
+
+/// The shared sign-in limiter's counters.
+impl Store {
+    /// Runs `op` on the counters `windows` (every one present, `kind` 0
+    /// when there is none) and the remembered addresses `known` (those
+    /// there are), locked against every other replica, and writes back
+    /// what `op` left.
+    pub async fn with_login_counters<R>(
+        &self,
+        windows: &[i64],
+        known: &[i64],
+        op: impl FnOnce(&mut [LimitRow], &mut Vec<KnownRow>) -> R,
+    ) -> Result<R, StoreError> {
+        // One order for every transaction: two attempts locking the same
+        // rows never wait for each other in a circle.
+        let mut windows = windows.to_vec();
+        windows.sort_unstable();
+        windows.dedup();
+        let mut tx = self.write().await?;
+        sqlx::query(
+            "INSERT INTO login_windows (slot) SELECT unnest($1::bigint[]) ON CONFLICT DO NOTHING",
+        )
+        .bind(&windows)
+        .execute(&mut *tx)
+        .await?;
+        let mut rows: Vec<LimitRow> = sqlx::query_as(
+            "SELECT slot, kind, failures, started, next_allowed FROM login_windows
+             WHERE slot = ANY($1) ORDER BY slot FOR UPDATE",
+        )
+        .bind(&windows)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut remembered: Vec<KnownRow> =
+            sqlx::query_as("SELECT slot, at FROM login_known WHERE slot = ANY($1)")
+                .bind(known)
+                .fetch_all(&mut *tx)
+                .await?;
+        let out = op(&mut rows, &mut remembered);
+        for row in &rows {
+            if row.kind == 0 {
+                sqlx::query("DELETE FROM login_windows WHERE slot = $1")
+                    .bind(row.slot)
+                    .execute(&mut *tx)
+                    .await?;
+            } else {
+                sqlx::query(
+                    "UPDATE login_windows SET kind = $2, failures = $3, started = $4, next_allowed = $5
+                     WHERE slot = $1",
+                )
+                .bind(row.slot)
+                .bind(row.kind)
+                .bind(row.failures)
+                .bind(row.started)
+                .bind(row.next_allowed)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+        for row in &remembered {
+            sqlx::query(
+                "INSERT INTO login_known (slot, at) VALUES ($1, $2)
+                 ON CONFLICT (slot) DO UPDATE SET at = excluded.at",
+            )
+            .bind(row.slot)
+            .bind(row.at)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(out)
+    }
+
+    /// Drops counters whose window started before `windows_before` and
+    /// addresses remembered before `known_before`; past `max_windows`
+    /// counters, keeps only the full ones (`full`: the limit per kind),
+    /// and past it still, none; past `max_known` addresses, none. Returns
+    /// how many rows went.
+    pub async fn sweep_login_counters(
+        &self,
+        windows_before: i64,
+        known_before: i64,
+        (max_windows, max_known): (i64, i64),
+        full: &[(i16, i32)],
+    ) -> Result<u64, StoreError> {
+        let mut tx = self.write().await?;
+        let mut gone = sqlx::query("DELETE FROM login_windows WHERE started < $1")
+            .bind(windows_before)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        gone += sqlx::query("DELETE FROM login_known WHERE at < $1")
+            .bind(known_before)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM login_windows")
+            .fetch_one(&mut *tx)
+            .await?;
+        if count >= max_windows {
+            let (kinds, limits): (Vec<i16>, Vec<i32>) = full.iter().copied().unzip();
+            gone += sqlx::query(
+                "DELETE FROM login_windows w USING unnest($1::smallint[], $2::integer[]) AS l(kind, lim)
+                 WHERE w.kind = l.kind AND w.failures < l.lim",
+            )
+            .bind(&kinds)
+            .bind(&limits)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM login_windows")
+                .fetch_one(&mut *tx)
+                .await?;
+            if left >= max_windows {
+                gone += sqlx::query("DELETE FROM login_windows")
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+            }
+        }
+        let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM login_known")
+            .fetch_one(&mut *tx)
+            .await?;
+        if count >= max_known {
+            gone += sqlx::query("DELETE FROM login_known")
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+        }
+        tx.commit().await?;
+        Ok(gone)
     }
 }
 

@@ -104,7 +104,7 @@ impl Store {
     }
 
     /// Reports need no ordering across writers: there is one.
-    pub(super) async fn order_reports(_tx: &mut Tx) -> Result<(), StoreError> {
+    pub(super) async fn order_reports(&self, _tx: &mut Tx) -> Result<(), StoreError> {
         Ok(())
     }
 

@@ -479,3 +479,62 @@ async fn three_replicas_fail_over_from_a_killed_evaluator_without_losing_or_repe
         terminate(panel);
     }
 }
+
+async fn sign_in(address: &str, password: &str) -> reqwest::Response {
+    client()
+        .post(format!("{address}/login"))
+        .form(&[("username", "ops"), ("password", password)])
+        .send()
+        .await
+        .expect("sent")
+}
+
+#[tokio::test]
+async fn the_replicas_share_one_set_of_sign_in_limits() {
+    let Some(admin_url) = postgres_admin_url() else {
+        eprintln!("replicas: needs PostgreSQL (make test-postgres); skipped on SQLite");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("dir");
+    let db = postgres_database_of(dir.path(), &admin_url).await;
+    let a = replica(&db, "limits-a");
+    let b = replica(&db, "limits-b");
+    let mut created = command(&db);
+    created
+        .args(["create-operator", "ops"])
+        .env("MESHWATCH_SECRET_KEY", POSTGRES_SECRET_KEY)
+        .env("MESHWATCH_OPERATOR_PASSWORD", PASSWORD);
+    assert!(run(created).status.success());
+
+    // A right password first: it forgives, and remembers this address.
+    assert!(session_cookie(sign_in(&b.address, PASSWORD).await.headers()).is_some());
+    // Failures spread over the replicas count together: after the fifth
+    // one from this address, the next attempt on either is refused.
+    for k in 0..5 {
+        let replica = if k % 2 == 0 { &a } else { &b };
+        let failed = sign_in(&replica.address, "wrong password").await;
+        assert_eq!(
+            failed.headers()["location"],
+            "/login?error=invalid",
+            "attempt {k}"
+        );
+    }
+    for replica in [&a, &b] {
+        let locked = sign_in(&replica.address, PASSWORD).await;
+        assert_eq!(locked.headers()["location"], "/login?error=locked");
+        assert!(session_cookie(locked.headers()).is_none());
+    }
+    let pool = PgPool::connect(&db).await.expect("the database");
+    let counters: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM login_windows")
+        .fetch_one(&pool)
+        .await
+        .expect("counted");
+    assert!(
+        counters >= 3,
+        "the counters are in the database: {counters}"
+    );
+    pool.close().await;
+    for panel in [a, b] {
+        terminate(panel);
+    }
+}

@@ -190,7 +190,7 @@ impl Store {
         batch: &[(&ServerId, &AgentReport, i64, ReportAck)],
     ) -> Result<Vec<StoredReport>, StoreError> {
         let mut tx = self.write().await?;
-        Store::order_reports(&mut tx).await?;
+        self.order_reports(&mut tx).await?;
         let mut stored = Vec::with_capacity(batch.len());
         for (server, report, received_ms, ack) in batch {
             stored.push(store_report(&mut tx, server, report, *received_ms, *ack).await?);
