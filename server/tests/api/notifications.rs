@@ -425,3 +425,56 @@ async fn a_whole_fleet_fault_is_said_plainly_and_notified_once() {
         .collect();
     assert_eq!(kinds, vec![Value::from("witness_network")]);
 }
+
+#[tokio::test]
+async fn two_deliverers_claiming_at_once_never_take_the_same_message() {
+    use meshwatch::views::NotificationKind;
+    use meshwatch_server::notify::Target;
+    use meshwatch_server::store::NewNotification;
+    // No target configured: the panel itself delivers nothing.
+    let app = spawn_app().await;
+    let queued: Vec<NewNotification> = (0..30)
+        .map(|n| NewNotification {
+            kind: NotificationKind::Test,
+            server_id: None,
+            target: Target::Email(format!("ops{n}@example.com")),
+            subject: format!("message {n}"),
+            body: "A test.".to_owned(),
+        })
+        .collect();
+    // Two handles on the database, as two replicas have.
+    let (one, two) = (app.store().await, app.store().await);
+    one.queue_notifications(&queued).await.expect("queued");
+    let now = chrono::Utc::now();
+    let lease = chrono::Duration::minutes(5);
+    let (first, second) = tokio::join!(
+        one.claim_due_notifications(now, lease, 20, true, false),
+        two.claim_due_notifications(now, lease, 20, true, false),
+    );
+    let (first, second) = (first.expect("claimed"), second.expect("claimed"));
+    let mut ids: Vec<i64> = first.iter().chain(&second).map(|m| m.id).collect();
+    assert_eq!(
+        ids.len(),
+        30,
+        "each message claimed once: {} + {}",
+        first.len(),
+        second.len()
+    );
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 30, "no message claimed twice");
+    let again = one
+        .claim_due_notifications(now, lease, 20, true, false)
+        .await
+        .expect("claimed");
+    assert!(again.is_empty(), "leased messages wait for their lease");
+    let expired = two
+        .claim_due_notifications(now + lease, lease, 50, true, false)
+        .await
+        .expect("claimed");
+    assert_eq!(
+        expired.len(),
+        30,
+        "an ended lease lets another replica retry"
+    );
+}
