@@ -55,7 +55,7 @@ pub fn fleet(servers: usize, users: usize) -> Value {
 }
 
 /// A new, empty database on the PostgreSQL cluster of `admin_url`.
-async fn postgres_database(admin_url: &str) -> String {
+pub async fn postgres_database(admin_url: &str) -> String {
     use sqlx::{Connection, Executor};
     let name = format!("bench_{}", uuid::Uuid::new_v4().simple());
     let mut admin = sqlx::PgConnection::connect(admin_url)

@@ -1,0 +1,417 @@
+//! Soak benchmark: a simulated fleet of N servers (default 3000) reporting
+//! at the real default interval — one report per server every 60 s, each
+//! with a probe result for every other server — for M minutes (default
+//! 10), against real `meshwatch-server` processes: one panel on a SQLite
+//! file, or (under `scripts/with-postgres.sh`) two replicas on one
+//! PostgreSQL database, the reports going to them in turn.
+//!
+//! Prints, per minute and overall: acknowledgement latency (p50/p99) and
+//! how far the senders fell behind their schedule; the evaluator's tick
+//! time (from its `/metrics`); read staleness (a report acknowledged by
+//! one replica, until the other serves it; on SQLite, by the same panel);
+//! database growth per hour; and each process's resident memory.
+//!
+//! Run (release):
+//! `cargo bench -p server --bench soak` (SQLite), and
+//! `MESHWATCH_PG_DURABLE=1 scripts/with-postgres.sh cargo bench -p server --bench soak`
+//! (PostgreSQL, two replicas). `MESHWATCH_SOAK_SERVERS`,
+//! `MESHWATCH_SOAK_MINUTES` and `MESHWATCH_SOAK_INTERVAL_S` override.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use support::{agent_token, env_or, fleet, postgres_database, ADMIN};
+
+const BIN: &str = env!("CARGO_BIN_EXE_meshwatch-server");
+
+/// One panel process.
+struct Replica {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_replica(database_url: &str, name: &str, dir: &std::path::Path) -> Replica {
+    let mut cmd = Command::new(BIN);
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("RUST_LOG", "warn,meshwatch_server=info")
+        .env("NO_COLOR", "1")
+        .env("MESHWATCH_DATABASE_URL", database_url)
+        .env("MESHWATCH_LISTEN", "127.0.0.1:0")
+        .env("MESHWATCH_ADMIN_TOKEN", ADMIN)
+        .env("MESHWATCH_REPLICA", name)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    if database_url.starts_with("postgres") {
+        cmd.env("MESHWATCH_SECRET_KEY", "11".repeat(32));
+    }
+    let mut child = cmd.spawn().expect("the panel starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let base = loop {
+        let line = lines
+            .next()
+            .expect("the panel says where it listens")
+            .expect("a line");
+        if let Some(rest) = line.split("listening on ").nth(1) {
+            break rest.trim().to_owned();
+        }
+    };
+    // Keep draining its output.
+    std::thread::spawn(move || for _ in lines.by_ref() {});
+    Replica { child, base }
+}
+
+fn rss_mib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+/// The report of server `w` for round `round`: one result per peer.
+fn report(n: usize, w: usize, round: usize, at: &str) -> Vec<u8> {
+    use std::fmt::Write;
+    let mut body = String::with_capacity(n * 120 + 400);
+    let _ = write!(
+        body,
+        r#"{{"report_id":"00000000-0000-4000-8000-{:012}","agent_version":"soak","sent_at":"{at}","self_check":{{"listener_ok":true,"service_ok":true}},"metrics":{{"cpu_pct":3.5,"connections":120}},"probes":["#,
+        round * n + w
+    );
+    let mut first = true;
+    for t in (0..n).filter(|&t| t != w) {
+        if !first {
+            body.push(',');
+        }
+        first = false;
+        let ok = !(w * 31 + t * 17 + round).is_multiple_of(97);
+        if ok {
+            let _ = write!(
+                body,
+                r#"{{"entry_point_id":"s{t}-ep","at":"{at}","ok":true,"latency_ms":35}}"#
+            );
+        } else {
+            let _ = write!(
+                body,
+                r#"{{"entry_point_id":"s{t}-ep","at":"{at}","ok":false,"error":"timeout"}}"#
+            );
+        }
+    }
+    body.push_str("]}");
+    body.into_bytes()
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The evaluator's full evaluations so far: (count, total seconds).
+async fn evaluations(http: &reqwest::Client, base: &str) -> (f64, f64) {
+    let text = match http.get(format!("{base}/metrics")).send().await {
+        Ok(r) => r.text().await.unwrap_or_default(),
+        Err(_) => String::new(),
+    };
+    let value = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().last()?.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (
+        value("meshwatch_evaluation_duration_seconds_count"),
+        value("meshwatch_evaluation_duration_seconds_sum"),
+    )
+}
+
+async fn database_bytes(url: &str, dir: &std::path::Path) -> f64 {
+    if url.starts_with("postgres") {
+        use sqlx::Connection;
+        let Ok(mut conn) = sqlx::PgConnection::connect(url).await else {
+            return 0.0;
+        };
+        let size: i64 = sqlx::query_scalar("SELECT pg_database_size(current_database())")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap_or(0);
+        size as f64
+    } else {
+        ["soak.db", "soak.db-wal"]
+            .iter()
+            .filter_map(|f| std::fs::metadata(dir.join(f)).ok())
+            .map(|m| m.len() as f64)
+            .sum()
+    }
+}
+
+/// Of server `s`, what the API says its last report time is.
+async fn last_report_at(http: &reqwest::Client, base: &str, s: usize) -> Option<String> {
+    let view: serde_json::Value = http
+        .get(format!("{base}/api/v1/servers/s{s}"))
+        .bearer_auth(ADMIN)
+        .send()
+        .await
+        .ok()?
+        .json()
+        .await
+        .ok()?;
+    view["last_report_at"].as_str().map(str::to_owned)
+}
+
+#[tokio::main]
+async fn main() {
+    let n = env_or("MESHWATCH_SOAK_SERVERS", 3000);
+    let minutes = env_or("MESHWATCH_SOAK_MINUTES", 10);
+    let interval = Duration::from_secs(env_or("MESHWATCH_SOAK_INTERVAL_S", 60) as u64);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (database_url, names) = match std::env::var("MESHWATCH_TEST_POSTGRES_URL") {
+        Ok(admin) => (postgres_database(&admin).await, vec!["soak-a", "soak-b"]),
+        Err(_) => (
+            format!("sqlite://{}/soak.db", dir.path().display()),
+            vec!["soak"],
+        ),
+    };
+    let backend = if names.len() > 1 {
+        "PostgreSQL, 2 replicas"
+    } else {
+        "SQLite, 1 panel"
+    };
+    println!(
+        "soak: {n} servers × {} probe results, one report per server every {} s, {minutes} min, {backend}",
+        n - 1,
+        interval.as_secs()
+    );
+    let replicas: Vec<Replica> = names
+        .iter()
+        .map(|name| start_replica(&database_url, name, dir.path()))
+        .collect();
+    let bases: Vec<String> = replicas.iter().map(|r| r.base.clone()).collect();
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(256)
+        .timeout(Duration::from_secs(120))
+        .build()
+        .expect("client");
+    let put_started = Instant::now();
+    let put = http
+        .put(format!("{}/api/v1/fleet", bases[0]))
+        .bearer_auth(ADMIN)
+        .json(&fleet(n, 0))
+        .send()
+        .await
+        .expect("fleet sent");
+    assert_eq!(put.status(), 200, "fleet accepted");
+    println!(
+        "fleet of {n} servers stored in {:.1} s",
+        put_started.elapsed().as_secs_f64()
+    );
+    let db_start = database_bytes(&database_url, dir.path()).await;
+
+    let latencies: Arc<Mutex<Vec<(usize, Duration, Duration)>>> = Arc::default();
+    let failed = Arc::new(AtomicUsize::new(0));
+    let in_flight = Arc::new(AtomicU64::new(0));
+    let started = Instant::now();
+    let end = started + Duration::from_secs(minutes as u64 * 60);
+    let spacing = interval / n as u32;
+
+    // Read staleness: every 10 s, a report acknowledged by the first
+    // replica, until the last one serves it.
+    let staleness: Arc<Mutex<Vec<Duration>>> = Arc::default();
+    let watcher = {
+        let (http, bases, staleness) = (http.clone(), bases.clone(), staleness.clone());
+        tokio::spawn(async move {
+            let mut round = 1_000_000usize;
+            while Instant::now() + Duration::from_secs(10) < end {
+                tokio::time::sleep(Duration::from_secs(10)).await;
+                round += 1;
+                let s = round % n;
+                let before = last_report_at(&http, &bases[bases.len() - 1], s).await;
+                let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+                let acked = http
+                    .post(format!("{}/api/agent/v1/report", bases[0]))
+                    .bearer_auth(agent_token(s))
+                    .header("content-type", "application/json")
+                    .body(report(n, s, round, &at))
+                    .send()
+                    .await
+                    .is_ok_and(|r| r.status() == 202);
+                if !acked {
+                    continue;
+                }
+                let since = Instant::now();
+                while since.elapsed() < Duration::from_secs(30) {
+                    if last_report_at(&http, &bases[bases.len() - 1], s).await != before {
+                        staleness.lock().expect("staleness").push(since.elapsed());
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            }
+        })
+    };
+
+    // Memory and evaluations, sampled every 10 s.
+    let pids: Vec<u32> = replicas.iter().map(|r| r.child.id()).collect();
+    let peak_rss: Arc<Mutex<Vec<f64>>> = Arc::new(Mutex::new(vec![0.0; pids.len()]));
+    let sampler = {
+        let peak_rss = peak_rss.clone();
+        let pids = pids.clone();
+        tokio::spawn(async move {
+            loop {
+                for (i, pid) in pids.iter().enumerate() {
+                    let rss = rss_mib(*pid);
+                    let mut peaks = peak_rss.lock().expect("rss");
+                    peaks[i] = peaks[i].max(rss);
+                }
+                tokio::time::sleep(Duration::from_secs(10)).await;
+            }
+        })
+    };
+    let evaluations_before: Vec<(f64, f64)> = {
+        let mut all = Vec::new();
+        for base in &bases {
+            all.push(evaluations(&http, base).await);
+        }
+        all
+    };
+
+    // The fleet: server k reports at k × spacing into each interval.
+    let mut k = 0usize;
+    loop {
+        let due = started + spacing * k as u32;
+        if due >= end {
+            break;
+        }
+        tokio::time::sleep_until(due.into()).await;
+        let (w, round) = (k % n, k / n);
+        let base = bases[k % bases.len()].clone();
+        let (http, latencies, failed, in_flight) = (
+            http.clone(),
+            latencies.clone(),
+            failed.clone(),
+            in_flight.clone(),
+        );
+        let minute = (due - started).as_secs() as usize / 60;
+        in_flight.fetch_add(1, Ordering::Relaxed);
+        tokio::spawn(async move {
+            let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            let body = report(n, w, round, &at);
+            let late = due.elapsed();
+            let sent = Instant::now();
+            let ok = http
+                .post(format!("{base}/api/agent/v1/report"))
+                .bearer_auth(agent_token(w))
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .is_ok_and(|r| r.status() == 202);
+            if ok {
+                latencies
+                    .lock()
+                    .expect("latencies")
+                    .push((minute, sent.elapsed(), late));
+            } else {
+                failed.fetch_add(1, Ordering::Relaxed);
+            }
+            in_flight.fetch_sub(1, Ordering::Relaxed);
+        });
+        k += 1;
+    }
+    // The reports still in flight get their answers.
+    let drain = Instant::now();
+    while in_flight.load(Ordering::Relaxed) > 0 && drain.elapsed() < Duration::from_secs(120) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let elapsed = started.elapsed();
+    let _ = watcher.await;
+    sampler.abort();
+
+    let all = latencies.lock().expect("latencies").clone();
+    println!("minute | reports | ack p50 ms | ack p99 ms | sent late p99 ms");
+    for minute in 0..minutes {
+        let mut acks: Vec<Duration> = all.iter().filter(|l| l.0 == minute).map(|l| l.1).collect();
+        let mut late: Vec<Duration> = all.iter().filter(|l| l.0 == minute).map(|l| l.2).collect();
+        acks.sort();
+        late.sort();
+        println!(
+            "{:>6} | {:>7} | {:>10.0} | {:>10.0} | {:>16.0}",
+            minute + 1,
+            acks.len(),
+            ms(percentile(&acks, 0.5)),
+            ms(percentile(&acks, 0.99)),
+            ms(percentile(&late, 0.99)),
+        );
+    }
+    let mut acks: Vec<Duration> = all.iter().map(|l| l.1).collect();
+    acks.sort();
+    println!(
+        "overall: {} reports acknowledged ({:.1}/s), {} failed; ack p50 {:.0} ms, p99 {:.0} ms",
+        acks.len(),
+        acks.len() as f64 / elapsed.as_secs_f64(),
+        failed.load(Ordering::Relaxed),
+        ms(percentile(&acks, 0.5)),
+        ms(percentile(&acks, 0.99)),
+    );
+    for (i, base) in bases.iter().enumerate() {
+        let (count0, sum0) = evaluations_before[i];
+        let (count, sum) = evaluations(&http, base).await;
+        let ticks = count - count0;
+        if ticks > 0.0 {
+            println!(
+                "{}: {ticks:.0} evaluations, mean {:.0} ms",
+                names[i],
+                (sum - sum0) / ticks * 1000.0
+            );
+        }
+    }
+    let mut stale = staleness.lock().expect("staleness").clone();
+    stale.sort();
+    println!(
+        "read staleness ({} samples, ack on {} → served by {}): p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms",
+        stale.len(),
+        names[0],
+        names[names.len() - 1],
+        ms(percentile(&stale, 0.5)),
+        ms(percentile(&stale, 0.99)),
+        ms(stale.last().copied().unwrap_or_default()),
+    );
+    let db_end = database_bytes(&database_url, dir.path()).await;
+    println!(
+        "database: {:.1} MiB after the fleet, {:.1} MiB at the end: {:.0} MiB per hour",
+        db_start / 1048576.0,
+        db_end / 1048576.0,
+        (db_end - db_start) / 1048576.0 * 3600.0 / elapsed.as_secs_f64()
+    );
+    let peaks = peak_rss.lock().expect("rss").clone();
+    for (i, pid) in pids.iter().enumerate() {
+        println!(
+            "{}: resident memory {:.0} MiB at the end, {:.0} MiB at most",
+            names[i],
+            rss_mib(*pid),
+            peaks[i]
+        );
+    }
+    drop(replicas);
+}
