@@ -45,7 +45,7 @@ use std::str::FromStr;
 #[allow(clippy::duplicate_mod)]
 #[path = "store/queries"]
 mod on_sqlite {
-    use super::sqlite::{Store, Tx};
+    use super::sqlite::{Db, Store, Tx};
     use super::types::*;
     use super::{corrupt, count, StoreError};
 
@@ -62,7 +62,7 @@ mod on_sqlite {
 #[allow(clippy::duplicate_mod)]
 #[path = "store/queries"]
 mod on_postgres {
-    use super::postgres::{Store, Tx};
+    use super::postgres::{Db, Store, Tx};
     use super::types::*;
     use super::{corrupt, count, StoreError};
 

@@ -69,6 +69,8 @@ pub struct Evaluator {
     order: Arc<tokio::sync::Mutex<()>>,
     /// Reports waiting for the next group commit (see [`Evaluator::ingest`]).
     queued: Mutex<Vec<Queued>>,
+    /// Held by a checkpoint while it writes, and by fleet changes.
+    checkpointing: tokio::sync::Mutex<()>,
     /// Whether this replica evaluates: records the changes, checkpoints,
     /// notifies. On SQLite (one panel per database) it always does; on
     /// PostgreSQL the holder of the evaluator's lock does (see
@@ -177,6 +179,7 @@ impl Evaluator {
             metrics,
             order: Arc::default(),
             queued: Mutex::default(),
+            checkpointing: tokio::sync::Mutex::default(),
         })
     }
 
@@ -281,7 +284,10 @@ impl Evaluator {
 
     /// Writes the pairs changed since the last checkpoint.
     pub async fn checkpoint(&self) -> Result<usize, StoreError> {
-        let _order = self.order.lock().await;
+        // Held while the rows are written; the order only while they are
+        // taken: reports are stored and applied during the writes.
+        let _checkpointing = self.checkpointing.lock().await;
+        let order = self.order.lock().await;
         let (rows, applied_seq) = {
             let state = self.snapshot.read();
             let mut ledger = self.ledger();
@@ -296,7 +302,18 @@ impl Evaluator {
                 .collect();
             (rows, ledger.applied_seq)
         };
-        self.store.checkpoint(&rows, applied_seq).await?;
+        drop(order);
+        if let Err(err) = self.store.checkpoint(&rows, applied_seq).await {
+            // Still to write: a later checkpoint must not move past them.
+            let state = self.snapshot.read();
+            let mut ledger = self.ledger();
+            ledger.dirty.extend(rows.iter().filter_map(|row| {
+                let w = state.mesh.server_index(&row.witness_id)?;
+                let e = state.mesh.entry_point_index(&row.entry_point_id)?;
+                Some((w, e))
+            }));
+            return Err(err);
+        }
         Ok(rows.len())
     }
 
@@ -313,6 +330,9 @@ impl Evaluator {
         &self,
         change: impl std::future::Future<Output = Result<T, StoreError>>,
     ) -> Result<T, StoreError> {
+        // A checkpoint running must not write the pairs of a server this
+        // removes after it is gone.
+        let _checkpointing = self.checkpointing.lock().await;
         // Ingest resolves entry points against the mesh before its await:
         // the mesh must not change under it.
         let _order = self.order.lock().await;

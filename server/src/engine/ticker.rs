@@ -61,13 +61,32 @@ impl Ticker {
     /// Ticks until the task is dropped: once a second, and whenever `Ticks` asks.
     pub fn start(self) -> (tokio::task::JoinHandle<()>, Ticks) {
         let (requests, asked) = mpsc::channel(8);
-        (tokio::spawn(self.run(asked)), Ticks { requests })
+        let both = async move {
+            // One task (stopping it stops both), two loops: a long
+            // checkpoint does not hold the ticks up.
+            tokio::join!(self.run(asked), self.housekeep());
+        };
+        (tokio::spawn(both), Ticks { requests })
     }
 
-    async fn run(self, mut asked: mpsc::Receiver<TickRequest>) {
+    /// Checkpoints and prunes every [`CHECKPOINT_EVERY`], while this
+    /// replica evaluates.
+    async fn housekeep(&self) {
+        let mut every = tokio::time::interval(CHECKPOINT_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // The first tick of an interval is at once: none right at start.
+        every.tick().await;
+        loop {
+            every.tick().await;
+            if self.evaluator.evaluating() {
+                self.housekeeping().await;
+            }
+        }
+    }
+
+    async fn run(&self, mut asked: mpsc::Receiver<TickRequest>) {
         let mut every_second = tokio::time::interval(Duration::from_secs(1));
         every_second.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut last_checkpoint = tokio::time::Instant::now();
         let mut can_ask = true;
         loop {
             let request = tokio::select! {
@@ -81,10 +100,6 @@ impl Ticker {
                 }
             };
             self.tick().await;
-            if self.evaluator.evaluating() && last_checkpoint.elapsed() >= CHECKPOINT_EVERY {
-                last_checkpoint = tokio::time::Instant::now();
-                self.housekeeping().await;
-            }
             if let Some(done) = request {
                 let _ = done.send(());
             }

@@ -19,6 +19,9 @@ use std::time::Duration;
 
 pub(super) type Tx = Transaction<'static, Postgres>;
 
+/// The database the statements are compiled for.
+pub(super) type Db = Postgres;
+
 #[derive(Clone)]
 pub struct Store {
     /// The same pool as `reader`: the statements name the one they need,

@@ -21,6 +21,9 @@ use std::time::Duration;
 /// A write transaction (see [`begin_write`]).
 pub(super) type Tx = Transaction<'static, Sqlite>;
 
+/// The database the statements are compiled for.
+pub(super) type Db = Sqlite;
+
 #[derive(Clone)]
 pub struct Store {
     pub(super) writer: SqlitePool,

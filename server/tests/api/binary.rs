@@ -17,6 +17,16 @@ pub(crate) struct Panel {
     later: mpsc::Receiver<String>,
 }
 
+impl Drop for Panel {
+    /// A test that fails half-way leaves no panel running behind it.
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 impl Panel {
     /// The next line printed after "listening on" that contains `text`.
     fn printed_later(&self, text: &str) -> String {
@@ -361,9 +371,9 @@ async fn acknowledged_reports_survive_kill_9() {
     );
 
     // kill -9: no graceful shutdown, no checkpoint.
-    let mut child = panel.child;
-    child.kill().expect("SIGKILL");
-    child.wait().expect("reaped");
+    let mut panel = panel;
+    panel.child.kill().expect("SIGKILL");
+    panel.child.wait().expect("reaped");
 
     let again = start(with_token(&db));
     assert_eq!(

@@ -138,9 +138,9 @@ async fn reports_acknowledged_before_a_kill_9_are_applied_exactly_once() {
 
     wait_for_acks(&logs, 4, "before the crash").await;
     // kill -9 in the middle of the stream: no graceful shutdown.
-    let mut child = first.child;
-    child.kill().expect("SIGKILL");
-    child.wait().expect("reaped");
+    let mut first = first;
+    first.child.kill().expect("SIGKILL");
+    first.child.wait().expect("reaped");
     let before: Vec<usize> = logs.iter().map(|l| acknowledged(l).len()).collect();
     // Agents keep probing and spool what they cannot deliver.
     tokio::time::sleep(Duration::from_secs(3)).await;

@@ -197,6 +197,7 @@ impl Evaluator {
 
     /// A replica changed the fleet: rebuild the mesh from the store.
     pub async fn follow_fleet(&self) -> Result<(), StoreError> {
+        let _checkpointing = self.checkpointing.lock().await;
         let _order = self.order.lock().await;
         self.rebuild_mesh().await
     }

@@ -5,7 +5,7 @@
 //! the engine keeps in memory, so the hot pair state is written as
 //! changes, never one row per probe.
 
-use super::{corrupt, count, history, metrics, Store, StoreError, Tx};
+use super::{corrupt, count, history, metrics, Db, Store, StoreError, Tx};
 use crate::store::types::{
     EvidenceSnapshot, FollowedReport, PairRow, PendingReport, ReceivedReport, StoredReport,
 };
@@ -244,12 +244,21 @@ impl Store {
 
     /// Writes the changed pairs and moves the checkpoint to `applied_seq`:
     /// report bodies up to it are no longer needed (their ids stay, for
-    /// idempotency).
+    /// idempotency). The pairs go in transactions of their own, many rows
+    /// per statement, so that reports are stored in between rather than
+    /// wait for the whole checkpoint. A crash half-way leaves some pairs
+    /// newer than the checkpoint's report number: replaying the reports
+    /// after it changes nothing in them (an older or repeated probe result
+    /// is not applied).
     pub async fn checkpoint(&self, pairs: &[PairRow], applied_seq: i64) -> Result<(), StoreError> {
-        let mut tx = self.write_as_evaluator().await?;
-        for pair in pairs {
-            upsert_pair(&mut tx, pair).await?;
+        for chunk in pairs.chunks(PAIRS_PER_TRANSACTION) {
+            let mut tx = self.write_as_evaluator().await?;
+            for statement in chunk.chunks(PAIRS_PER_STATEMENT) {
+                upsert_pairs(&mut tx, statement).await?;
+            }
+            tx.commit().await?;
         }
+        let mut tx = self.write_as_evaluator().await?;
         // The checkpoint never moves back.
         sqlx::query("UPDATE checkpoint SET applied_seq = $1 WHERE id = 1 AND applied_seq < $1")
             .bind(applied_seq)
@@ -370,23 +379,32 @@ async fn upsert_self_report(
     Ok(())
 }
 
-async fn upsert_pair(tx: &mut Tx, pair: &PairRow) -> Result<(), StoreError> {
-    sqlx::query(
-        "INSERT INTO pair_states (witness_id, entry_point_id, streak, first_failure_ms, last_at_ms, received_ms, last_error)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT(witness_id, entry_point_id) DO UPDATE SET streak = excluded.streak,
+/// Pair rows per statement: 7 values each, far under both backends'
+/// limits on bound values.
+const PAIRS_PER_STATEMENT: usize = 500;
+
+/// Pair rows per checkpoint transaction: the writer is free between them.
+const PAIRS_PER_TRANSACTION: usize = 20_000;
+
+async fn upsert_pairs(tx: &mut Tx, pairs: &[PairRow]) -> Result<(), StoreError> {
+    let mut statement = sqlx::QueryBuilder::<Db>::new(
+        "INSERT INTO pair_states (witness_id, entry_point_id, streak, first_failure_ms, last_at_ms, received_ms, last_error) ",
+    );
+    statement.push_values(pairs, |mut row, pair| {
+        row.push_bind(&pair.witness_id)
+            .push_bind(&pair.entry_point_id)
+            .push_bind(i64::from(pair.state.streak))
+            .push_bind(pair.state.first_failure())
+            .push_bind(pair.state.last_at_ms)
+            .push_bind(pair.state.received_ms)
+            .push_bind(pair.state.last_error.map(error_name));
+    });
+    statement.push(
+        " ON CONFLICT(witness_id, entry_point_id) DO UPDATE SET streak = excluded.streak,
             first_failure_ms = excluded.first_failure_ms, last_at_ms = excluded.last_at_ms,
             received_ms = excluded.received_ms, last_error = excluded.last_error",
-    )
-    .bind(&pair.witness_id)
-    .bind(&pair.entry_point_id)
-    .bind(i64::from(pair.state.streak))
-    .bind(pair.state.first_failure())
-    .bind(pair.state.last_at_ms)
-    .bind(pair.state.received_ms)
-    .bind(pair.state.last_error.map(error_name))
-    .execute(&mut **tx)
-    .await?;
+    );
+    statement.build().execute(&mut **tx).await?;
     Ok(())
 }
 
