@@ -1,6 +1,8 @@
 //! Rules engine speed: full evaluation for N = 100, 1000, 3000 servers (one
 //! entry point each, every pair probed, 2 % of pairs failing with a
-//! sustained streak) and one incremental report at N = 1000.
+//! sustained streak), and one incremental report at N = 1000 and 3000: a
+//! steady one, and one of a witness that was silent (every server it
+//! probes gets its verdict rebuilt).
 //! Run: `cargo bench -p meshwatch --bench engine`.
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
@@ -77,15 +79,10 @@ fn full_evaluation(c: &mut Criterion) {
     group.finish();
 }
 
-fn incremental_report(c: &mut Criterion) {
-    let settings = Settings::default();
-    let n = 1000;
-    let (mesh, evidence) = fleet(n);
-    let evaluation = evaluate(&mesh, &evidence, &settings, NOW);
-    let witness = 7;
-    // A realistic report: one new result for each of the 999 peers, the
-    // same outcomes as before.
-    let probes: Vec<(usize, ProbeOutcome)> = (0..n)
+/// A realistic report of `witness`: one new result for each peer, the
+/// same outcomes as before.
+fn report_of(witness: usize, n: usize) -> Vec<(usize, ProbeOutcome)> {
+    (0..n)
         .filter(|&e| e != witness)
         .map(|e| {
             let fails = failing(witness, e);
@@ -98,18 +95,46 @@ fn incremental_report(c: &mut Criterion) {
                 },
             )
         })
-        .collect();
-    c.bench_function("incremental_report/1000", |b| {
-        b.iter_batched(
-            || (evaluation.clone(), evidence.clone()),
-            |(mut eval, mut ev)| {
-                let outcome = eval.apply_report(&mesh, &mut ev, witness, NOW, ok_check(), &probes);
-                // Returned, so that dropping the state is not timed.
-                (eval, ev, black_box(outcome))
-            },
-            BatchSize::LargeInput,
-        )
-    });
+        .collect()
+}
+
+fn incremental_report(c: &mut Criterion) {
+    let settings = Settings::default();
+    let witness = 7;
+    let mut group = c.benchmark_group("incremental_report");
+    for n in [1000usize, 3000] {
+        let (mesh, mut evidence) = fleet(n);
+        let probes = report_of(witness, n);
+        let evaluation = evaluate(&mesh, &evidence, &settings, NOW);
+        group.bench_with_input(BenchmarkId::new("steady", n), &n, |b, _| {
+            b.iter_batched(
+                || (evaluation.clone(), evidence.clone()),
+                |(mut eval, mut ev)| {
+                    let outcome =
+                        eval.apply_report(&mesh, &mut ev, witness, NOW, ok_check(), &probes);
+                    // Returned, so that dropping the state is not timed.
+                    (eval, ev, black_box(outcome))
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        // The witness was silent (stale) and reports again: its evidence
+        // counts once more for every server it probes.
+        evidence.record_report(witness, NOW - 3_600_000, ok_check());
+        let evaluation = evaluate(&mesh, &evidence, &settings, NOW);
+        group.bench_with_input(BenchmarkId::new("witness_returns", n), &n, |b, _| {
+            b.iter_batched(
+                || (evaluation.clone(), evidence.clone()),
+                |(mut eval, mut ev)| {
+                    let outcome =
+                        eval.apply_report(&mesh, &mut ev, witness, NOW, ok_check(), &probes);
+                    (eval, ev, black_box(outcome))
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(benches, full_evaluation, incremental_report);

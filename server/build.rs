@@ -12,6 +12,9 @@ fn main() {
     if let Err(err) = std::fs::create_dir_all(&site) {
         println!("cargo:warning=cannot create {}: {err}", site.display());
     }
+    // `sqlx::migrate!` reads the folders when the crate compiles: a new
+    // migration must recompile it.
+    println!("cargo:rerun-if-changed=../migrations");
     // Only release builds embed (debug ones read from disk): watching in
     // debug builds would rebuild the server after every front-end build.
     if std::env::var("PROFILE").as_deref() == Ok("release") {

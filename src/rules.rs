@@ -6,7 +6,7 @@
 //! evaluations except caches derived from the same evidence, so every
 //! verdict is re-derived from what holds now.
 
-use crate::evidence::{from_ms, Evidence, PairState, ProbeOutcome, SelfCheck};
+use crate::evidence::{from_ms, Evidence, ProbeOutcome, SelfCheck};
 use crate::ids::ServerId;
 use crate::mesh::Mesh;
 use crate::settings::Settings;
@@ -61,6 +61,22 @@ impl WitnessStats {
     fn verifies(&self, verifier: bool) -> bool {
         self.fresh && verifier && !self.suspended
     }
+    /// All that other servers' verdicts take from these stats: its
+    /// counts alone changing (a pair more or less failing) changes only
+    /// its own verdict.
+    fn standing(&self, verifier: bool) -> Standing {
+        Standing {
+            votes: self.votes(verifier),
+            verifies: self.verifies(verifier),
+        }
+    }
+}
+
+/// Whether a witness's evidence counts, and for which rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Standing {
+    votes: bool,
+    verifies: bool,
 }
 
 /// A full evaluation, with the caches the incremental path updates.
@@ -78,6 +94,17 @@ pub struct Evaluation {
     sustained: Vec<Vec<(usize, i64)>>,
     /// `mesh.server(s).verifier`, kept flat for the hot loops.
     verifier: Vec<bool>,
+    /// The same evidence per target, kept up to date with each row so that
+    /// one server's verdict is gathered from what concerns it alone, not
+    /// from a scan of every witness (a witness changing its standing would
+    /// otherwise cost N² per report):
+    /// how many voting witnesses probe it (R2's "of"),
+    voters: Vec<u32>,
+    /// the witnesses, of any standing, that fail to reach it, ascending,
+    failing_into: Vec<Vec<usize>>,
+    /// and the fresh sustained pairs into its entry points, as
+    /// `(witness, entry point, since)`, ascending.
+    sustained_into: Vec<Vec<(usize, usize, i64)>>,
     verdicts: Vec<Verdict>,
 }
 
@@ -93,10 +120,9 @@ struct Gathered {
 
 /// Evaluates every server. `now_ms` is the panel's clock.
 ///
-/// Two passes, both in witness order so that memory is read sequentially:
-/// first each witness's row (what it says about everyone, R1/R4 stats),
-/// then the votes, blocks and pair causes of the trusted witnesses are
-/// gathered per target.
+/// Each witness's row first (what it says about everyone, R1/R4 stats), in
+/// witness order so that memory is read sequentially; then each server's
+/// verdict from what the rows say about it.
 pub fn evaluate(mesh: &Mesh, evidence: &Evidence, settings: &Settings, now_ms: i64) -> Evaluation {
     let n = mesh.server_count();
     let mut eval = Evaluation {
@@ -107,66 +133,17 @@ pub fn evaluate(mesh: &Mesh, evidence: &Evidence, settings: &Settings, now_ms: i
         witnesses: vec![WitnessStats::default(); n],
         sustained: vec![Vec::new(); n],
         verifier: mesh.servers().iter().map(|s| s.verifier).collect(),
+        voters: vec![0; n],
+        failing_into: vec![Vec::new(); n],
+        sustained_into: vec![Vec::new(); n],
         verdicts: Vec::with_capacity(n),
     };
+    // Every verdict is built below.
+    let mut affected = vec![false; n];
     for w in 0..n {
-        eval.compute_row(mesh, evidence, w);
+        eval.refresh_row(mesh, evidence, w, &mut affected);
     }
-    let mut gathered: Vec<Gathered> = (0..n)
-        .map(|s| Gathered {
-            quorum: Quorum::default(),
-            blocked_by: Vec::new(),
-            causes: vec![Vec::new(); mesh.entry_points_of(s).len()],
-            verifier_failures: vec![Vec::new(); mesh.entry_points_of(s).len()],
-        })
-        .collect();
-    for w in 0..n {
-        let stats = eval.witnesses[w];
-        let votes = stats.votes(eval.verifier[w]);
-        let verifies = stats.verifies(eval.verifier[w]);
-        if !votes && !verifies {
-            continue;
-        }
-        let id = &mesh.server(w).id;
-        let row = &eval.reach[w * n..(w + 1) * n];
-        for (s, &reach) in row.iter().enumerate() {
-            if s == w || eval.verifier[s] || !reach.probed() {
-                continue;
-            }
-            let g = &mut gathered[s];
-            if votes {
-                g.quorum.of += 1;
-                if reach.fails() {
-                    g.quorum.failing += 1;
-                    g.quorum.failing_witnesses.push(id.clone());
-                }
-            } else if reach.fails() {
-                g.blocked_by.push(id.clone());
-            }
-        }
-        for &(e, since) in &eval.sustained[w] {
-            let s = mesh.owner_of(e);
-            if eval.verifier[s] {
-                continue;
-            }
-            let first = mesh.entry_points_of(s).start;
-            let cause = || PairCause {
-                from: id.clone(),
-                to: mesh.server(s).id.clone(),
-                since: from_ms(since),
-            };
-            if votes {
-                gathered[s].causes[e - first].push(cause());
-            } else if row[s] == Reach::Reaches {
-                gathered[s].verifier_failures[e - first].push(cause());
-            }
-        }
-    }
-    eval.verdicts = gathered
-        .into_iter()
-        .enumerate()
-        .map(|(s, g)| eval.assemble(mesh, evidence, s, g))
-        .collect();
+    eval.verdicts = (0..n).map(|s| eval.verdict_of(mesh, evidence, s)).collect();
     eval
 }
 
@@ -315,8 +292,77 @@ impl Evaluation {
         self.reach[w * self.n + s]
     }
 
-    /// Gathers R2, R4 and R3 for one server from the cached rows (the
-    /// incremental path; `evaluate` gathers for all servers at once).
+    /// Recomputes witness `w`'s row and keeps the per-target caches in
+    /// step with it; marks in `affected` every server whose verdict the
+    /// change can alter.
+    fn refresh_row(&mut self, mesh: &Mesh, evidence: &Evidence, w: usize, affected: &mut [bool]) {
+        let n = self.n;
+        let was_standing = self.witnesses[w].standing(self.verifier[w]);
+        let old_row: Vec<Reach> = self.reach[w * n..(w + 1) * n].to_vec();
+        let old_sustained = std::mem::take(&mut self.sustained[w]);
+        self.compute_row(mesh, evidence, w);
+        let standing = self.witnesses[w].standing(self.verifier[w]);
+        affected[w] = true;
+        for (s, &was) in old_row.iter().enumerate() {
+            let now = self.reach[w * n + s];
+            if was == now && was_standing == standing {
+                continue;
+            }
+            let (counted, counts) = (
+                was_standing.votes && was.probed(),
+                standing.votes && now.probed(),
+            );
+            if counted != counts {
+                if counts {
+                    self.voters[s] += 1;
+                } else {
+                    self.voters[s] -= 1;
+                }
+            }
+            if was.fails() != now.fails() {
+                let failing = &mut self.failing_into[s];
+                match failing.binary_search(&w) {
+                    Ok(i) if !now.fails() => {
+                        failing.remove(i);
+                    }
+                    Err(i) if now.fails() => failing.insert(i, w),
+                    _ => {}
+                }
+            }
+            // A sustained pair is fresh, so its target is probed: a standing
+            // change reaches every cause of `w` through this test too.
+            if was != now || was.probed() || now.probed() {
+                affected[s] = true;
+            }
+        }
+        let sustained = std::mem::take(&mut self.sustained[w]);
+        if old_sustained != sustained {
+            let has = |list: &[(usize, i64)], pair: &(usize, i64)| {
+                list.binary_search_by_key(&pair.0, |&(e, _)| e)
+                    .is_ok_and(|i| list[i] == *pair)
+            };
+            for &(e, _) in old_sustained.iter().filter(|p| !has(&sustained, p)) {
+                let s = mesh.owner_of(e);
+                let into = &mut self.sustained_into[s];
+                if let Ok(i) = into.binary_search_by_key(&(w, e), |&(w, e, _)| (w, e)) {
+                    into.remove(i);
+                }
+                affected[s] = true;
+            }
+            for &(e, since) in sustained.iter().filter(|p| !has(&old_sustained, p)) {
+                let s = mesh.owner_of(e);
+                let into = &mut self.sustained_into[s];
+                let i = into
+                    .binary_search_by_key(&(w, e), |&(w, e, _)| (w, e))
+                    .unwrap_or_else(|i| i);
+                into.insert(i, (w, e, since));
+                affected[s] = true;
+            }
+        }
+        self.sustained[w] = sustained;
+    }
+
+    /// Gathers R2, R4 and R3 for one server from the per-target caches.
     fn gather(&self, mesh: &Mesh, s: usize) -> Gathered {
         let eps = mesh.entry_points_of(s);
         let mut g = Gathered {
@@ -325,46 +371,32 @@ impl Evaluation {
             causes: vec![Vec::new(); eps.len()],
             verifier_failures: vec![Vec::new(); eps.len()],
         };
+        // A failure towards a verifier means nothing (R4).
         if self.verifier[s] {
             return g;
         }
-        for w in (0..self.n).filter(|&w| w != s) {
-            let stats = self.witnesses[w];
-            let reach = self.reach(w, s);
+        g.quorum.of = self.voters[s];
+        for &w in &self.failing_into[s] {
+            let standing = self.witnesses[w].standing(self.verifier[w]);
             let id = &mesh.server(w).id;
-            if stats.votes(self.verifier[w]) {
-                if reach.probed() {
-                    g.quorum.of += 1;
-                    if reach.fails() {
-                        g.quorum.failing += 1;
-                        g.quorum.failing_witnesses.push(id.clone());
-                    }
-                }
-                for (i, e) in eps.clone().enumerate() {
-                    let row = &self.sustained[w];
-                    if let Ok(k) = row.binary_search_by_key(&e, |&(pe, _)| pe) {
-                        g.causes[i].push(PairCause {
-                            from: id.clone(),
-                            to: mesh.server(s).id.clone(),
-                            since: from_ms(row[k].1),
-                        });
-                    }
-                }
-            } else if stats.verifies(self.verifier[w]) {
-                if reach.fails() {
-                    g.blocked_by.push(id.clone());
-                } else if reach == Reach::Reaches {
-                    let row = &self.sustained[w];
-                    for (i, e) in eps.clone().enumerate() {
-                        if let Ok(k) = row.binary_search_by_key(&e, |&(pe, _)| pe) {
-                            g.verifier_failures[i].push(PairCause {
-                                from: id.clone(),
-                                to: mesh.server(s).id.clone(),
-                                since: from_ms(row[k].1),
-                            });
-                        }
-                    }
-                }
+            if standing.votes {
+                g.quorum.failing += 1;
+                g.quorum.failing_witnesses.push(id.clone());
+            } else if standing.verifies {
+                g.blocked_by.push(id.clone());
+            }
+        }
+        for &(w, e, since) in &self.sustained_into[s] {
+            let standing = self.witnesses[w].standing(self.verifier[w]);
+            let cause = || PairCause {
+                from: mesh.server(w).id.clone(),
+                to: mesh.server(s).id.clone(),
+                since: from_ms(since),
+            };
+            if standing.votes {
+                g.causes[e - eps.start].push(cause());
+            } else if standing.verifies && self.reach(w, s) == Reach::Reaches {
+                g.verifier_failures[e - eps.start].push(cause());
             }
         }
         g
@@ -456,62 +488,57 @@ impl Evaluation {
         self_check: SelfCheck,
         probes: &[(usize, ProbeOutcome)],
     ) -> (Vec<usize>, usize) {
-        evidence.record_report(w, received_ms, self_check);
-        let cutoff = self.cutoff_ms();
-        let streak = self.settings.failure_streak;
-        // What a pair contributes to R3 causes: sustained or not, and since when.
-        let cause = |p: &PairState| p.is_sustained(cutoff, streak).then_some(p.first_failure_ms);
-        let mut ordered: Vec<&(usize, ProbeOutcome)> = probes.iter().collect();
-        ordered.sort_by_key(|(e, p)| (*e, p.at_ms));
-        let mut touched = Vec::new();
-        let mut applied = 0;
-        for &&(e, probe) in &ordered {
-            let before = cause(evidence.pair(w, e));
-            if evidence.apply_probe(w, e, probe, received_ms, self.settings.stale_after_ms()) {
-                applied += 1;
-                if cause(evidence.pair(w, e)) != before {
-                    touched.push(e);
-                }
-            }
-        }
-        (self.update_witness(mesh, evidence, w, &touched), applied)
+        let report = WitnessReport {
+            w,
+            received_ms,
+            self_check,
+            probes,
+        };
+        self.apply_reports(mesh, evidence, [report])
     }
 
-    /// Witness `w`'s evidence has changed (only the pairs `touched` changed
-    /// their R3 contribution): recompute `w`'s row and rebuild the verdicts
-    /// that can depend on it.
-    fn update_witness(
+    /// [`Evaluation::apply_report`] for several reports in order, each
+    /// verdict they can change rebuilt once at the end: a burst of
+    /// witnesses that each change their standing (a fleet starting, a
+    /// network coming back) rebuilds every verdict once, not once per report.
+    pub fn apply_reports<'a>(
         &mut self,
         mesh: &Mesh,
-        evidence: &Evidence,
-        w: usize,
-        touched: &[usize],
-    ) -> Vec<usize> {
-        let old_row: Vec<Reach> = self.reach[w * self.n..(w + 1) * self.n].to_vec();
-        let old_stats = self.witnesses[w];
-        self.compute_row(mesh, evidence, w);
-        let trust_changed = old_stats != self.witnesses[w];
-
+        evidence: &mut Evidence,
+        reports: impl IntoIterator<Item = WitnessReport<'a>>,
+    ) -> (Vec<usize>, usize) {
+        let stale_after_ms = self.settings.stale_after_ms();
         let mut affected = vec![false; self.n];
-        affected[w] = true;
-        // Per-entry-point causes can change while the row summary does not.
-        for &e in touched {
-            affected[mesh.owner_of(e)] = true;
-        }
-        for s in 0..self.n {
-            let now_reach = self.reach(w, s);
-            if old_row[s] != now_reach
-                || (trust_changed && (old_row[s].probed() || now_reach.probed()))
-            {
-                affected[s] = true;
-            }
+        let mut applied = 0;
+        for report in reports {
+            let w = report.w;
+            evidence.record_report(w, report.received_ms, report.self_check);
+            let mut ordered: Vec<&(usize, ProbeOutcome)> = report.probes.iter().collect();
+            ordered.sort_by_key(|(e, p)| (*e, p.at_ms));
+            applied += ordered
+                .into_iter()
+                .filter(|&&(e, probe)| {
+                    evidence.apply_probe(w, e, probe, report.received_ms, stale_after_ms)
+                })
+                .count();
+            self.refresh_row(mesh, evidence, w, &mut affected);
         }
         let affected: Vec<usize> = (0..self.n).filter(|&s| affected[s]).collect();
         for &s in &affected {
             self.verdicts[s] = self.verdict_of(mesh, evidence, s);
         }
-        affected
+        (affected, applied)
     }
+}
+
+/// One witness's report for the incremental path: its index in the mesh,
+/// when the panel received it, its self-check and its probe results
+/// resolved to entry point indices.
+pub struct WitnessReport<'a> {
+    pub w: usize,
+    pub received_ms: i64,
+    pub self_check: SelfCheck,
+    pub probes: &'a [(usize, ProbeOutcome)],
 }
 
 #[cfg(test)]

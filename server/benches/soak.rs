@@ -170,6 +170,28 @@ async fn database_bytes(url: &str, dir: &std::path::Path) -> f64 {
     }
 }
 
+/// Where a PostgreSQL database's bytes are (tables with their indexes
+/// and TOAST).
+async fn print_largest_tables(url: &str) {
+    use sqlx::Connection;
+    let Ok(mut conn) = sqlx::PgConnection::connect(url).await else {
+        return;
+    };
+    let rows: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT relname::text, pg_total_relation_size(oid) FROM pg_class \
+         WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace \
+         ORDER BY 2 DESC LIMIT 4",
+    )
+    .fetch_all(&mut conn)
+    .await
+    .unwrap_or_default();
+    let tables: Vec<String> = rows
+        .iter()
+        .map(|(name, bytes)| format!("{name} {:.0} MiB", *bytes as f64 / 1048576.0))
+        .collect();
+    println!("largest tables: {}", tables.join(", "));
+}
+
 /// Of server `s`, what the API says its last report time is.
 async fn last_report_at(http: &reqwest::Client, base: &str, s: usize) -> Option<String> {
     let view: serde_json::Value = http
@@ -230,6 +252,20 @@ async fn main() {
         "fleet of {n} servers stored in {:.1} s",
         put_started.elapsed().as_secs_f64()
     );
+    // Every replica serves the new fleet before the agents start (one
+    // that has not loaded it yet refuses reports sized for it).
+    for base in &bases {
+        let last = format!("{base}/api/v1/servers/s{}", n - 1);
+        while !http
+            .get(&last)
+            .bearer_auth(ADMIN)
+            .send()
+            .await
+            .is_ok_and(|r| r.status() == 200)
+        {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
     let db_start = database_bytes(&database_url, dir.path()).await;
 
     let latencies: Arc<Mutex<Vec<(usize, Duration, Duration)>>> = Arc::default();
@@ -292,6 +328,21 @@ async fn main() {
             }
         })
     };
+    // The database's size at the end of each minute.
+    let sizes: Arc<Mutex<Vec<f64>>> = Arc::default();
+    let size_sampler = {
+        let (sizes, url, dir) = (sizes.clone(), database_url.clone(), dir.path().to_owned());
+        tokio::spawn(async move {
+            for minute in 1..=minutes {
+                tokio::time::sleep_until(
+                    (started + Duration::from_secs(minute as u64 * 60)).into(),
+                )
+                .await;
+                let bytes = database_bytes(&url, &dir).await;
+                sizes.lock().expect("sizes").push(bytes);
+            }
+        })
+    };
     let evaluations_before: Vec<(f64, f64)> = {
         let mut all = Vec::new();
         for base in &bases {
@@ -323,14 +374,26 @@ async fn main() {
             let body = report(n, w, round, &at);
             let late = due.elapsed();
             let sent = Instant::now();
-            let ok = http
+            let answer = http
                 .post(format!("{base}/api/agent/v1/report"))
                 .bearer_auth(agent_token(w))
                 .header("content-type", "application/json")
                 .body(body)
                 .send()
-                .await
-                .is_ok_and(|r| r.status() == 202);
+                .await;
+            let ok = match answer {
+                Ok(r) if r.status() == 202 => true,
+                Ok(r) => {
+                    let status = r.status();
+                    let text = r.text().await.unwrap_or_default();
+                    eprintln!("report of s{w} to {base}: {status} {text}");
+                    false
+                }
+                Err(err) => {
+                    eprintln!("report of s{w} to {base}: {err}");
+                    false
+                }
+            };
             if ok {
                 latencies
                     .lock()
@@ -350,22 +413,25 @@ async fn main() {
     }
     let elapsed = started.elapsed();
     let _ = watcher.await;
+    let _ = size_sampler.await;
     sampler.abort();
+    let sizes = sizes.lock().expect("sizes").clone();
 
     let all = latencies.lock().expect("latencies").clone();
-    println!("minute | reports | ack p50 ms | ack p99 ms | sent late p99 ms");
+    println!("minute | reports | ack p50 ms | ack p99 ms | sent late p99 ms | database MiB");
     for minute in 0..minutes {
         let mut acks: Vec<Duration> = all.iter().filter(|l| l.0 == minute).map(|l| l.1).collect();
         let mut late: Vec<Duration> = all.iter().filter(|l| l.0 == minute).map(|l| l.2).collect();
         acks.sort();
         late.sort();
         println!(
-            "{:>6} | {:>7} | {:>10.0} | {:>10.0} | {:>16.0}",
+            "{:>6} | {:>7} | {:>10.0} | {:>10.0} | {:>16.0} | {:>12.0}",
             minute + 1,
             acks.len(),
             ms(percentile(&acks, 0.5)),
             ms(percentile(&acks, 0.99)),
             ms(percentile(&late, 0.99)),
+            sizes.get(minute).copied().unwrap_or_default() / 1048576.0,
         );
     }
     let mut acks: Vec<Duration> = all.iter().map(|l| l.1).collect();
@@ -402,12 +468,27 @@ async fn main() {
         ms(stale.last().copied().unwrap_or_default()),
     );
     let db_end = database_bytes(&database_url, dir.path()).await;
+    // The first rounds store every pair once: the growth that goes on is
+    // the one over the second half of the run.
+    let half = sizes.len() / 2;
+    let steady = match (sizes.get(half.saturating_sub(1)), sizes.last()) {
+        (Some(from), Some(to)) if sizes.len() >= 2 => {
+            let minutes = (sizes.len() - half) as f64;
+            format!(
+                "{:.0} MiB per hour over the last {minutes:.0} min",
+                (to - from) / 1048576.0 * 60.0 / minutes
+            )
+        }
+        _ => "too short to tell the growth".to_owned(),
+    };
     println!(
-        "database: {:.1} MiB after the fleet, {:.1} MiB at the end: {:.0} MiB per hour",
+        "database: {:.1} MiB after the fleet, {:.1} MiB at the end; {steady}",
         db_start / 1048576.0,
         db_end / 1048576.0,
-        (db_end - db_start) / 1048576.0 * 3600.0 / elapsed.as_secs_f64()
     );
+    if database_url.starts_with("postgres") {
+        print_largest_tables(&database_url).await;
+    }
     let peaks = peak_rss.lock().expect("rss").clone();
     for (i, pid) in pids.iter().enumerate() {
         println!(

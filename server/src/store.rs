@@ -226,7 +226,8 @@ delegate! {
     fn changes_after(&self, after: i64, limit: i64) -> Result<Vec<RecordedChange>, StoreError>;
     fn last_change_number(&self) -> Result<i64, StoreError>;
     fn evidence_snapshot(&self) -> Result<EvidenceSnapshot, StoreError>;
-    fn checkpoint(&self, pairs: &[PairRow], applied_seq: i64) -> Result<(), StoreError>;
+    fn write_pairs(&self, pairs: &[PairRow]) -> Result<(), StoreError>;
+    fn move_checkpoint(&self, applied_seq: i64) -> Result<(), StoreError>;
     fn prune(&self, before_ms: i64) -> Result<u64, StoreError>;
     fn settings(&self) -> Result<Settings, StoreError>;
     fn save_settings(&self, s: &Settings) -> Result<(), StoreError>;

@@ -6,7 +6,7 @@ use crate::balance::assign;
 use crate::evidence::{Evidence, PairState, ProbeError, ProbeOutcome, SelfCheck};
 use crate::ids::{EntryPointId, RouteId, ServerId, UserId};
 use crate::mesh::{Mesh, MeshRoute, MeshServer};
-use crate::rules::evaluate;
+use crate::rules::{evaluate, WitnessReport};
 use crate::settings::Settings;
 use crate::status::ServerStatus;
 use proptest::prelude::*;
@@ -162,30 +162,57 @@ proptest! {
     #[test]
     fn incremental_evaluation_equals_full_evaluation(
         s in scenario(),
-        witness in any::<prop::sample::Index>(),
-        new_results in prop::collection::vec((any::<prop::sample::Index>(), any::<bool>()), 0..8),
-        new_report in prop::option::of((any::<bool>(), any::<bool>())),
+        reports in prop::collection::vec(
+            (
+                any::<prop::sample::Index>(),
+                prop::collection::vec((any::<prop::sample::Index>(), any::<bool>()), 0..8),
+                prop::option::of((any::<bool>(), any::<bool>())),
+            ),
+            1..5,
+        ),
     ) {
         let (mesh, mut evidence) = build(&s);
         let mut incremental = evaluate(&mesh, &evidence, &s.settings, NOW);
-        let w = witness.index(mesh.server_count());
-        let self_check = match new_report {
-            Some((listener_ok, service_ok)) => SelfCheck { listener_ok, service_ok, detail: None },
-            None => ok_check(),
-        };
-        let targets: Vec<usize> = (0..mesh.entry_point_count()).filter(|&e| mesh.owner_of(e) != w).collect();
-        let probes: Vec<(usize, ProbeOutcome)> = if targets.is_empty() {
-            Vec::new()
-        } else {
-            new_results
-                .iter()
-                .enumerate()
-                .map(|(k, (pick, ok))| (targets[pick.index(targets.len())], outcome(1_000 + k as i64 % 4, *ok)))
-                .collect()
-        };
-        incremental.apply_report(&mesh, &mut evidence, w, NOW, self_check, &probes);
-        let full = evaluate(&mesh, &evidence, &s.settings, NOW);
-        prop_assert_eq!(incremental.verdicts(), full.verdicts());
+        let (mut batched, mut batch_evidence) = (incremental.clone(), evidence.clone());
+        let mut batch = Vec::new();
+        // Reports one after another: the caches each leaves behind must
+        // serve the next one as well as a full evaluation would.
+        for (k, (witness, new_results, new_report)) in reports.iter().enumerate() {
+            let w = witness.index(mesh.server_count());
+            let self_check = match new_report {
+                Some((listener_ok, service_ok)) => {
+                    SelfCheck { listener_ok: *listener_ok, service_ok: *service_ok, detail: None }
+                }
+                None => ok_check(),
+            };
+            let targets: Vec<usize> =
+                (0..mesh.entry_point_count()).filter(|&e| mesh.owner_of(e) != w).collect();
+            let probes: Vec<(usize, ProbeOutcome)> = if targets.is_empty() {
+                Vec::new()
+            } else {
+                new_results
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (pick, ok))| {
+                        let at = 1_000 + (k * 4 + i % 4) as i64;
+                        (targets[pick.index(targets.len())], outcome(at, *ok))
+                    })
+                    .collect()
+            };
+            incremental.apply_report(&mesh, &mut evidence, w, NOW, self_check.clone(), &probes);
+            let full = evaluate(&mesh, &evidence, &s.settings, NOW);
+            prop_assert_eq!(incremental.verdicts(), full.verdicts(), "after report {}", k);
+            batch.push((w, self_check, probes));
+        }
+        // The same reports in one batch: the verdicts are rebuilt once.
+        let reports = batch.iter().map(|(w, self_check, probes)| WitnessReport {
+            w: *w,
+            received_ms: NOW,
+            self_check: self_check.clone(),
+            probes,
+        });
+        batched.apply_reports(&mesh, &mut batch_evidence, reports);
+        prop_assert_eq!(batched.verdicts(), incremental.verdicts());
     }
 
     #[test]

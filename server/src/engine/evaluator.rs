@@ -5,6 +5,7 @@
 //! serves no reads: pages, the APIs and subscriptions read the
 //! [`ReadModel`](super::ReadModel).
 
+mod dirty;
 mod following;
 mod ingest;
 
@@ -12,9 +13,10 @@ use super::clock::Clock;
 use super::snapshot::{SharedSnapshot, Snapshot};
 use crate::store::{NewNotification, PairRow, Store, StoreError};
 use crate::telemetry::Metrics;
+use dirty::DirtyPairs;
 use ingest::{resolve, Queued};
 use meshwatch::agent_api::ProbeReport;
-use meshwatch::evidence::Evidence;
+use meshwatch::evidence::{Evidence, PairState};
 use meshwatch::intake::newest_per_entry_point;
 use meshwatch::mesh::Mesh;
 use meshwatch::rules::evaluate;
@@ -22,9 +24,12 @@ use meshwatch::settings::Settings;
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::{VerdictChange, WitnessFault};
 use meshwatch::ServerId;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Pair rows per checkpoint transaction: the writer is free between them.
+const PAIRS_PER_TRANSACTION: usize = 20_000;
 
 /// What a replica announces when it changed the fleet (servers, entry
 /// points, routes, users, verifier marks).
@@ -38,10 +43,9 @@ pub const REPORTS_STORED: &str = "reports";
 
 /// What the evaluator has written down, or still must; none of it is
 /// served. Locked after the snapshot when both are held.
-#[derive(Default)]
 struct Ledger {
-    /// Pairs changed since the last checkpoint (witness, entry point).
-    dirty: HashSet<(usize, usize)>,
+    /// Pairs changed since the last checkpoint.
+    dirty: DirtyPairs,
     /// The last stored report whose effect is in the evidence.
     applied_seq: i64,
     /// The conditions last recorded in the status history, per server.
@@ -86,7 +90,7 @@ struct Restored {
     evidence: Evidence,
     applied_seq: i64,
     /// The pairs the reports after the checkpoint changed.
-    dirty: HashSet<(usize, usize)>,
+    dirty: DirtyPairs,
 }
 
 /// Rebuilds the evidence from the store: checkpointed pairs, latest
@@ -109,7 +113,7 @@ async fn restore(store: &Store, settings: &Settings) -> Result<Restored, StoreEr
         }
     }
     let mut applied_seq = snapshot.checkpoint_seq;
-    let mut dirty = HashSet::new();
+    let mut dirty = DirtyPairs::of(&mesh);
     for pending in snapshot.pending {
         applied_seq = pending.seq;
         let Some(w) = mesh.server_index(&pending.server_id) else {
@@ -125,7 +129,7 @@ async fn restore(store: &Store, settings: &Settings) -> Result<Restored, StoreEr
         let (resolved, _) = resolve(&mesh, &probes);
         for (e, probe) in newest_per_entry_point(resolved) {
             if evidence.apply_probe(w, e, probe, pending.received_ms, settings.stale_after_ms()) {
-                dirty.insert((w, e));
+                dirty.insert(w, e);
             }
         }
     }
@@ -282,39 +286,70 @@ impl Evaluator {
         Ok(())
     }
 
-    /// Writes the pairs changed since the last checkpoint.
+    /// Writes the pairs changed since the last checkpoint, then moves the
+    /// checkpoint past the reports they include. The pairs go in
+    /// transactions of their own, so that reports are stored in between
+    /// rather than wait for the whole checkpoint; a crash half-way leaves
+    /// some pairs newer than the checkpoint's report number, and replaying
+    /// the reports after it changes nothing in them (an older or repeated
+    /// probe result is not applied).
     pub async fn checkpoint(&self) -> Result<usize, StoreError> {
-        // Held while the rows are written; the order only while they are
-        // taken: reports are stored and applied during the writes.
+        // Held while the rows are written (fleet changes wait, so the
+        // indices taken stay the mesh's); the order only while the pairs
+        // are copied: reports are stored and applied during the writes.
         let _checkpointing = self.checkpointing.lock().await;
         let order = self.order.lock().await;
-        let (rows, applied_seq) = {
+        let (pairs, mesh, applied_seq) = {
             let state = self.snapshot.read();
             let mut ledger = self.ledger();
-            let rows: Vec<PairRow> = ledger
+            let pairs: Vec<(usize, usize, PairState)> = ledger
                 .dirty
-                .drain()
-                .map(|(w, e)| PairRow {
-                    witness_id: state.mesh.server(w).id.clone(),
-                    entry_point_id: state.mesh.entry_point_id(e).clone(),
-                    state: *state.evidence.pair(w, e),
-                })
+                .take()
+                .into_iter()
+                .map(|(w, e)| (w, e, *state.evidence.pair(w, e)))
                 .collect();
-            (rows, ledger.applied_seq)
+            (pairs, state.mesh.clone(), ledger.applied_seq)
         };
         drop(order);
-        if let Err(err) = self.store.checkpoint(&rows, applied_seq).await {
-            // Still to write: a later checkpoint must not move past them.
-            let state = self.snapshot.read();
-            let mut ledger = self.ledger();
-            ledger.dirty.extend(rows.iter().filter_map(|row| {
-                let w = state.mesh.server_index(&row.witness_id)?;
-                let e = state.mesh.entry_point_index(&row.entry_point_id)?;
-                Some((w, e))
-            }));
+        for (k, chunk) in pairs.chunks(PAIRS_PER_TRANSACTION).enumerate() {
+            // The rows of one transaction at a time: a fleet's worth of
+            // ids would cost more memory than its evidence.
+            let rows: Vec<PairRow> = chunk
+                .iter()
+                .map(|&(w, e, state)| PairRow {
+                    witness_id: mesh.server(w).id.clone(),
+                    entry_point_id: mesh.entry_point_id(e).clone(),
+                    state,
+                })
+                .collect();
+            if let Err(err) = self.store.write_pairs(&rows).await {
+                self.keep_unwritten(&mesh, &pairs[k * PAIRS_PER_TRANSACTION..]);
+                return Err(err);
+            }
+        }
+        if let Err(err) = self.store.move_checkpoint(applied_seq).await {
+            self.keep_unwritten(&mesh, &pairs);
             return Err(err);
         }
-        Ok(rows.len())
+        Ok(pairs.len())
+    }
+
+    /// A checkpoint failed before these pairs were written: a later one
+    /// must not move past them. `mesh` is the one they index (a reload may
+    /// have replaced it since).
+    fn keep_unwritten(&self, mesh: &Arc<Mesh>, pairs: &[(usize, usize, PairState)]) {
+        let state = self.snapshot.read();
+        let mut ledger = self.ledger();
+        let pairs = pairs.iter().map(|&(w, e, _)| (w, e));
+        if Arc::ptr_eq(mesh, &state.mesh) {
+            ledger.dirty.extend(pairs);
+        } else {
+            ledger.dirty.extend(pairs.filter_map(|(w, e)| {
+                let w = state.mesh.server_index(&mesh.server(w).id)?;
+                let e = state.mesh.entry_point_index(mesh.entry_point_id(e))?;
+                Some((w, e))
+            }));
+        }
     }
 
     /// The fleet changed: rebuild the mesh, keeping the evidence of
@@ -349,15 +384,7 @@ impl Evaluator {
         let mut state = self.snapshot.write();
         let mut ledger = self.ledger();
         let evidence = mesh.carry_over(&state.mesh, &state.evidence);
-        let dirty = ledger
-            .dirty
-            .iter()
-            .filter_map(|&(w, e)| {
-                let nw = mesh.server_index(&state.mesh.server(w).id)?;
-                let ne = mesh.entry_point_index(state.mesh.entry_point_id(e))?;
-                Some((nw, ne))
-            })
-            .collect();
+        let dirty = ledger.dirty.carried_to(&state.mesh, &mesh);
         state.evaluation = evaluate(&mesh, &evidence, &state.settings, self.clock.now_ms());
         state.evidence = evidence;
         ledger.dirty = dirty;

@@ -7,9 +7,8 @@
 
 use super::{resolve, restore, Evaluator, Ledger};
 use crate::store::{FollowedReport, StoreError};
-use meshwatch::evidence::SelfCheck;
 use meshwatch::intake::newest_per_entry_point;
-use meshwatch::rules::evaluate;
+use meshwatch::rules::{evaluate, WitnessReport};
 use meshwatch::verdict::VerdictChange;
 use meshwatch::ServerId;
 use std::sync::atomic::Ordering;
@@ -59,50 +58,63 @@ impl Evaluator {
     }
 
     fn apply_followed(&self, reports: Vec<FollowedReport>) {
-        if reports.is_empty() {
+        let Some(last) = reports.last().map(|r| r.seq) else {
             return;
-        }
+        };
+        // The mesh does not change while the order is held: the reports
+        // are resolved against it before the write lock, so pages keep
+        // reading meanwhile.
+        let mesh = self.snapshot.read().mesh.clone();
+        let resolved: Vec<_> = reports
+            .into_iter()
+            .filter_map(|report| {
+                let w = mesh.server_index(&report.server_id)?;
+                let (known, _) = resolve(&mesh, report.probes.as_deref().unwrap_or_default());
+                Some((report, w, newest_per_entry_point(known)))
+            })
+            .collect();
+        let batch = resolved
+            .iter()
+            .map(|(report, w, probes)| Applied {
+                server: &report.server_id,
+                report: WitnessReport {
+                    w: *w,
+                    received_ms: report.received_ms,
+                    self_check: report.self_check.clone(),
+                    probes,
+                },
+            })
+            .collect();
         let mut state = self.snapshot.write();
         let mut ledger = self.ledger();
-        for report in reports {
-            ledger.applied_seq = report.seq;
-            let Some(w) = state.mesh.server_index(&report.server_id) else {
-                continue;
-            };
-            let probes = report.probes.unwrap_or_default();
-            let (known, _) = resolve(&state.mesh, &probes);
-            let resolved = newest_per_entry_point(known);
-            let applied = Applied {
-                server: &report.server_id,
-                w,
-                received_ms: report.received_ms,
-                self_check: report.self_check,
-                resolved: &resolved,
-            };
-            self.apply_one(&mut state, &mut ledger, applied);
-        }
+        ledger.applied_seq = last;
+        self.apply_batch(&mut state, &mut ledger, batch);
     }
 
-    /// Applies one stored report to the evidence and the evaluation.
-    pub(super) fn apply_one(
+    /// Applies stored reports, in their order, to the evidence and the
+    /// evaluation (each verdict they change is rebuilt once).
+    pub(super) fn apply_batch(
         &self,
         state: &mut super::Snapshot,
         ledger: &mut Ledger,
-        report: Applied<'_>,
+        reports: Vec<Applied<'_>>,
     ) {
-        state.mark_written(report.server);
-        let (_, applied) = state.evaluation.apply_report(
+        if reports.is_empty() {
+            return;
+        }
+        for applied in &reports {
+            state.mark_written(applied.server);
+            let w = applied.report.w;
+            ledger
+                .dirty
+                .extend(applied.report.probes.iter().map(|(e, _)| (w, *e)));
+        }
+        let (_, applied) = state.evaluation.apply_reports(
             &state.mesh,
             &mut state.evidence,
-            report.w,
-            report.received_ms,
-            report.self_check,
-            report.resolved,
+            reports.into_iter().map(|applied| applied.report),
         );
         self.metrics.probe_results_applied.inc_by(applied as u64);
-        ledger
-            .dirty
-            .extend(report.resolved.iter().map(|(e, _)| (report.w, *e)));
     }
 
     /// Rebuilds the evidence from the checkpoint plus the reports after it
@@ -217,8 +229,5 @@ impl Evaluator {
 /// One stored report, resolved against the mesh, as it is applied.
 pub(super) struct Applied<'a> {
     pub(super) server: &'a ServerId,
-    pub(super) w: usize,
-    pub(super) received_ms: i64,
-    pub(super) self_check: SelfCheck,
-    pub(super) resolved: &'a [(usize, meshwatch::evidence::ProbeOutcome)],
+    pub(super) report: WitnessReport<'a>,
 }

@@ -9,6 +9,7 @@ use meshwatch::agent_api::{AgentReport, ProbeReport, ReportAck};
 use meshwatch::evidence::{to_ms, ProbeOutcome};
 use meshwatch::intake::newest_per_entry_point;
 use meshwatch::mesh::Mesh;
+use meshwatch::rules::WitnessReport;
 use meshwatch::{EntryPointId, ServerId};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -184,36 +185,67 @@ impl Evaluator {
                 }
             }
         }
-        let mut state = self.snapshot.write();
-        let mut ledger = self.ledger();
+        let mut answers = Vec::with_capacity(ready.len());
+        let mut new = Vec::with_capacity(ready.len());
         for (r, stored) in ready.into_iter().zip(stored) {
-            let seq = match stored {
-                StoredReport::Duplicate(first) => {
-                    let _ = r.queued.reply.send(Ok(ReportAck {
-                        fleet_version: state.fleet_version,
-                        ..first
-                    }));
-                    continue;
+            let Ready {
+                w,
+                resolved,
+                ack,
+                queued,
+            } = r;
+            let answer = match stored {
+                // Its first answer, with today's fleet version (filled in below).
+                StoredReport::Duplicate(first) => first,
+                StoredReport::New { seq } => {
+                    self.metrics.reports_ingested.inc();
+                    self.metrics
+                        .probe_results_skipped
+                        .inc_by(u64::from(ack.skipped_probes));
+                    new.push((
+                        seq,
+                        w,
+                        resolved,
+                        queued.witness,
+                        queued.received_ms,
+                        queued.report.self_check,
+                    ));
+                    ack
                 }
-                StoredReport::New { seq } => seq,
             };
-            self.metrics.reports_ingested.inc();
-            self.metrics
-                .probe_results_skipped
-                .inc_by(u64::from(r.ack.skipped_probes));
+            answers.push((queued.reply, answer));
+        }
+        let fleet_version = {
+            let mut state = self.snapshot.write();
+            let mut ledger = self.ledger();
             // Applied already when a catch-up had to reload from the store.
-            if seq > ledger.applied_seq {
-                ledger.applied_seq = seq;
-                let applied = Applied {
-                    server: &r.queued.witness,
-                    w: r.w,
-                    received_ms: r.queued.received_ms,
-                    self_check: r.queued.report.self_check.clone(),
-                    resolved: &r.resolved,
-                };
-                self.apply_one(&mut state, &mut ledger, applied);
+            let applied_seq = ledger.applied_seq;
+            let batch = new
+                .iter()
+                .filter(|(seq, ..)| *seq > applied_seq)
+                .map(
+                    |(_, w, resolved, witness, received_ms, self_check)| Applied {
+                        server: witness,
+                        report: WitnessReport {
+                            w: *w,
+                            received_ms: *received_ms,
+                            self_check: self_check.clone(),
+                            probes: resolved,
+                        },
+                    },
+                )
+                .collect();
+            if let Some((seq, ..)) = new.last() {
+                ledger.applied_seq = ledger.applied_seq.max(*seq);
             }
-            let _ = r.queued.reply.send(Ok(r.ack));
+            self.apply_batch(&mut state, &mut ledger, batch);
+            state.fleet_version
+        };
+        for (reply, ack) in answers {
+            let _ = reply.send(Ok(ReportAck {
+                fleet_version,
+                ..ack
+            }));
         }
     }
 }

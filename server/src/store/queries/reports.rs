@@ -242,22 +242,20 @@ impl Store {
         })
     }
 
-    /// Writes the changed pairs and moves the checkpoint to `applied_seq`:
-    /// report bodies up to it are no longer needed (their ids stay, for
-    /// idempotency). The pairs go in transactions of their own, many rows
-    /// per statement, so that reports are stored in between rather than
-    /// wait for the whole checkpoint. A crash half-way leaves some pairs
-    /// newer than the checkpoint's report number: replaying the reports
-    /// after it changes nothing in them (an older or repeated probe result
-    /// is not applied).
-    pub async fn checkpoint(&self, pairs: &[PairRow], applied_seq: i64) -> Result<(), StoreError> {
-        for chunk in pairs.chunks(PAIRS_PER_TRANSACTION) {
-            let mut tx = self.write_as_evaluator().await?;
-            for statement in chunk.chunks(PAIRS_PER_STATEMENT) {
-                upsert_pairs(&mut tx, statement).await?;
-            }
-            tx.commit().await?;
+    /// Writes pair states (a checkpoint's share: one transaction, the
+    /// evaluator's).
+    pub async fn write_pairs(&self, pairs: &[PairRow]) -> Result<(), StoreError> {
+        let mut tx = self.write_as_evaluator().await?;
+        for statement in pairs.chunks(PAIRS_PER_STATEMENT) {
+            upsert_pairs(&mut tx, statement).await?;
         }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Moves the checkpoint to `applied_seq` once the pairs it covers are
+    /// written, and drops the bodies of the reports it folded in.
+    pub async fn move_checkpoint(&self, applied_seq: i64) -> Result<(), StoreError> {
         let mut tx = self.write_as_evaluator().await?;
         // The checkpoint never moves back.
         sqlx::query("UPDATE checkpoint SET applied_seq = $1 WHERE id = 1 AND applied_seq < $1")
@@ -382,9 +380,6 @@ async fn upsert_self_report(
 /// Pair rows per statement: 7 values each, far under both backends'
 /// limits on bound values.
 const PAIRS_PER_STATEMENT: usize = 500;
-
-/// Pair rows per checkpoint transaction: the writer is free between them.
-const PAIRS_PER_TRANSACTION: usize = 20_000;
 
 async fn upsert_pairs(tx: &mut Tx, pairs: &[PairRow]) -> Result<(), StoreError> {
     let mut statement = sqlx::QueryBuilder::<Db>::new(
