@@ -377,17 +377,25 @@ impl Evaluator {
         Ok(out)
     }
 
-    /// The mesh from the store (the caller holds the order).
+    /// The mesh from the store (the caller holds the checkpoint lock and
+    /// the order).
     async fn rebuild_mesh(&self) -> Result<(), StoreError> {
         let (servers, routes) = self.store.mesh_spec().await?;
         let mesh = Mesh::new(servers, routes);
+        // Built under the shared lock, so pages keep reading meanwhile:
+        // the order (and, for the dirty pairs, the checkpoint lock) that
+        // the caller holds keeps everything read here as it is.
+        let (evidence, evaluation, dirty) = {
+            let state = self.snapshot.read();
+            let evidence = mesh.carry_over(&state.mesh, &state.evidence);
+            let evaluation = evaluate(&mesh, &evidence, &state.settings, self.clock.now_ms());
+            let dirty = self.ledger().dirty.carried_to(&state.mesh, &mesh);
+            (evidence, evaluation, dirty)
+        };
         let mut state = self.snapshot.write();
-        let mut ledger = self.ledger();
-        let evidence = mesh.carry_over(&state.mesh, &state.evidence);
-        let dirty = ledger.dirty.carried_to(&state.mesh, &mesh);
-        state.evaluation = evaluate(&mesh, &evidence, &state.settings, self.clock.now_ms());
+        state.evaluation = evaluation;
         state.evidence = evidence;
-        ledger.dirty = dirty;
+        self.ledger().dirty = dirty;
         state.mesh = Arc::new(mesh);
         state.fleet_version += 1;
         Ok(())
@@ -399,14 +407,23 @@ impl Evaluator {
         // swapped in after this one.
         let _order = self.order.lock().await;
         self.store.save_settings(&next).await?;
-        {
-            let mut state = self.snapshot.write();
-            state.settings = next;
-            state.evaluation = evaluate(&state.mesh, &state.evidence, &next, self.clock.now_ms());
-            state.fleet_version += 1;
-        }
+        self.use_settings(next);
         self.announce(SETTINGS_CHANGED).await;
         Ok(())
+    }
+
+    /// Evaluates with `settings` from now on (the caller holds the order,
+    /// so the evidence cannot change between the evaluation and its swap:
+    /// pages keep reading meanwhile).
+    fn use_settings(&self, settings: Settings) {
+        let evaluation = {
+            let state = self.snapshot.read();
+            evaluate(&state.mesh, &state.evidence, &settings, self.clock.now_ms())
+        };
+        let mut state = self.snapshot.write();
+        state.evaluation = evaluation;
+        state.settings = settings;
+        state.fleet_version += 1;
     }
 
     /// Tells the other replicas (if any) what changed; one that misses it

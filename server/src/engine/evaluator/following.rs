@@ -218,10 +218,7 @@ impl Evaluator {
     pub async fn follow_settings(&self) -> Result<(), StoreError> {
         let _order = self.order.lock().await;
         let settings = self.store.settings().await?;
-        let mut state = self.snapshot.write();
-        state.evaluation = evaluate(&state.mesh, &state.evidence, &settings, self.clock.now_ms());
-        state.settings = settings;
-        state.fleet_version += 1;
+        self.use_settings(settings);
         Ok(())
     }
 }
