@@ -192,7 +192,7 @@ impl Lang {
             (Healthy, En) => "Healthy",
             (Healthy, Es) => "En buen estado",
             (Healthy, Pt) => "Saudável",
-            (Healthy, Sv) => "Frisk",
+            (Healthy, Sv) => "Felfri",
             (Healthy, Hi) => "स्वस्थ",
             (Healthy, Ja) => "正常",
         }
@@ -359,6 +359,83 @@ mod tests {
         }
     }
 
+    /// The wording a native-speaker review corrected, pinned per language.
+    #[test]
+    fn the_reviewed_wording_is_kept() {
+        let (es, pt, sv, hi, ja) = (Lang::Es, Lang::Pt, Lang::Sv, Lang::Hi, Lang::Ja);
+        assert_eq!(es.ui(Ui::Breadcrumb), "Migas de pan");
+        assert_eq!(es.ui(Ui::TrafficListener), "Puerto de escucha");
+        assert_eq!(
+            es.ui(Ui::UptimeHelp),
+            "La disponibilidad es la proporción del tiempo en rotación, es decir, fuera de «Servidor no disponible», «Inaccesible desde tus servidores» y «Dirección bloqueada»."
+        );
+        assert_eq!(pt.ui(Ui::TrafficListener), "Porta de escuta");
+        assert_eq!(pt.ui(Ui::StateFailed), "Com falha");
+        assert_eq!(
+            pt.ui(Ui::NoSustainedFailure),
+            "Nenhuma testemunha relata uma falha persistente ao tentar alcançá-lo."
+        );
+        assert!(pt
+            .ui(Ui::FailureStreakHelp)
+            .contains("uma única tentativa malsucedida"));
+        assert_eq!(sv.status(ServerStatus::Healthy), "Felfri");
+        assert_eq!(sv.ui(Ui::KindTest), "Test");
+        assert_eq!(sv.ui(Ui::CheckFailing), "Fungerar inte");
+        assert_eq!(sv.ui(Ui::SendTestEmail), "Skicka testmeddelande via e-post");
+        assert_eq!(
+            sv.check_fails_since("a", "b", "12:00", "5 min"),
+            "Kontrollen från a till b har misslyckats sedan 12:00 (5 min)"
+        );
+        assert_eq!(hi.ui(Ui::PageNotFound), "पृष्ठ नहीं मिला");
+        assert_eq!(hi.ui(Ui::Legend), "संकेत-सूची");
+        assert_eq!(hi.ui(Ui::StaleAfter), "पुराना माने जाने की अवधि (सेकंड)");
+        assert_eq!(
+            hi.check_fails_since("a", "b", "12:00", "5 मिनट"),
+            "a से b तक की जाँच 12:00 से विफल है (5 मिनट)"
+        );
+        assert_eq!(
+            ja.ui(Ui::InTheSubscription),
+            "サブスクリプションに含まれています"
+        );
+        assert_eq!(ja.ui(Ui::ReachIt), "到達可能");
+        assert_eq!(
+            ja.check_fails_since("a", "b", "12:00", "5分前"),
+            "12:00（5分前）以降、a から b へのチェックが失敗しています"
+        );
+        // §5's status words where the help names statuses.
+        for status in [
+            "Servern är inte tillgänglig",
+            "Onåbar från dina servrar",
+            "Adressen är blockerad",
+        ] {
+            assert!(sv.ui(Ui::UptimeHelp).contains(status), "{status}");
+        }
+        for status in ["सर्वर उपलब्ध नहीं", "आपके सर्वरों से पहुँच योग्य नहीं", "पता ब्लॉक है"]
+        {
+            assert!(hi.ui(Ui::UptimeHelp).contains(status), "{status}");
+        }
+    }
+
+    /// Japanese puts no space between a number and its counter.
+    #[test]
+    fn japanese_counters_follow_their_numbers() {
+        let ja = Lang::Ja;
+        let samples = [
+            ja.ui(Ui::Load1).to_owned(),
+            ja.ui(Ui::ChartStart).to_owned(),
+            ja.ui(Ui::FailureStreakHelp).to_owned(),
+            ja.showing_servers(3, 10),
+            ja.unreachable_count(2, 7),
+        ];
+        for text in samples {
+            for counter in ["台", "回", "件", "分", "秒", "時間"] {
+                for digit in '0'..='9' {
+                    assert!(!text.contains(&format!("{digit} {counter}")), "{text}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_panel_english_is_kept_exactly() {
         let en = Lang::En;
@@ -370,7 +447,7 @@ mod tests {
         assert_eq!(en.ui(Ui::ChartStart), "24 h ago");
         assert_eq!(
             en.ui(Ui::StaleAfterHelp),
-            "A server whose last report is older is \"No data\", and its evidence stops counting (default 180 = 3 report intervals)."
+            "A server whose last report is older is \"No data from server\", and its evidence stops counting (default 180 = 3 report intervals)."
         );
         assert_eq!(en.showing_servers(3, 10), "Showing 3 of 10 servers");
         assert_eq!(

@@ -74,7 +74,7 @@ catalogue! {
     SignOut => ["Sign out", "Cerrar sesión", "Sair", "Logga ut", "साइन आउट करें", "サインアウト"],
     SignIn => ["Sign in", "Iniciar sesión", "Entrar", "Logga in", "साइन इन करें", "サインイン"],
     /// `aria-label` of the breadcrumb navigation.
-    Breadcrumb => ["Breadcrumb", "Ruta de navegación", "Trilha de navegação", "Brödsmulor", "नेविगेशन पथ", "パンくずリスト"],
+    Breadcrumb => ["Breadcrumb", "Migas de pan", "Trilha de navegação", "Brödsmulor", "नेविगेशन पथ", "パンくずリスト"],
     ProvisionFleetHint => [
         "Provision your fleet with PUT /api/v1/fleet.",
         "Da de alta tu flota con PUT /api/v1/fleet.",
@@ -142,7 +142,7 @@ catalogue! {
     // ── Not found ───────────────────────────────────────────────────────
     /// The page title of the not-found page.
     NotFound => ["Not found", "No encontrado", "Não encontrado", "Hittades inte", "नहीं मिला", "見つかりません"],
-    PageNotFound => ["Page not found", "Página no encontrada", "Página não encontrada", "Sidan hittades inte", "पेज नहीं मिला", "ページが見つかりません"],
+    PageNotFound => ["Page not found", "Página no encontrada", "Página não encontrada", "Sidan hittades inte", "पृष्ठ नहीं मिला", "ページが見つかりません"],
     NothingAtThisAddress => [
         "There is nothing at this address.",
         "No hay nada en esta dirección.",
@@ -212,7 +212,7 @@ catalogue! {
     CellFailing => ["failing, not yet sustained", "falla, aún no sostenido", "falhando, ainda não persistente", "misslyckas, ännu inte ihållande", "विफल, अभी स्थायी नहीं", "失敗中（まだ継続的ではない）"],
     CellSustained => ["can't reach it (sustained)", "no lo alcanza (sostenido)", "não alcança (persistente)", "når den inte (ihållande)", "नहीं पहुँच पा रहा (स्थायी)", "到達不可（継続）"],
     CellDiscarded => ["discarded: unreliable witness", "descartado: testigo poco fiable", "descartado: testemunha não confiável", "förkastat: opålitligt vittne", "छोड़ा गया: अविश्वसनीय साक्षी", "破棄: 信頼できない観測元"],
-    Legend => ["Legend", "Leyenda", "Legenda", "Teckenförklaring", "संकेत", "凡例"],
+    Legend => ["Legend", "Leyenda", "Legenda", "Teckenförklaring", "संकेत-सूची", "凡例"],
     MeshCaption => [
         "Reachability matrix: rows are witnesses, columns are the servers they probe",
         "Matriz de alcanzabilidad: las filas son testigos y las columnas, los servidores que sondean",
@@ -225,7 +225,7 @@ catalogue! {
     WitnessServer => ["Witness \\ server", "Testigo \\ servidor", "Testemunha \\ servidor", "Vittne \\ server", "साक्षी \\ सर्वर", "観測元 \\ サーバー"],
 
     // ── Notifications ───────────────────────────────────────────────────
-    SendTestEmail => ["Send test email", "Enviar correo de prueba", "Enviar e-mail de teste", "Skicka testmejl", "परीक्षण ईमेल भेजें", "テストメールを送信"],
+    SendTestEmail => ["Send test email", "Enviar correo de prueba", "Enviar e-mail de teste", "Skicka testmeddelande via e-post", "परीक्षण ईमेल भेजें", "テストメールを送信"],
     LoadingOutbox => ["Loading the outbox…", "Cargando la bandeja de salida…", "Carregando a caixa de saída…", "Läser in utkorgen…", "आउटबॉक्स लोड हो रहा है…", "送信キューを読み込み中…"],
     NoNotificationsYet => ["No notifications yet", "Aún no hay notificaciones", "Ainda não há notificações", "Inga aviseringar än", "अभी कोई सूचना नहीं", "通知はまだありません"],
     NotificationsHint => [
@@ -233,7 +233,7 @@ catalogue! {
         "Una dirección bloqueada (y su desbloqueo) pone una en cola aquí.",
         "Um endereço bloqueado (e seu desbloqueio) coloca uma na fila aqui.",
         "En blockerad adress (och när blockeringen hävs) köar en avisering här.",
-        "ब्लॉक हुआ पता (और उसका ब्लॉक हटना) यहाँ एक सूचना कतार में जोड़ता है।",
+        "कोई पता ब्लॉक होने पर (और ब्लॉक हटने पर) यहाँ एक सूचना कतार में जुड़ती है।",
         "アドレスのブロック（およびその解除）があると、ここに通知が追加されます。",
     ],
     OutboxCaption => ["Notification outbox", "Bandeja de salida de notificaciones", "Caixa de saída de notificações", "Utkorg för aviseringar", "सूचना आउटबॉक्स", "通知の送信キュー"],
@@ -247,7 +247,7 @@ catalogue! {
     /// Notification kind: an address block was lifted.
     KindCleared => ["Cleared", "Bloqueo levantado", "Bloqueio removido", "Blockering hävd", "ब्लॉक हटा", "ブロック解除"],
     /// Notification kind: a test message.
-    KindTest => ["Test", "Prueba", "Teste", "Prov", "परीक्षण", "テスト"],
+    KindTest => ["Test", "Prueba", "Teste", "Test", "परीक्षण", "テスト"],
     NotDeliveredNoTarget => [
         "Not delivered: no email or webhook configured",
         "Sin entregar: no hay correo ni webhook configurado",
@@ -259,7 +259,7 @@ catalogue! {
     /// Delivery state: waiting to be sent.
     StateQueued => ["Queued", "En cola", "Na fila", "I kö", "कतार में", "送信待ち"],
     StateSent => ["Sent", "Enviada", "Enviada", "Skickad", "भेजी गई", "送信済み"],
-    StateFailed => ["Failed", "Fallida", "Falhou", "Misslyckad", "विफल", "失敗"],
+    StateFailed => ["Failed", "Fallida", "Com falha", "Misslyckad", "विफल", "失敗"],
 
     // ── Servers list ────────────────────────────────────────────────────
     FilterServers => ["Filter servers", "Filtrar servidores", "Filtrar servidores", "Filtrera servrar", "सर्वर फ़िल्टर करें", "サーバーを絞り込む"],
@@ -331,7 +331,7 @@ catalogue! {
         "इस रूट के सभी सर्वर रोटेशन से बाहर हैं: सब्सक्रिप्शन सबसे अच्छा उपलब्ध सर्वर देता है।",
         "このルートのすべてのサーバーがローテーション外です。サブスクリプションは利用可能な最善のサーバーを提供します。",
     ],
-    InTheSubscription => ["In the subscription", "En la suscripción", "Na assinatura", "I prenumerationen", "सब्सक्रिप्शन में", "サブスクリプションに含まれる"],
+    InTheSubscription => ["In the subscription", "En la suscripción", "Na assinatura", "I prenumerationen", "सब्सक्रिप्शन में", "サブスクリプションに含まれています"],
     NotAssignedToUser => [
         "Not assigned to this user",
         "No asignado a este usuario",
@@ -427,8 +427,8 @@ catalogue! {
     /// A self-check that passes.
     CheckOk => ["OK", "Funciona", "Funcionando", "Fungerar", "ठीक", "正常"],
     /// A self-check that fails.
-    CheckFailing => ["Failing", "Falla", "Falhando", "Fel", "विफल", "異常"],
-    TrafficListener => ["Traffic listener", "Escucha de tráfico", "Escuta de tráfego", "Trafiklyssnare", "ट्रैफ़िक लिसनर", "トラフィックリスナー"],
+    CheckFailing => ["Failing", "Falla", "Falhando", "Fungerar inte", "विफल", "異常"],
+    TrafficListener => ["Traffic listener", "Puerto de escucha", "Porta de escuta", "Trafiklyssnare", "ट्रैफ़िक लिसनर", "トラフィックリスナー"],
     VpnService => ["VPN service", "Servicio VPN", "Serviço VPN", "VPN-tjänst", "VPN सेवा", "VPN サービス"],
     LastReport => ["Last report", "Último informe", "Último relatório", "Senaste rapport", "अंतिम रिपोर्ट", "最終レポート"],
     SelfCheck => ["Self-check", "Autocomprobación", "Autoverificação", "Självkontroll", "स्व-जाँच", "セルフチェック"],
@@ -447,7 +447,7 @@ catalogue! {
     NetworkIn => ["Network in", "Red (entrada)", "Rede (entrada)", "Nätverk in", "नेटवर्क (आने वाला)", "ネットワーク受信"],
     NetworkOut => ["Network out", "Red (salida)", "Rede (saída)", "Nätverk ut", "नेटवर्क (जाने वाला)", "ネットワーク送信"],
     Connections => ["Connections", "Conexiones", "Conexões", "Anslutningar", "कनेक्शन", "接続数"],
-    Load1 => ["Load (1 min)", "Carga (1 min)", "Carga (1 min)", "Last (1 min)", "लोड (1 मिनट)", "負荷（1 分）"],
+    Load1 => ["Load (1 min)", "Carga (1 min)", "Carga (1 min)", "Last (1 min)", "लोड (1 मिनट)", "負荷（1分）"],
     SuspendedVerifier => [
         "Suspended verifier: it reaches none of the other servers, so its blocking verdicts are suspended.",
         "Verificador suspendido: no alcanza ninguno de los demás servidores, así que sus veredictos de bloqueo quedan en suspenso.",
@@ -466,7 +466,7 @@ catalogue! {
     ],
     MeshView => ["Mesh view", "Vista de malla", "Visão da malha", "Meshvy", "मेश दृश्य", "メッシュビュー"],
     /// Column header: the servers that reach this one.
-    ReachIt => ["Reach it", "Lo alcanzan", "Alcançam", "Når den", "पहुँच रहे हैं", "到達可"],
+    ReachIt => ["Reach it", "Lo alcanzan", "Alcançam", "Når den", "पहुँच रहे हैं", "到達可能"],
     /// Column header: the servers that fail to reach this one.
     CantReachIt => ["Can't reach it", "No lo alcanzan", "Não alcançam", "Når den inte", "नहीं पहुँच पा रहे", "到達不可"],
     /// An entry point nobody fails to reach.
@@ -480,12 +480,12 @@ catalogue! {
         "Uma falha entre dois servidores, por si só, não indica qual lado está bloqueado. Substituir um servidor é decisão sua — normalmente, aquele que os clientes não conseguem alcançar.",
         "Ett fel mellan två servrar säger inte ensamt vilken sida som är blockerad. Om en server ska bytas ut avgör du – oftast den som klienterna inte når.",
         "सिर्फ़ दो सर्वरों के बीच की विफलता से यह पता नहीं चलता कि कौन-सा पक्ष ब्लॉक है। किसी सर्वर को बदलना है या नहीं, यह आपका निर्णय है — आमतौर पर वह सर्वर जिस तक क्लाइंट नहीं पहुँच पा रहे।",
-        "2 台のサーバー間のチェック失敗だけでは、どちら側がブロックされているかは判断できません。サーバーを置き換えるかどうかはオペレーターの判断です。通常は、クライアントから到達できない側を置き換えます。",
+        "2台のサーバー間のチェック失敗だけでは、どちら側がブロックされているかは判断できません。サーバーを置き換えるかどうかはオペレーターの判断です。通常は、クライアントから到達できない側を置き換えます。",
     ],
     NoSustainedFailure => [
         "No witness reports a sustained failure towards it.",
         "Ningún testigo informa de un fallo sostenido hacia él.",
-        "Nenhuma testemunha relata uma falha persistente até ele.",
+        "Nenhuma testemunha relata uma falha persistente ao tentar alcançá-lo.",
         "Inget vittne rapporterar ett ihållande fel mot den.",
         "कोई भी साक्षी इस तक स्थायी विफलता की रिपोर्ट नहीं करता।",
         "この接続ポイントへの継続的な失敗を報告している観測元はありません。",
@@ -509,10 +509,10 @@ catalogue! {
     History => ["History", "Historial", "Histórico", "Historik", "इतिहास", "履歴"],
     UptimeHelp => [
         "Uptime is the share of time in rotation (not unavailable, unreachable or blocked).",
-        "La disponibilidad es la proporción del tiempo en rotación (ni no disponible, ni inaccesible, ni bloqueado).",
+        "La disponibilidad es la proporción del tiempo en rotación, es decir, fuera de «Servidor no disponible», «Inaccesible desde tus servidores» y «Dirección bloqueada».",
         "A disponibilidade é a fração do tempo em rotação (nem indisponível, nem inacessível, nem bloqueado).",
-        "Drifttid är andelen tid i rotation (inte otillgänglig, onåbar eller blockerad).",
-        "उपलब्धता रोटेशन में बिताए गए समय का हिस्सा है (जब सर्वर अनुपलब्ध, पहुँच से बाहर या ब्लॉक न हो)।",
+        "Drifttid är andelen tid i rotation, det vill säga utan ”Servern är inte tillgänglig”, ”Onåbar från dina servrar” eller ”Adressen är blockerad”.",
+        "उपलब्धता रोटेशन में बिताए गए समय का हिस्सा है (जब स्थिति \"सर्वर उपलब्ध नहीं\", \"आपके सर्वरों से पहुँच योग्य नहीं\" या \"पता ब्लॉक है\" न हो)।",
         "稼働率は、ローテーション中だった時間の割合です（利用不可・到達不可・ブロックの期間を除く）。",
     ],
     /// Uptime window: the last 24 hours.
@@ -532,7 +532,7 @@ catalogue! {
 
     // ── Chart captions ──────────────────────────────────────────────────
     /// The left end of a 24 h sparkline.
-    ChartStart => ["24 h ago", "hace 24 h", "há 24 h", "för 24 h sedan", "24 घंटे पहले", "24 時間前"],
+    ChartStart => ["24 h ago", "hace 24 h", "há 24 h", "för 24 h sedan", "24 घंटे पहले", "24時間前"],
     /// The right end of a sparkline.
     ChartNow => ["now", "ahora", "agora", "nu", "अभी", "現在"],
 
@@ -547,7 +547,7 @@ catalogue! {
     ],
     LoadingSettings => ["Loading settings…", "Cargando la configuración…", "Carregando as configurações…", "Läser in inställningar…", "सेटिंग्स लोड हो रही हैं…", "設定を読み込み中…"],
     VerdictParameters => ["Verdict parameters", "Parámetros del veredicto", "Parâmetros do veredito", "Bedömningsparametrar", "निर्णय पैरामीटर", "判定パラメーター"],
-    ReportInterval => ["Report interval (s)", "Intervalo de informes (s)", "Intervalo de relatórios (s)", "Rapportintervall (s)", "रिपोर्ट अंतराल (s)", "レポート間隔（秒）"],
+    ReportInterval => ["Report interval (s)", "Intervalo de informes (s)", "Intervalo de relatórios (s)", "Rapportintervall (s)", "रिपोर्ट अंतराल (सेकंड)", "レポート間隔（秒）"],
     ReportIntervalHelp => [
         "How often each agent self-checks and reports (default 60).",
         "Cada cuánto se autocomprueba e informa cada agente (predeterminado: 60).",
@@ -556,7 +556,7 @@ catalogue! {
         "हर एजेंट कितनी बार स्व-जाँच करके रिपोर्ट भेजता है (डिफ़ॉल्ट 60)।",
         "各エージェントがセルフチェックして報告する間隔（既定値 60）。",
     ],
-    ProbeInterval => ["Probe interval (s)", "Intervalo de sondeo (s)", "Intervalo de sondagem (s)", "Sonderingsintervall (s)", "जाँच अंतराल (s)", "プローブ間隔（秒）"],
+    ProbeInterval => ["Probe interval (s)", "Intervalo de sondeo (s)", "Intervalo de sondagem (s)", "Sonderingsintervall (s)", "जाँच अंतराल (सेकंड)", "プローブ間隔（秒）"],
     ProbeIntervalHelp => [
         "How often each agent knocks on every other server's entry points, with jitter (default 30).",
         "Cada cuánto llama cada agente a los puntos de entrada de todos los demás servidores, con variación aleatoria (predeterminado: 30).",
@@ -565,7 +565,7 @@ catalogue! {
         "हर एजेंट कितनी बार बाकी सभी सर्वरों के प्रवेश बिंदुओं को जाँचता है, थोड़े यादृच्छिक अंतर के साथ (डिफ़ॉल्ट 30)।",
         "各エージェントが他のすべてのサーバーの接続ポイントを試す間隔。多少のばらつきがあります（既定値 30）。",
     ],
-    ProbeTimeout => ["Probe timeout (s)", "Tiempo de espera del sondeo (s)", "Tempo limite da sondagem (s)", "Tidsgräns för sondering (s)", "जाँच टाइमआउट (s)", "プローブのタイムアウト（秒）"],
+    ProbeTimeout => ["Probe timeout (s)", "Tiempo de espera del sondeo (s)", "Tempo limite da sondagem (s)", "Tidsgräns för sondering (s)", "जाँच टाइमआउट (सेकंड)", "プローブのタイムアウト（秒）"],
     ProbeTimeoutHelp => [
         "How long a TCP connect plus TLS handshake may take (default 5).",
         "Cuánto pueden tardar la conexión TCP y el handshake TLS (predeterminado: 5).",
@@ -574,23 +574,23 @@ catalogue! {
         "एक TCP कनेक्शन और TLS हैंडशेक में अधिकतम कितना समय लग सकता है (डिफ़ॉल्ट 5)।",
         "TCP 接続と TLS ハンドシェイクにかけてよい時間（既定値 5）。",
     ],
-    StaleAfter => ["Stale after (s)", "Desactualizado tras (s)", "Desatualizado após (s)", "Inaktuell efter (s)", "पुराना माने जाने की अवधि (s)", "古いとみなすまで（秒）"],
+    StaleAfter => ["Stale after (s)", "Desactualizado tras (s)", "Desatualizado após (s)", "Inaktuell efter (s)", "पुराना माने जाने की अवधि (सेकंड)", "古いとみなすまで（秒）"],
     StaleAfterHelp => [
-        "A server whose last report is older is \"No data\", and its evidence stops counting (default 180 = 3 report intervals).",
+        "A server whose last report is older is \"No data from server\", and its evidence stops counting (default 180 = 3 report intervals).",
         "Un servidor cuyo último informe sea más antiguo pasa a «Sin datos del servidor» y su evidencia deja de contar (predeterminado: 180 = 3 intervalos de informe).",
         "Um servidor cujo último relatório seja mais antigo fica como “Sem dados do servidor”, e suas evidências deixam de contar (padrão: 180 = 3 intervalos de relatório).",
         "En server vars senaste rapport är äldre får ”Ingen data från servern”, och dess underlag slutar räknas (standard 180 = 3 rapportintervall).",
         "जिस सर्वर की अंतिम रिपोर्ट इससे पुरानी हो, वह \"सर्वर से कोई डेटा नहीं\" माना जाता है और उसके साक्ष्य गिने नहीं जाते (डिफ़ॉल्ट 180 = 3 रिपोर्ट अंतराल)।",
-        "最終レポートがこれより古いサーバーは「サーバーからのデータがありません」となり、その証拠は考慮されなくなります（既定値 180 = レポート間隔 3 回分）。",
+        "最終レポートがこれより古いサーバーは「サーバーからのデータがありません」となり、そのデータは考慮されなくなります（既定値 180 = レポート間隔 3回分）。",
     ],
     FailureStreak => ["Failure streak", "Racha de fallos", "Sequência de falhas", "Felsvit", "लगातार विफलताएँ", "連続失敗回数"],
     FailureStreakHelp => [
         "Consecutive failed probes before a pair's failure counts (default 3): one failed knock means nothing.",
         "Sondeos fallidos consecutivos necesarios para que cuente el fallo de un par (predeterminado: 3): un solo intento fallido no significa nada.",
-        "Sondagens com falha consecutivas até que a falha de um par conte (padrão: 3): uma única tentativa falha não significa nada.",
+        "Sondagens com falha consecutivas até que a falha de um par conte (padrão: 3): uma única tentativa malsucedida não significa nada.",
         "Antal misslyckade sonderingar i följd innan ett pars fel räknas (standard 3): en enstaka misslyckad knackning betyder ingenting.",
         "किसी जोड़ी की विफलता गिने जाने से पहले लगातार विफल जाँचों की संख्या (डिफ़ॉल्ट 3): एक बार की विफलता का कोई अर्थ नहीं।",
-        "ペアの失敗として数えるまでの連続プローブ失敗回数（既定値 3）。1 回の失敗だけでは意味を持ちません。",
+        "ペアの失敗として数えるまでの連続プローブ失敗回数（既定値 3）。1回の失敗だけでは意味を持ちません。",
     ],
     Quorum => ["Quorum", "Quórum", "Quórum", "Kvorum", "कोरम", "定足数"],
     QuorumHelp => [
@@ -714,10 +714,10 @@ impl Lang {
             (Lang::Hi, 3) => format!("{n} घंटे पहले"),
             (Lang::Hi, _) => format!("{n} दिन पहले"),
             (Lang::Ja, 0) => "たった今".into(),
-            (Lang::Ja, 1) => format!("{n} 秒前"),
-            (Lang::Ja, 2) => format!("{n} 分前"),
-            (Lang::Ja, 3) => format!("{n} 時間前"),
-            (Lang::Ja, _) => format!("{n} 日前"),
+            (Lang::Ja, 1) => format!("{n}秒前"),
+            (Lang::Ja, 2) => format!("{n}分前"),
+            (Lang::Ja, 3) => format!("{n}時間前"),
+            (Lang::Ja, _) => format!("{n}日前"),
         }
     }
 
@@ -745,7 +745,7 @@ impl Lang {
             Lang::Pt => format!("{u} notificação(ões) não entregue(s) (nenhum e-mail ou webhook configurado), {f} com falha. "),
             Lang::Sv => format!("{u} avisering(ar) inte levererade (ingen e-post eller webhook konfigurerad), {f} misslyckade. "),
             Lang::Hi => format!("{u} सूचना(एँ) नहीं भेजी गईं (कोई ईमेल या वेबहुक कॉन्फ़िगर नहीं है), {f} विफल। "),
-            Lang::Ja => format!("{u} 件の通知が未配信です（メールも Webhook も設定されていません）。{f} 件が失敗しました。"),
+            Lang::Ja => format!("{u}件の通知が未配信です（メールも Webhook も設定されていません）。{f}件が失敗しました。"),
         }
     }
 
@@ -817,7 +817,7 @@ impl Lang {
             Lang::Pt => format!("{n} servidor(es) com evidências desatualizadas ({stale})."),
             Lang::Sv => format!("{n} server(rar) med inaktuellt underlag ({stale})."),
             Lang::Hi => format!("पुराने साक्ष्य वाले {n} सर्वर ({stale})।"),
-            Lang::Ja => format!("証拠が古いサーバー: {n} 台（{stale}）。"),
+            Lang::Ja => format!("データが古いサーバー: {n}台（{stale}）。"),
         }
     }
 
@@ -831,7 +831,7 @@ impl Lang {
             Lang::Pt => format!("{k} servidor(es) por usuário"),
             Lang::Sv => format!("{k} server(rar) per användare"),
             Lang::Hi => format!("प्रति उपयोगकर्ता {k} सर्वर"),
-            Lang::Ja => format!("ユーザーあたり {k} 台のサーバー"),
+            Lang::Ja => format!("ユーザーあたり {k}台のサーバー"),
         }
     }
 
@@ -870,7 +870,7 @@ impl Lang {
             Lang::Pt => format!("sequência de falhas (persistente a partir de {n})"),
             Lang::Sv => format!("felsvit (ihållande från {n})"),
             Lang::Hi => format!("लगातार विफलताएँ ({n} पर स्थायी)"),
-            Lang::Ja => format!("連続失敗（{n} 回で継続とみなす）"),
+            Lang::Ja => format!("連続失敗（{n}回で継続とみなす）"),
         }
     }
 
@@ -885,7 +885,7 @@ impl Lang {
             Lang::Pt => format!("Mensagem de teste na fila para {n} destino(s)."),
             Lang::Sv => format!("Testmeddelande köat till {n} mottagare."),
             Lang::Hi => format!("{n} प्राप्तकर्ता(ओं) के लिए परीक्षण संदेश कतार में जोड़ा गया।"),
-            Lang::Ja => format!("{n} 件の宛先にテストメッセージを送信待ちとして登録しました。"),
+            Lang::Ja => format!("{n}件の宛先にテストメッセージを送信待ちとして登録しました。"),
         }
     }
 
@@ -898,7 +898,7 @@ impl Lang {
             Lang::Pt => format!("{error} (após {n} tentativas)"),
             Lang::Sv => format!("{error} (efter {n} försök)"),
             Lang::Hi => format!("{error} ({n} प्रयासों के बाद)"),
-            Lang::Ja => format!("{error}（{n} 回試行後）"),
+            Lang::Ja => format!("{error}（{n}回試行後）"),
         }
     }
 
@@ -912,7 +912,7 @@ impl Lang {
             Lang::Pt => format!("Mostrando {shown} de {total} servidores"),
             Lang::Sv => format!("Visar {shown} av {total} servrar"),
             Lang::Hi => format!("{total} में से {shown} सर्वर दिखाए जा रहे हैं"),
-            Lang::Ja => format!("{total} 台中 {shown} 台のサーバーを表示"),
+            Lang::Ja => format!("{total}台中{shown}台のサーバーを表示"),
         }
     }
 
@@ -1015,7 +1015,7 @@ impl Lang {
             }
             Lang::Sv => format!("Senaste rapport: {last}; rapporter äldre än {s} s räknas inte."),
             Lang::Hi => format!("अंतिम रिपोर्ट: {last}; {s} सेकंड से पुरानी रिपोर्टें नहीं गिनी जातीं।"),
-            Lang::Ja => format!("最終レポート: {last}。{s} 秒より古いレポートは考慮されません。"),
+            Lang::Ja => format!("最終レポート: {last}。{s}秒より古いレポートは考慮されません。"),
         }
     }
 
@@ -1041,7 +1041,7 @@ impl Lang {
             Lang::Pt => format!("Testemunha não confiável: não alcança {k} de {n} servidores — seus votos são ignorados."),
             Lang::Sv => format!("Opålitligt vittne: når inte {k} av {n} servrar — dess röster ignoreras."),
             Lang::Hi => format!("अविश्वसनीय साक्षी: {n} में से {k} सर्वरों तक नहीं पहुँच पाता — इसके वोट अनदेखे किए जाते हैं।"),
-            Lang::Ja => format!("信頼できない観測元: {n} 台中 {k} 台のサーバーに到達できません — この観測元の判定は無視されます。"),
+            Lang::Ja => format!("信頼できない観測元: {n}台中{k}台のサーバーに到達できません — この観測元の判定は無視されます。"),
         }
     }
 
@@ -1068,7 +1068,7 @@ impl Lang {
             Lang::Pt => format!("A maioria das testemunhas não alcança a maioria dos servidores ({k} de {n} não são confiáveis): o problema provavelmente está na rede das testemunhas, não nos servidores. Nada foi tirado de rotação."),
             Lang::Sv => format!("De flesta vittnen når inte de flesta servrar ({k} av {n} är opålitliga): felet ligger troligen i vittnenas nätverk, inte i servrarna. Inget har tagits ur rotation."),
             Lang::Hi => format!("अधिकांश साक्षी अधिकांश सर्वरों तक नहीं पहुँच पा रहे ({n} में से {k} अविश्वसनीय हैं): समस्या शायद साक्षियों के नेटवर्क में है, सर्वरों में नहीं। किसी भी सर्वर को रोटेशन से नहीं हटाया गया है।"),
-            Lang::Ja => format!("ほとんどの観測元がほとんどのサーバーに到達できません({n} 台中 {k} 台が信頼できません)。問題はサーバーではなく、観測元のネットワークにある可能性が高いです。ローテーションから外されたサーバーはありません。"),
+            Lang::Ja => format!("ほとんどの観測元がほとんどのサーバーに到達できません({n}台中{k}台が信頼できません)。問題はサーバーではなく、観測元のネットワークにある可能性が高いです。ローテーションから外されたサーバーはありません。"),
         }
     }
 
@@ -1094,7 +1094,7 @@ impl Lang {
             Lang::Pt => format!("Todos os {n} servidores seus que o sondam o alcançam."),
             Lang::Sv => format!("Alla {n} av dina servrar som sonderar den når den."),
             Lang::Hi => format!("इसकी जाँच करने वाले आपके सभी {n} सर्वर इस तक पहुँच रहे हैं।"),
-            Lang::Ja => format!("プローブしている {n} 台のサーバーすべてから到達できます。"),
+            Lang::Ja => format!("プローブしている {n}台のサーバーすべてから到達できます。"),
         }
     }
 
@@ -1106,11 +1106,11 @@ impl Lang {
             Lang::Es => format!("La comprobación de {from} a {to} falla desde {since} ({ago})"),
             Lang::Pt => format!("A verificação de {from} para {to} falha desde {since} ({ago})"),
             Lang::Sv => {
-                format!("Kontrollen från {from} till {to} misslyckas sedan {since} ({ago})")
+                format!("Kontrollen från {from} till {to} har misslyckats sedan {since} ({ago})")
             }
-            Lang::Hi => format!("{from} से {to} तक की जाँच {since} ({ago}) से विफल है"),
+            Lang::Hi => format!("{from} से {to} तक की जाँच {since} से विफल है ({ago})"),
             Lang::Ja => {
-                format!("{from} から {to} へのチェックが {since}（{ago}）から失敗しています")
+                format!("{since}（{ago}）以降、{from} から {to} へのチェックが失敗しています")
             }
         }
     }
@@ -1138,7 +1138,7 @@ impl Lang {
             Lang::Pt => format!("{label} nas últimas 24 horas, pico {peak}"),
             Lang::Sv => format!("{label} under de senaste 24 timmarna, topp {peak}"),
             Lang::Hi => format!("पिछले 24 घंटों में {label}, शिखर {peak}"),
-            Lang::Ja => format!("過去 24 時間の{label}、ピーク {peak}"),
+            Lang::Ja => format!("過去 24時間の{label}、ピーク {peak}"),
         }
     }
 
@@ -1150,7 +1150,7 @@ impl Lang {
             Lang::Pt => format!("{label}: sem relatórios nas últimas 24 horas"),
             Lang::Sv => format!("{label}: inga rapporter under de senaste 24 timmarna"),
             Lang::Hi => format!("{label}: पिछले 24 घंटों में कोई रिपोर्ट नहीं"),
-            Lang::Ja => format!("{label}: 過去 24 時間のレポートなし"),
+            Lang::Ja => format!("{label}: 過去 24時間のレポートなし"),
         }
     }
 
