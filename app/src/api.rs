@@ -187,10 +187,17 @@ pub async fn save_settings(
     stale_after_s: u32,
     failure_streak: u32,
     quorum: u32,
-    unreliable_fraction: f64,
+    unreliable_fraction: String,
 ) -> Result<meshwatch::settings::Settings, AppError> {
     let (backend, operator) = authorize().await?;
     let result = async {
+        // As the form shows it: "0,5" or "0.5".
+        let unreliable_fraction = meshwatch::i18n::Lang::parse_decimal(&unreliable_fraction)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "unreliable_fraction: {unreliable_fraction:?} is not a decimal number"
+                ))
+            })?;
         let next = meshwatch::settings::Settings {
             report_interval_s,
             probe_interval_s,

@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { collectErrors, fleetFor, hydrated, provision, signIn } from './fixtures';
-import { adminToken } from '../playwright.config';
+import { adminToken, baseURL } from '../playwright.config';
 import { randomUUID } from 'node:crypto';
 
 test('an operator signs in, sees the provisioned fleet, filters it and signs out', async ({ page, request }, info) => {
@@ -166,6 +166,46 @@ test('switching to Japanese and Spanish shows the product wording exactly', asyn
   expect(errors).toEqual([]);
 });
 
+test('counts, lists and decimals read as each language writes them', async ({ page, request, context }, info) => {
+  const tag = info.project.name === 'hydrated' ? 'hp' : 'np';
+  await provision(request, fleetFor(tag));
+  const errors = collectErrors(page);
+  const js = info.project.use.javaScriptEnabled !== false;
+  await signIn(page);
+  const speak = (lang: string) =>
+    context.addCookies([{ name: 'meshwatch_lang', value: lang, url: baseURL }]);
+
+  // Swedish counts in whole words: "servrar", never "server(rar)"; the
+  // live filter (WASM) recounts in the same form.
+  await speak('sv');
+  await page.goto('/');
+  await expect(page.locator('html')).toHaveAttribute('lang', 'sv');
+  const filter = page.getByLabel('Filtrera servrar');
+  if (js) await hydrated(page);
+  await filter.fill(`amsterdam ${tag}`);
+  if (!js) await filter.press('Enter');
+  await expect(page.getByText(/^Visar 1 av [\d\u00a0]+ servrar$/)).toBeVisible();
+  expect(await page.locator('body').innerText()).not.toMatch(/\w\((s|es|ar|rar)\)/);
+
+  // The Portuguese is Brazil's, and says so.
+  await speak('pt');
+  await page.goto('/');
+  await expect(page.locator('html')).toHaveAttribute('lang', 'pt-BR');
+  await expect(page.getByRole('option', { name: 'Português (Brasil)' })).toBeAttached();
+
+  // Spanish shows the fraction with a comma, and reads back what it shows.
+  await speak('es');
+  await page.goto('/settings');
+  const fraction = page.getByLabel('Fracción de no fiabilidad');
+  await expect(fraction).toHaveValue(/^[01](,\d+)?$/);
+  await fraction.fill('0,5');
+  await page.getByRole('button', { name: 'Guardar parámetros' }).click();
+  await expect(page.getByText('Guardado. El motor usa los nuevos parámetros a partir de ahora.')).toBeVisible();
+  await expect(page.getByLabel('Fracción de no fiabilidad')).toHaveValue('0,5');
+  await speak('en');
+  expect(errors).toEqual([]);
+});
+
 test('the mesh page shows the matrix with sticky headers', async ({ page, request }, info) => {
   const tag = info.project.name === 'hydrated' ? 'hm' : 'nm';
   await provision(request, fleetFor(tag));
@@ -189,7 +229,7 @@ test('send test email queues a message and the outbox says why it was not delive
   if (js) await hydrated(page);
   const before = await page.getByTestId('outbox').getByRole('row').count().catch(() => 0);
   await page.getByRole('button', { name: 'Send test email' }).click();
-  await expect(page.getByRole('status')).toHaveText('Test message queued for 1 target(s).');
+  await expect(page.getByRole('status')).toHaveText('Test message queued for 1 target.');
   const tests = page.getByTestId('outbox').getByRole('row').filter({ hasText: 'meshwatch: test message' });
   await expect(tests.first()).toContainText('Not delivered: no email or webhook configured');
   expect(await page.getByTestId('outbox').getByRole('row').count()).toBeGreaterThan(before);

@@ -8,7 +8,7 @@
 //! words differ between languages, never the layout, and every line break
 //! is a real one.
 
-use super::Lang;
+use super::{Lang, Plural};
 use crate::views::ServerRef;
 use chrono::{DateTime, Utc};
 
@@ -326,55 +326,82 @@ impl Lang {
         subjects: &[String],
     ) -> Notice {
         use BlockEvent::*;
-        let count = subjects.len();
-        let (subject, headline) = match (self, event) {
-            (Lang::En, Started) => (
-                format!("meshwatch: {moved} of {fleet} servers left rotation at once"),
-                format!("{moved} of your {fleet} servers left rotation at the same moment: more likely a problem of your own network or of the panel's view than {count} separate incidents."),
+        let one = |n: usize| self.plural(n as u64) == Plural::One;
+        let (moved_one, fleet_one, count_one) = (one(moved), one(fleet), one(subjects.len()));
+        let (moved, fleet, count) = (
+            self.number(moved as u64),
+            self.number(fleet as u64),
+            self.number(subjects.len() as u64),
+        );
+        // "{moved} of {fleet} servers": the noun follows the fleet.
+        let servers = match (self, fleet_one) {
+            (Lang::En, true) => "server",
+            (Lang::En, false) => "servers",
+            (Lang::Es | Lang::Pt, true) => "servidor",
+            (Lang::Es | Lang::Pt, false) => "servidores",
+            (Lang::Sv, true) => "server",
+            (Lang::Sv, false) => "servrar",
+            (Lang::Hi, _) => "सर्वर",
+            (Lang::Ja, _) => "台",
+        };
+        // What they did; the verb follows how many moved.
+        let did = match (self, event, moved_one) {
+            (Lang::En, Started, _) => "left rotation",
+            (Lang::En, Cleared, _) => "returned to rotation",
+            (Lang::Es, Started, true) => "salió de rotación",
+            (Lang::Es, Started, false) => "salieron de rotación",
+            (Lang::Es, Cleared, true) => "volvió a la rotación",
+            (Lang::Es, Cleared, false) => "volvieron a la rotación",
+            (Lang::Pt, Started, true) => "saiu de rotação",
+            (Lang::Pt, Started, false) => "saíram de rotação",
+            (Lang::Pt, Cleared, true) => "voltou à rotação",
+            (Lang::Pt, Cleared, false) => "voltaram à rotação",
+            (Lang::Sv, Started, _) => "lämnade rotationen",
+            (Lang::Sv, Cleared, _) => "återvände till rotationen",
+            (Lang::Hi, Started, true) => "रोटेशन से बाहर हुआ",
+            (Lang::Hi, Started, false) => "रोटेशन से बाहर हुए",
+            (Lang::Hi, Cleared, true) => "रोटेशन में लौटा",
+            (Lang::Hi, Cleared, false) => "रोटेशन में लौटे",
+            (Lang::Ja, Started, _) => "ローテーション外になりました",
+            (Lang::Ja, Cleared, _) => "ローテーションに戻りました",
+        };
+        let incidents = match (self, count_one) {
+            (Lang::En, true) => format!("{count} separate incident"),
+            (Lang::En, false) => format!("{count} separate incidents"),
+            (Lang::Es, true) => format!("{count} incidente distinto"),
+            (Lang::Es, false) => format!("{count} incidentes distintos"),
+            (Lang::Pt, true) => format!("{count} incidente separado"),
+            (Lang::Pt, false) => format!("{count} incidentes separados"),
+            (Lang::Sv, true) => format!("{count} separat incident"),
+            (Lang::Sv, false) => format!("{count} separata incidenter"),
+            (Lang::Hi, true) => format!("{count} अलग घटना"),
+            (Lang::Hi, false) => format!("{count} अलग-अलग घटनाओं"),
+            (Lang::Ja, _) => format!("{count}件の個別の障害"),
+        };
+        let (subject, headline) = match self {
+            Lang::En => (
+                format!("meshwatch: {moved} of {fleet} {servers} {did} at once"),
+                format!("{moved} of your {fleet} {servers} {did} at the same moment: more likely a problem of your own network or of the panel's view than {incidents}."),
             ),
-            (Lang::En, Cleared) => (
-                format!("meshwatch: {moved} of {fleet} servers returned to rotation at once"),
-                format!("{moved} of your {fleet} servers returned to rotation at the same moment: more likely a problem of your own network or of the panel's view than {count} separate incidents."),
+            Lang::Es => (
+                format!("meshwatch: {moved} de {fleet} {servers} {did} a la vez"),
+                format!("{moved} de tus {fleet} {servers} {did} en el mismo momento: es más probable un problema de tu propia red o de la vista del panel que {incidents}."),
             ),
-            (Lang::Es, Started) => (
-                format!("meshwatch: {moved} de {fleet} servidores salieron de rotación a la vez"),
-                format!("{moved} de tus {fleet} servidores salieron de rotación en el mismo momento: es más probable un problema de tu propia red o de la vista del panel que {count} incidentes distintos."),
+            Lang::Pt => (
+                format!("meshwatch: {moved} de {fleet} {servers} {did} ao mesmo tempo"),
+                format!("{moved} dos seus {fleet} {servers} {did} no mesmo momento: é mais provável um problema da sua própria rede ou da visão do painel do que {incidents}."),
             ),
-            (Lang::Es, Cleared) => (
-                format!("meshwatch: {moved} de {fleet} servidores volvieron a la rotación a la vez"),
-                format!("{moved} de tus {fleet} servidores volvieron a la rotación en el mismo momento: es más probable un problema de tu propia red o de la vista del panel que {count} incidentes distintos."),
+            Lang::Sv => (
+                format!("meshwatch: {moved} av {fleet} {servers} {did} samtidigt"),
+                format!("{moved} av dina {fleet} {servers} {did} i samma ögonblick: troligare ett problem i ditt eget nät eller i panelens vy än {incidents}."),
             ),
-            (Lang::Pt, Started) => (
-                format!("meshwatch: {moved} de {fleet} servidores saíram de rotação ao mesmo tempo"),
-                format!("{moved} dos seus {fleet} servidores saíram de rotação no mesmo momento: é mais provável um problema da sua própria rede ou da visão do painel do que {count} incidentes separados."),
+            Lang::Hi => (
+                format!("meshwatch: {fleet} में से {moved} {servers} एक साथ {did}"),
+                format!("आपके {fleet} में से {moved} {servers} एक ही समय पर {did}: {incidents} की तुलना में आपके अपने नेटवर्क या पैनल के नज़रिए में समस्या होने की संभावना अधिक है।"),
             ),
-            (Lang::Pt, Cleared) => (
-                format!("meshwatch: {moved} de {fleet} servidores voltaram à rotação ao mesmo tempo"),
-                format!("{moved} dos seus {fleet} servidores voltaram à rotação no mesmo momento: é mais provável um problema da sua própria rede ou da visão do painel do que {count} incidentes separados."),
-            ),
-            (Lang::Sv, Started) => (
-                format!("meshwatch: {moved} av {fleet} servrar lämnade rotationen samtidigt"),
-                format!("{moved} av dina {fleet} servrar lämnade rotationen i samma ögonblick: troligare ett problem i ditt eget nät eller i panelens vy än {count} separata incidenter."),
-            ),
-            (Lang::Sv, Cleared) => (
-                format!("meshwatch: {moved} av {fleet} servrar återvände till rotationen samtidigt"),
-                format!("{moved} av dina {fleet} servrar återvände till rotationen i samma ögonblick: troligare ett problem i ditt eget nät eller i panelens vy än {count} separata incidenter."),
-            ),
-            (Lang::Hi, Started) => (
-                format!("meshwatch: {fleet} में से {moved} सर्वर एक साथ रोटेशन से बाहर हुए"),
-                format!("आपके {fleet} में से {moved} सर्वर एक ही समय पर रोटेशन से बाहर हुए: {count} अलग-अलग घटनाओं की तुलना में आपके अपने नेटवर्क या पैनल के नज़रिए में समस्या होने की संभावना अधिक है।"),
-            ),
-            (Lang::Hi, Cleared) => (
-                format!("meshwatch: {fleet} में से {moved} सर्वर एक साथ रोटेशन में लौटे"),
-                format!("आपके {fleet} में से {moved} सर्वर एक ही समय पर रोटेशन में लौटे: {count} अलग-अलग घटनाओं की तुलना में आपके अपने नेटवर्क या पैनल के नज़रिए में समस्या होने की संभावना अधिक है।"),
-            ),
-            (Lang::Ja, Started) => (
-                format!("meshwatch: {fleet}台中{moved}台のサーバーが同時にローテーション外になりました"),
-                format!("{fleet}台中{moved}台のサーバーが同時にローテーション外になりました。{count}件の個別の障害というより、お使いのネットワークまたはパネル側の問題である可能性が高いです。"),
-            ),
-            (Lang::Ja, Cleared) => (
-                format!("meshwatch: {fleet}台中{moved}台のサーバーが同時にローテーションに戻りました"),
-                format!("{fleet}台中{moved}台のサーバーが同時にローテーションに戻りました。{count}件の個別の障害というより、お使いのネットワークまたはパネル側の問題である可能性が高いです。"),
+            Lang::Ja => (
+                format!("meshwatch: {fleet}{servers}中{moved}台のサーバーが同時に{did}"),
+                format!("{fleet}{servers}中{moved}台のサーバーが同時に{did}。{incidents}というより、お使いのネットワークまたはパネル側の問題である可能性が高いです。"),
             ),
         };
         let mut body = vec![headline, String::new()];

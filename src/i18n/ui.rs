@@ -7,7 +7,7 @@
 //! (en, es, pt, sv, hi, ja). The English is the panel's reference wording:
 //! tests and the API match it, so it changes only on purpose.
 
-use super::{Lang, Text};
+use super::Lang;
 use crate::balance::Placement;
 use crate::views::ServerRef;
 use chrono::{DateTime, Utc};
@@ -547,7 +547,7 @@ catalogue! {
     ],
     LoadingSettings => ["Loading settings…", "Cargando la configuración…", "Carregando as configurações…", "Läser in inställningar…", "सेटिंग्स लोड हो रही हैं…", "設定を読み込み中…"],
     VerdictParameters => ["Verdict parameters", "Parámetros del veredicto", "Parâmetros do veredito", "Bedömningsparametrar", "निर्णय पैरामीटर", "判定パラメーター"],
-    ReportInterval => ["Report interval (s)", "Intervalo de informes (s)", "Intervalo de relatórios (s)", "Rapportintervall (s)", "रिपोर्ट अंतराल (सेकंड)", "レポート間隔（秒）"],
+    ReportInterval => ["Report interval (seconds)", "Intervalo de informes (segundos)", "Intervalo de relatórios (segundos)", "Rapportintervall (sekunder)", "रिपोर्ट अंतराल (सेकंड)", "レポート間隔（秒）"],
     ReportIntervalHelp => [
         "How often each agent self-checks and reports (default 60).",
         "Cada cuánto se autocomprueba e informa cada agente (predeterminado: 60).",
@@ -556,7 +556,7 @@ catalogue! {
         "हर एजेंट कितनी बार स्व-जाँच करके रिपोर्ट भेजता है (डिफ़ॉल्ट 60)।",
         "各エージェントがセルフチェックして報告する間隔（既定値 60）。",
     ],
-    ProbeInterval => ["Probe interval (s)", "Intervalo de sondeo (s)", "Intervalo de sondagem (s)", "Sonderingsintervall (s)", "जाँच अंतराल (सेकंड)", "プローブ間隔（秒）"],
+    ProbeInterval => ["Probe interval (seconds)", "Intervalo de sondeo (segundos)", "Intervalo de sondagem (segundos)", "Sonderingsintervall (sekunder)", "जाँच अंतराल (सेकंड)", "プローブ間隔（秒）"],
     ProbeIntervalHelp => [
         "How often each agent knocks on every other server's entry points, with jitter (default 30).",
         "Cada cuánto llama cada agente a los puntos de entrada de todos los demás servidores, con variación aleatoria (predeterminado: 30).",
@@ -565,7 +565,7 @@ catalogue! {
         "हर एजेंट कितनी बार बाकी सभी सर्वरों के प्रवेश बिंदुओं को जाँचता है, थोड़े यादृच्छिक अंतर के साथ (डिफ़ॉल्ट 30)।",
         "各エージェントが他のすべてのサーバーの接続ポイントを試す間隔。多少のばらつきがあります（既定値 30）。",
     ],
-    ProbeTimeout => ["Probe timeout (s)", "Tiempo de espera del sondeo (s)", "Tempo limite da sondagem (s)", "Tidsgräns för sondering (s)", "जाँच टाइमआउट (सेकंड)", "プローブのタイムアウト（秒）"],
+    ProbeTimeout => ["Probe timeout (seconds)", "Tiempo de espera del sondeo (segundos)", "Tempo limite da sondagem (segundos)", "Tidsgräns för sondering (sekunder)", "जाँच टाइमआउट (सेकंड)", "プローブのタイムアウト（秒）"],
     ProbeTimeoutHelp => [
         "How long a TCP connect plus TLS handshake may take (default 5).",
         "Cuánto pueden tardar la conexión TCP y el handshake TLS (predeterminado: 5).",
@@ -574,7 +574,7 @@ catalogue! {
         "एक TCP कनेक्शन और TLS हैंडशेक में अधिकतम कितना समय लग सकता है (डिफ़ॉल्ट 5)।",
         "TCP 接続と TLS ハンドシェイクにかけてよい時間（既定値 5）。",
     ],
-    StaleAfter => ["Stale after (s)", "Desactualizado tras (s)", "Desatualizado após (s)", "Inaktuell efter (s)", "पुराना माने जाने की अवधि (सेकंड)", "古いとみなすまで（秒）"],
+    StaleAfter => ["Stale after (seconds)", "Desactualizado tras (segundos)", "Desatualizado após (segundos)", "Inaktuell efter (sekunder)", "पुराना माने जाने की अवधि (सेकंड)", "古いとみなすまで（秒）"],
     StaleAfterHelp => [
         "A server whose last report is older is \"No data from server\", and its evidence stops counting (default 180 = 3 report intervals).",
         "Un servidor cuyo último informe sea más antiguo pasa a «Sin datos del servidor» y su evidencia deja de contar (predeterminado: 180 = 3 intervalos de informe).",
@@ -604,9 +604,9 @@ catalogue! {
     UnreliableFraction => ["Unreliable fraction", "Fracción de no fiabilidad", "Fração de não confiabilidade", "Opålitlighetsandel", "अविश्वसनीयता अनुपात", "信頼性低下の割合"],
     UnreliableFractionHelp => [
         "A witness failing to reach at least max(2, this × n) servers is unreliable and its votes are ignored (0 < f ≤ 1, default 0.5).",
-        "Un testigo que no alcanza al menos max(2, este valor × n) servidores es poco fiable y sus votos se ignoran (0 < f ≤ 1, predeterminado: 0.5).",
-        "Uma testemunha que não alcança pelo menos max(2, este valor × n) servidores não é confiável e seus votos são ignorados (0 < f ≤ 1, padrão: 0.5).",
-        "Ett vittne som inte når minst max(2, detta värde × n) servrar är opålitligt och dess röster ignoreras (0 < f ≤ 1, standard 0.5).",
+        "Un testigo que no alcanza al menos max(2, este valor × n) servidores es poco fiable y sus votos se ignoran (0 < f ≤ 1, predeterminado: 0,5).",
+        "Uma testemunha que não alcança pelo menos max(2, este valor × n) servidores não é confiável e seus votos são ignorados (0 < f ≤ 1, padrão: 0,5).",
+        "Ett vittne som inte når minst max(2, detta värde × n) servrar är opålitligt och dess röster ignoreras (0 < f ≤ 1, standard 0,5).",
         "जो साक्षी कम से कम max(2, यह मान × n) सर्वरों तक नहीं पहुँच पाता, वह अविश्वसनीय है और उसके वोट अनदेखे किए जाते हैं (0 < f ≤ 1, डिफ़ॉल्ट 0.5)।",
         "max(2, この値 × n) 台以上のサーバーに到達できない観測元は信頼できないとみなされ、その判定は無視されます（0 < f ≤ 1、既定値 0.5）。",
     ],
@@ -661,7 +661,7 @@ catalogue! {
 impl Lang {
     /// The position of this language in [`Lang::ALL`] (and in each row of
     /// the catalogue).
-    fn index(self) -> usize {
+    pub(super) fn index(self) -> usize {
         match self {
             Lang::En => 0,
             Lang::Es => 1,
@@ -692,32 +692,55 @@ impl Lang {
             (Lang::En, 1) => format!("{n} s ago"),
             (Lang::En, 2) => format!("{n} min ago"),
             (Lang::En, 3) => format!("{n} h ago"),
-            (Lang::En, _) => format!("{n} d ago"),
+            (Lang::En, _) => self.days_ago(n as u64),
             (Lang::Es, 0) => "ahora mismo".into(),
             (Lang::Es, 1) => format!("hace {n} s"),
             (Lang::Es, 2) => format!("hace {n} min"),
             (Lang::Es, 3) => format!("hace {n} h"),
-            (Lang::Es, _) => format!("hace {n} días"),
+            (Lang::Es, _) => self.days_ago(n as u64),
             (Lang::Pt, 0) => "agora mesmo".into(),
             (Lang::Pt, 1) => format!("há {n} s"),
             (Lang::Pt, 2) => format!("há {n} min"),
             (Lang::Pt, 3) => format!("há {n} h"),
-            (Lang::Pt, _) => format!("há {n} dias"),
+            (Lang::Pt, _) => self.days_ago(n as u64),
             (Lang::Sv, 0) => "nyss".into(),
             (Lang::Sv, 1) => format!("för {n} s sedan"),
             (Lang::Sv, 2) => format!("för {n} min sedan"),
             (Lang::Sv, 3) => format!("för {n} h sedan"),
-            (Lang::Sv, _) => format!("för {n} dagar sedan"),
+            (Lang::Sv, _) => self.days_ago(n as u64),
             (Lang::Hi, 0) => "अभी-अभी".into(),
             (Lang::Hi, 1) => format!("{n} सेकंड पहले"),
             (Lang::Hi, 2) => format!("{n} मिनट पहले"),
             (Lang::Hi, 3) => format!("{n} घंटे पहले"),
-            (Lang::Hi, _) => format!("{n} दिन पहले"),
+            (Lang::Hi, _) => self.days_ago(n as u64),
             (Lang::Ja, 0) => "たった今".into(),
             (Lang::Ja, 1) => format!("{n}秒前"),
             (Lang::Ja, 2) => format!("{n}分前"),
             (Lang::Ja, 3) => format!("{n}時間前"),
-            (Lang::Ja, _) => format!("{n}日前"),
+            (Lang::Ja, _) => self.days_ago(n as u64),
+        }
+    }
+
+    /// A span of time to the minute, its largest two units: "5 min",
+    /// "3 h 2 min", "1 d 2 h" (the units' CLDR short forms; 93 784 s is
+    /// "1日2時間" in Japanese).
+    pub fn duration(self, seconds: u64) -> String {
+        let (d, h, m) = (
+            seconds / 86_400,
+            seconds % 86_400 / 3600,
+            seconds % 3600 / 60,
+        );
+        let d = self.number(d);
+        match (self, d.as_str(), h) {
+            (Lang::Hi, "0", 0) => format!("{m} मिनट"),
+            (Lang::Hi, "0", h) => format!("{h} घंटे {m} मिनट"),
+            (Lang::Hi, d, h) => format!("{d} दिन {h} घंटे"),
+            (Lang::Ja, "0", 0) => format!("{m}分"),
+            (Lang::Ja, "0", h) => format!("{h}時間{m}分"),
+            (Lang::Ja, d, h) => format!("{d}日{h}時間"),
+            (_, "0", 0) => format!("{m} min"),
+            (_, "0", h) => format!("{h} h {m} min"),
+            (_, d, h) => format!("{d} d {h} h"),
         }
     }
 
@@ -734,20 +757,6 @@ impl Lang {
     }
 
     // ── Overview ────────────────────────────────────────────────────────
-
-    /// "3 notification(s) not delivered (…), 1 failed. " — followed by a
-    /// link to the outbox.
-    pub fn undelivered_notifications(self, undelivered: u32, failed: u32) -> String {
-        let (u, f) = (undelivered, failed);
-        match self {
-            Lang::En => format!("{u} notification(s) not delivered (no email or webhook configured), {f} failed. "),
-            Lang::Es => format!("{u} notificación(es) sin entregar (no hay correo ni webhook configurado), {f} fallida(s). "),
-            Lang::Pt => format!("{u} notificação(ões) não entregue(s) (nenhum e-mail ou webhook configurado), {f} com falha. "),
-            Lang::Sv => format!("{u} avisering(ar) inte levererade (ingen e-post eller webhook konfigurerad), {f} misslyckade. "),
-            Lang::Hi => format!("{u} सूचना(एँ) नहीं भेजी गईं (कोई ईमेल या वेबहुक कॉन्फ़िगर नहीं है), {f} विफल। "),
-            Lang::Ja => format!("{u}件の通知が未配信です（メールも Webhook も設定されていません）。{f}件が失敗しました。"),
-        }
-    }
 
     /// Which replica served the page and which one evaluates the verdicts
     /// (several replicas on one PostgreSQL database).
@@ -808,32 +817,7 @@ impl Lang {
         }
     }
 
-    /// "2 server(s) with stale evidence (stale)." — the badge's word last.
-    pub fn stale_servers(self, n: u32) -> String {
-        let stale = self.text(Text::Stale);
-        match self {
-            Lang::En => format!("{n} server(s) with stale evidence ({stale})."),
-            Lang::Es => format!("{n} servidor(es) con evidencia desactualizada ({stale})."),
-            Lang::Pt => format!("{n} servidor(es) com evidências desatualizadas ({stale})."),
-            Lang::Sv => format!("{n} server(rar) med inaktuellt underlag ({stale})."),
-            Lang::Hi => format!("पुराने साक्ष्य वाले {n} सर्वर ({stale})।"),
-            Lang::Ja => format!("データが古いサーバー: {n}台（{stale}）。"),
-        }
-    }
-
     // ── Routes ──────────────────────────────────────────────────────────
-
-    /// "2 server(s) per user".
-    pub fn servers_per_user(self, k: u32) -> String {
-        match self {
-            Lang::En => format!("{k} server(s) per user"),
-            Lang::Es => format!("{k} servidor(es) por usuario"),
-            Lang::Pt => format!("{k} servidor(es) por usuário"),
-            Lang::Sv => format!("{k} server(rar) per användare"),
-            Lang::Hi => format!("प्रति उपयोगकर्ता {k} सर्वर"),
-            Lang::Ja => format!("ユーザーあたり {k}台のサーバー"),
-        }
-    }
 
     /// The warning of a route whose servers are all out of rotation.
     pub fn route_serves_best_available(self, name: &str, country: &str) -> String {
@@ -844,18 +828,6 @@ impl Lang {
             Lang::Sv => format!("Alla servrar är ur rotation: prenumerationerna levererar den bästa tillgängliga, {name} ({country})."),
             Lang::Hi => format!("सभी सर्वर रोटेशन से बाहर हैं: सब्सक्रिप्शन सबसे अच्छा उपलब्ध सर्वर देते हैं, {name} ({country})।"),
             Lang::Ja => format!("すべてのサーバーがローテーション外です。サブスクリプションは利用可能な最善のサーバー {name}（{country}）を提供します。"),
-        }
-    }
-
-    /// An out-of-rotation server whose users get `cover` (names, joined).
-    pub fn out_of_rotation_served_by(self, cover: &str) -> String {
-        match self {
-            Lang::En => format!("Out of rotation — its users are served by {cover}"),
-            Lang::Es => format!("Fuera de rotación — a sus usuarios los atiende {cover}"),
-            Lang::Pt => format!("Fora de rotação — seus usuários são atendidos por {cover}"),
-            Lang::Sv => format!("Ur rotation — dess användare betjänas av {cover}"),
-            Lang::Hi => format!("रोटेशन से बाहर — इसके उपयोगकर्ताओं को {cover} से सेवा मिल रही है"),
-            Lang::Ja => format!("ローテーション外 — ユーザーには {cover} が提供されます"),
         }
     }
 
@@ -874,59 +846,7 @@ impl Lang {
         }
     }
 
-    // ── Notifications ───────────────────────────────────────────────────
-
-    /// "Test message queued for 2 target(s)."
-    pub fn test_message_queued(self, targets: usize) -> String {
-        let n = targets;
-        match self {
-            Lang::En => format!("Test message queued for {n} target(s)."),
-            Lang::Es => format!("Mensaje de prueba en cola para {n} destino(s)."),
-            Lang::Pt => format!("Mensagem de teste na fila para {n} destino(s)."),
-            Lang::Sv => format!("Testmeddelande köat till {n} mottagare."),
-            Lang::Hi => format!("{n} प्राप्तकर्ता(ओं) के लिए परीक्षण संदेश कतार में जोड़ा गया।"),
-            Lang::Ja => format!("{n}件の宛先にテストメッセージを送信待ちとして登録しました。"),
-        }
-    }
-
-    /// A delivery error and how many attempts it took.
-    pub fn after_attempts(self, error: &str, attempts: i64) -> String {
-        let n = attempts;
-        match self {
-            Lang::En => format!("{error} (after {n} attempts)"),
-            Lang::Es => format!("{error} (tras {n} intentos)"),
-            Lang::Pt => format!("{error} (após {n} tentativas)"),
-            Lang::Sv => format!("{error} (efter {n} försök)"),
-            Lang::Hi => format!("{error} ({n} प्रयासों के बाद)"),
-            Lang::Ja => format!("{error}（{n}回試行後）"),
-        }
-    }
-
     // ── Servers and users lists ─────────────────────────────────────────
-
-    /// "Showing 3 of 10 servers".
-    pub fn showing_servers(self, shown: usize, total: usize) -> String {
-        match self {
-            Lang::En => format!("Showing {shown} of {total} servers"),
-            Lang::Es => format!("Mostrando {shown} de {total} servidores"),
-            Lang::Pt => format!("Mostrando {shown} de {total} servidores"),
-            Lang::Sv => format!("Visar {shown} av {total} servrar"),
-            Lang::Hi => format!("{total} में से {shown} सर्वर दिखाए जा रहे हैं"),
-            Lang::Ja => format!("{total}台中{shown}台のサーバーを表示"),
-        }
-    }
-
-    /// "Showing 51–100 of 230 users".
-    pub fn showing_users(self, first: usize, last: usize, total: u32) -> String {
-        match self {
-            Lang::En => format!("Showing {first}–{last} of {total} users"),
-            Lang::Es => format!("Mostrando {first}–{last} de {total} usuarios"),
-            Lang::Pt => format!("Mostrando {first}–{last} de {total} usuários"),
-            Lang::Sv => format!("Visar {first}–{last} av {total} användare"),
-            Lang::Hi => format!("{total} में से {first}–{last} उपयोगकर्ता दिखाए जा रहे हैं"),
-            Lang::Ja => format!("全 {total} 人中 {first}–{last} 人目を表示"),
-        }
-    }
 
     /// "Page 2 of 5".
     pub fn page_of(self, page: u32, pages: u32) -> String {
@@ -1004,7 +924,7 @@ impl Lang {
     /// When the agent last reported (`last` from [`Lang::age`]) and when
     /// reports stop counting.
     pub fn last_report_note(self, last: &str, stale_after_s: u32) -> String {
-        let s = stale_after_s;
+        let s = self.number(stale_after_s.into());
         match self {
             Lang::En => format!("Last report {last}; reports older than {s} s do not count."),
             Lang::Es => format!(
@@ -1032,19 +952,6 @@ impl Lang {
         }
     }
 
-    /// The note on a witness that fails too many servers to be trusted.
-    pub fn unreliable_witness(self, failing: u32, of: u32) -> String {
-        let (k, n) = (failing, of);
-        match self {
-            Lang::En => format!("Unreliable witness: can't reach {k} of {n} servers — its votes are ignored."),
-            Lang::Es => format!("Testigo poco fiable: no alcanza {k} de {n} servidores — sus votos se ignoran."),
-            Lang::Pt => format!("Testemunha não confiável: não alcança {k} de {n} servidores — seus votos são ignorados."),
-            Lang::Sv => format!("Opålitligt vittne: når inte {k} av {n} servrar — dess röster ignoreras."),
-            Lang::Hi => format!("अविश्वसनीय साक्षी: {n} में से {k} सर्वरों तक नहीं पहुँच पाता — इसके वोट अनदेखे किए जाते हैं।"),
-            Lang::Ja => format!("信頼できない観測元: {n}台中{k}台のサーバーに到達できません — この観測元の判定は無視されます。"),
-        }
-    }
-
     /// An entry point a verifier fails while it still reaches the server
     /// by another (a block of one protocol, often UDP/QUIC, on the
     /// verifier's network); `by` is the verifier, `since` when.
@@ -1056,45 +963,6 @@ impl Lang {
             Lang::Sv => format!("Verifieraren {by} når inte den här ingångspunkten sedan {since} ({ago}) men når fortfarande servern via en annan: protokollet är troligen blockerat i dess nät. Inget tas bort."),
             Lang::Hi => format!("सत्यापक {by} {since} ({ago}) से इस प्रवेश बिंदु तक नहीं पहुँच पा रहा, पर किसी दूसरे से सर्वर तक अब भी पहुँचता है: इसके नेटवर्क पर यह प्रोटोकॉल शायद ब्लॉक है। कुछ भी हटाया नहीं गया।"),
             Lang::Ja => format!("検証サーバー {by} は {since}（{ago}）からこの接続ポイントに到達できませんが、別の接続ポイントではサーバーに到達できます。このプロトコルがそのネットワークでブロックされている可能性があります。何も除外されません。"),
-        }
-    }
-
-    /// The banner of a whole-fleet fault (Overview and server cards).
-    pub fn witness_fault(self, fault: crate::verdict::WitnessFault) -> String {
-        let (k, n) = (fault.unreliable, fault.witnesses);
-        match self {
-            Lang::En => format!("Most witnesses can't reach most servers ({k} of {n} are unreliable): the problem is probably the network of the witnesses, not the servers. Nothing has been taken out of rotation."),
-            Lang::Es => format!("La mayoría de los testigos no alcanza a la mayoría de los servidores ({k} de {n} no son fiables): el problema probablemente está en la red de los testigos, no en los servidores. No se ha sacado nada de la rotación."),
-            Lang::Pt => format!("A maioria das testemunhas não alcança a maioria dos servidores ({k} de {n} não são confiáveis): o problema provavelmente está na rede das testemunhas, não nos servidores. Nada foi tirado de rotação."),
-            Lang::Sv => format!("De flesta vittnen når inte de flesta servrar ({k} av {n} är opålitliga): felet ligger troligen i vittnenas nätverk, inte i servrarna. Inget har tagits ur rotation."),
-            Lang::Hi => format!("अधिकांश साक्षी अधिकांश सर्वरों तक नहीं पहुँच पा रहे ({n} में से {k} अविश्वसनीय हैं): समस्या शायद साक्षियों के नेटवर्क में है, सर्वरों में नहीं। किसी भी सर्वर को रोटेशन से नहीं हटाया गया है।"),
-            Lang::Ja => format!("ほとんどの観測元がほとんどのサーバーに到達できません({n}台中{k}台が信頼できません)。問題はサーバーではなく、観測元のネットワークにある可能性が高いです。ローテーションから外されたサーバーはありません。"),
-        }
-    }
-
-    /// The note on a blocked address; `verifiers` names them, joined.
-    pub fn blocked_by_verifier(self, verifiers: &str) -> String {
-        let by = verifiers;
-        match self {
-            Lang::En => format!("Address blocked as seen by the verifier {by}: consider changing this server's IP address."),
-            Lang::Es => format!("Dirección bloqueada según el verificador {by}: considera cambiar la dirección IP de este servidor."),
-            Lang::Pt => format!("Endereço bloqueado segundo o verificador {by}: considere trocar o endereço IP deste servidor."),
-            Lang::Sv => format!("Adressen är blockerad enligt verifieraren {by}: överväg att byta den här serverns IP-adress."),
-            Lang::Hi => format!("सत्यापक {by} के अनुसार पता ब्लॉक है: इस सर्वर का IP पता बदलने पर विचार करें।"),
-            Lang::Ja => format!("検証サーバー {by} から見てアドレスがブロックされています。このサーバーの IP アドレスの変更を検討してください。"),
-        }
-    }
-
-    /// The mesh summary when every probing server reaches it.
-    pub fn all_reach_it(self, of: u32) -> String {
-        let n = of;
-        match self {
-            Lang::En => format!("All {n} of your servers that probe it reach it."),
-            Lang::Es => format!("Los {n} servidores tuyos que lo sondean lo alcanzan."),
-            Lang::Pt => format!("Todos os {n} servidores seus que o sondam o alcançam."),
-            Lang::Sv => format!("Alla {n} av dina servrar som sonderar den når den."),
-            Lang::Hi => format!("इसकी जाँच करने वाले आपके सभी {n} सर्वर इस तक पहुँच रहे हैं।"),
-            Lang::Ja => format!("プローブしている {n}台のサーバーすべてから到達できます。"),
         }
     }
 
@@ -1168,18 +1036,6 @@ impl Lang {
 
     // ── Settings ────────────────────────────────────────────────────────
 
-    /// The password rule under the password fields.
-    pub fn min_password_len(self, n: usize) -> String {
-        match self {
-            Lang::En => format!("At least {n} characters."),
-            Lang::Es => format!("Al menos {n} caracteres."),
-            Lang::Pt => format!("Pelo menos {n} caracteres."),
-            Lang::Sv => format!("Minst {n} tecken."),
-            Lang::Hi => format!("कम से कम {n} अक्षर।"),
-            Lang::Ja => format!("{n} 文字以上。"),
-        }
-    }
-
     /// Shown once, when a token is created.
     pub fn token_created(self, name: &str) -> String {
         match self {
@@ -1223,47 +1079,58 @@ impl Lang {
     }
 }
 
-/// The parameterised phrases, each with sample values, for the tests.
+/// The parameterised phrases without a count, each by name with sample
+/// values, for the tests (the counted ones are in `counted::phrases`).
 #[cfg(test)]
-pub(super) fn samples(lang: Lang) -> Vec<String> {
+pub(super) fn samples(lang: Lang) -> Vec<(&'static str, String)> {
     let at = DateTime::parse_from_rfc3339("2026-03-04T05:06:07Z")
         .map(|t| t.with_timezone(&Utc))
         .unwrap_or_default();
-    let route = crate::RouteId::parse("germany").ok();
+    let ago = |s: i64| lang.age(at - chrono::Duration::seconds(s), at);
     let mut out = vec![
-        lang.age(at - chrono::Duration::seconds(300), at),
-        lang.used_of_total("1.0 GiB", "4.0 GiB"),
-        lang.undelivered_notifications(3, 1),
-        lang.stale_servers(2),
-        lang.replica_roles("panel-1", Some("panel-2")),
-        lang.replica_roles("panel-1", Some("panel-1")),
-        lang.replica_roles("panel-1", None),
-        lang.servers_per_user(2),
-        lang.route_serves_best_available("Frankfurt 1", "DE"),
-        lang.out_of_rotation_served_by("Amsterdam 1"),
-        lang.failing_streak(3),
-        lang.test_message_queued(2),
-        lang.after_attempts("timeout", 4),
-        lang.showing_servers(3, 10),
-        lang.showing_users(1, 50, 230),
-        lang.page_of(2, 5),
-        lang.replaced_by("Amsterdam 1", "NL"),
-        lang.stands_in_for("Frankfurt 1", "DE"),
-        lang.last_report_note("5 min", 180),
-        lang.up_for("1 d 2 h"),
-        lang.unreliable_witness(3, 7),
-        lang.blocked_by_verifier("Moscow 1 (RU)"),
-        lang.all_reach_it(4),
-        lang.check_fails_since("A", "B", "2026-03-04 05:06:07 UTC", "5 min"),
-        lang.uptime_over("24 h"),
-        lang.chart_summary("CPU", "42.0 %"),
-        lang.chart_no_reports("CPU"),
-        lang.chart_peak("42.0 %"),
-        lang.min_password_len(10),
-        lang.token_created("ansible"),
-        lang.created_at("2026-03-04 05:06:07 UTC"),
-        lang.revoke_token("ansible"),
+        ("age.now", ago(3)),
+        ("age.s", ago(42)),
+        ("age.min", ago(300)),
+        ("age.h", ago(3 * 3600)),
+        ("age.d", ago(3 * 86_400)),
+        ("used_of_total", lang.used_of_total("1.0 GiB", "4.0 GiB")),
+        (
+            "replica_roles.other",
+            lang.replica_roles("panel-1", Some("panel-2")),
+        ),
+        (
+            "replica_roles.this",
+            lang.replica_roles("panel-1", Some("panel-1")),
+        ),
+        ("replica_roles.none", lang.replica_roles("panel-1", None)),
+        (
+            "route_serves_best_available",
+            lang.route_serves_best_available("Frankfurt 1", "DE"),
+        ),
+        ("failing_streak", lang.failing_streak(3)),
+        ("page_of", lang.page_of(2, 5)),
+        ("replaced_by", lang.replaced_by("Amsterdam 1", "NL")),
+        ("stands_in_for", lang.stands_in_for("Frankfurt 1", "DE")),
+        ("last_report_note", lang.last_report_note("5 min", 180)),
+        ("up_for", lang.up_for(&lang.duration(93_784))),
+        (
+            "check_fails_since",
+            lang.check_fails_since("A", "B", "2026-03-04 05:06:07 UTC", "5 min"),
+        ),
+        (
+            "verifier_fails_entry_point",
+            lang.verifier_fails_entry_point("Moscow 1 (RU)", "2026-03-04 05:06:07 UTC", "5 min"),
+        ),
+        ("uptime_over", lang.uptime_over("24 h")),
+        ("chart_summary", lang.chart_summary("CPU", "42.0 %")),
+        ("chart_no_reports", lang.chart_no_reports("CPU")),
+        ("chart_peak", lang.chart_peak("42.0 %")),
+        ("token_created", lang.token_created("ansible")),
+        ("created_at", lang.created_at("2026-03-04 05:06:07 UTC")),
+        ("revoke_token", lang.revoke_token("ansible")),
     ];
-    out.extend(route.map(|r| lang.route_heading(&r)));
+    if let Ok(route) = crate::RouteId::parse("germany") {
+        out.push(("route_heading", lang.route_heading(&route)));
+    }
     out
 }

@@ -1,7 +1,10 @@
-//! How numbers read on the panel.
+//! How sizes and times read on the panel (numbers themselves follow the
+//! page's language: [`Lang::number`], [`Lang::decimal`]).
 
-/// 1536 → "1.5 KiB".
-pub fn bytes(n: u64) -> String {
+use meshwatch::i18n::Lang;
+
+/// 1536 → "1.5 KiB" ("1,5 KiB" in Spanish).
+pub fn bytes(lang: Lang, n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut value = n as f64;
     let mut unit = 0;
@@ -10,40 +13,9 @@ pub fn bytes(n: u64) -> String {
         unit += 1;
     }
     if unit == 0 {
-        format!("{n} B")
+        format!("{} B", lang.number(n))
     } else {
-        format!("{} {}", decimal(value, 1), UNITS[unit])
-    }
-}
-
-/// `value` with `places` decimals, rounded half away from zero: "42.5".
-/// In integers: std's exact float formatting often falls back to a slow
-/// big-number path, and a server card shows a score of such figures.
-pub fn decimal(value: f64, places: u32) -> String {
-    let scale = 10u64.pow(places.min(9));
-    let scaled = (value.abs() * scale as f64).round();
-    if !scaled.is_finite() || scaled >= u64::MAX as f64 {
-        return format!("{value:.*}", places as usize);
-    }
-    let scaled = scaled as u64;
-    let sign = if value < 0.0 && scaled != 0 { "-" } else { "" };
-    match places.min(9) as usize {
-        0 => format!("{sign}{scaled}"),
-        width => format!("{sign}{}.{:0width$}", scaled / scale, scaled % scale),
-    }
-}
-
-/// 93_784 s → "1 d 2 h".
-pub fn duration(seconds: u64) -> String {
-    let (d, h, m) = (
-        seconds / 86_400,
-        seconds % 86_400 / 3600,
-        seconds % 3600 / 60,
-    );
-    match (d, h) {
-        (0, 0) => format!("{m} min"),
-        (0, h) => format!("{h} h {m} min"),
-        (d, h) => format!("{d} d {h} h"),
+        format!("{} {}", lang.decimal(value, 1), UNITS[unit])
     }
 }
 
@@ -73,25 +45,12 @@ mod tests {
     }
 
     #[test]
-    fn bytes_and_durations() {
-        assert_eq!(super::bytes(512), "512 B");
-        assert_eq!(super::bytes(1536), "1.5 KiB");
-        assert_eq!(super::bytes(3 * 1024 * 1024 * 1024), "3.0 GiB");
-        assert_eq!(super::duration(90), "1 min");
-        assert_eq!(super::duration(3 * 3600 + 120), "3 h 2 min");
-        assert_eq!(super::duration(93_784), "1 d 2 h");
-    }
-
-    #[test]
-    fn decimals_round_half_away_from_zero() {
-        use super::decimal;
-        assert_eq!(decimal(42.0, 1), "42.0");
-        assert_eq!(decimal(99.95, 2), "99.95");
-        assert_eq!(decimal(0.125, 2), "0.13");
-        assert_eq!(decimal(2.5, 0), "3");
-        assert_eq!(decimal(-1.25, 1), "-1.3");
-        assert_eq!(decimal(-0.01, 1), "0.0");
-        assert_eq!(decimal(0.05, 3), "0.050");
-        assert_eq!(decimal(f64::NAN, 1), "NaN");
+    fn sizes_read_in_the_language() {
+        use meshwatch::i18n::Lang;
+        assert_eq!(super::bytes(Lang::En, 512), "512 B");
+        assert_eq!(super::bytes(Lang::En, 1536), "1.5 KiB");
+        assert_eq!(super::bytes(Lang::Es, 1536), "1,5 KiB");
+        assert_eq!(super::bytes(Lang::Sv, 3 * 1024 * 1024 * 1024), "3,0 GiB");
+        assert_eq!(super::bytes(Lang::En, 1023), "1,023 B");
     }
 }

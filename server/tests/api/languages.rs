@@ -105,3 +105,80 @@ async fn a_signed_in_operator_s_choice_becomes_the_notifications_language() {
         Some(meshwatch::i18n::Lang::Sv)
     );
 }
+
+#[tokio::test]
+async fn the_portuguese_is_brazilian_and_any_portuguese_gets_it() {
+    let app = spawn_app().await;
+    fleet(&app).await;
+    let session = app.signed_in("ops", "a long password").await;
+    for asked in ["pt-PT", "pt", "pt-BR,en;q=0.5"] {
+        let html = card(&app, &session, ("accept-language", asked)).await;
+        assert!(html.contains("<html lang=\"pt-BR\""), "{asked}");
+        assert!(
+            html.contains("<option value=\"pt-BR\" selected")
+                && html.contains("Português (Brasil)"),
+            "{asked}: the switcher names it"
+        );
+    }
+    // A cookie from before the language was labelled still chooses it.
+    let cookie = format!("{session}; meshwatch_lang=pt");
+    let html = card(&app, &cookie, ("accept-language", "en")).await;
+    assert!(html.contains("<html lang=\"pt-BR\"") && html.contains("Sem dados do servidor"));
+}
+
+/// Spanish shows 0,5 in the settings form, and what it shows is read back.
+#[tokio::test]
+async fn decimals_are_shown_and_read_in_the_page_s_language() {
+    use crate::agent::get;
+    use crate::helpers::with_flash;
+    let app = spawn_app().await;
+    let session = app.signed_in("ops", "a long password").await;
+    let es = format!("{session}; meshwatch_lang=es");
+    let (_, html) = app.page(&es, "/settings").await;
+    assert!(
+        html.contains("inputmode=\"decimal\"") && html.contains("value=\"0,5\""),
+        "{html}"
+    );
+    let (_, html) = app.page(&session, "/settings").await;
+    assert!(html.contains("value=\"0.5\""), "English keeps the point");
+
+    let save = |fraction: &'static str| {
+        let fields = [
+            ("report_interval_s", "60"),
+            ("probe_interval_s", "30"),
+            ("probe_timeout_s", "5"),
+            ("stale_after_s", "180"),
+            ("failure_streak", "3"),
+            ("quorum", "2"),
+            ("unreliable_fraction", fraction),
+        ];
+        let app = &app;
+        let es = es.clone();
+        async move { app.form_post(&es, "save_settings", &fields).await }
+    };
+    let saved = save("0,25").await;
+    assert_eq!(saved.status(), 302);
+    assert_eq!(
+        get(&app, "/api/v1/settings").await["unreliable_fraction"],
+        0.25
+    );
+    let (_, html) = app.page(&with_flash(&es, &saved), "/settings").await;
+    assert!(html.contains("value=\"0,25\"") && !html.contains("role=\"alert\""));
+
+    assert_eq!(save("0.75").await.status(), 302, "a point is read too");
+    assert_eq!(
+        get(&app, "/api/v1/settings").await["unreliable_fraction"],
+        0.75
+    );
+
+    let refused = save("0,5,0").await;
+    let (_, html) = app.page(&with_flash(&es, &refused), "/settings").await;
+    assert!(
+        html.contains("role=\"alert\"") && html.contains("is not a decimal number"),
+        "{html}"
+    );
+    assert_eq!(
+        get(&app, "/api/v1/settings").await["unreliable_fraction"],
+        0.75
+    );
+}

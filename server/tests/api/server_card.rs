@@ -237,10 +237,11 @@ async fn each_new_report_shows_on_a_card_already_read() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
     let cookie = app.signed_in("ops", "a long password").await;
-    let shown = |connections: u32| {
+    let shown = |connections: &str| {
         format!("<span class=\"tabular-nums text-slate-900\">{connections}</span>")
     };
-    for (i, connections) in [4242u32, 5151, 6060].into_iter().enumerate() {
+    let reports = [(4242u32, "4,242"), (5151, "5,151"), (6060, "6,060")];
+    for (i, (connections, reads)) in reports.into_iter().enumerate() {
         let mut r = report(&uuid(400 + i as u32), true, vec![]);
         r["metrics"] = serde_json::json!({"connections": connections});
         assert_eq!(post(&app, &tokens["de-1"], &r).await.status(), 202);
@@ -248,7 +249,7 @@ async fn each_new_report_shows_on_a_card_already_read() {
         for _ in 0..2 {
             let (_, html) = app.page(&cookie, "/servers/de-1").await;
             assert!(
-                html.contains(&shown(connections)),
+                html.contains(&shown(reads)),
                 "report {i}: {connections} connections not shown"
             );
         }

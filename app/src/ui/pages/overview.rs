@@ -46,7 +46,7 @@ fn Glance(o: Overview) -> impl IntoView {
         .map(|(status, n)| {
             view! {
                 <li class="rounded-lg border border-slate-200 px-4 py-3" data-testid="status-count">
-                    <span class="block text-2xl font-semibold tabular-nums">{*n}</span>
+                    <span class="block text-2xl font-semibold tabular-nums">{lang.number(u64::from(*n))}</span>
                     <span class="text-sm"><StatusDot status=*status/></span>
                 </li>
             }

@@ -61,21 +61,16 @@ fn RouteCard(route: RouteOverview) -> impl IntoView {
             {lang.route_serves_best_available(&best.name, &best.country)}
         </p>
     });
-    let cover = if in_rotation.is_empty() {
-        String::new()
-    } else {
-        in_rotation.join(", ")
-    };
+    // What an out-of-rotation server's row says: who serves its users.
+    let served_by = (!in_rotation.is_empty()).then(|| lang.out_of_rotation_served_by(&in_rotation));
     let rows = route
         .servers
         .into_iter()
         .map(|s| {
             let note = if s.in_rotation {
                 lang.ui(Ui::InRotation).to_string()
-            } else if cover.is_empty() {
-                lang.ui(Ui::OutOfRotation).to_string()
             } else {
-                lang.out_of_rotation_served_by(&cover)
+                served_by.clone().unwrap_or_else(|| lang.ui(Ui::OutOfRotation).to_string())
             };
             let stale = (s.stale && s.status != ServerStatus::NoData).then(|| view! { <StaleBadge/> });
             view! {

@@ -17,7 +17,7 @@ use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
 use meshwatch::chart::ChartMetric;
-use meshwatch::i18n::{Text, Ui};
+use meshwatch::i18n::{Lang, Text, Ui};
 use meshwatch::status::ServerStatus;
 use meshwatch::views::ServerCard;
 use std::sync::Arc;
@@ -157,15 +157,15 @@ fn SelfCheck(card: Arc<ServerCard>, silent: bool) -> impl IntoView {
     }
 }
 
-/// How a charted value reads ("42.0 %").
-type ReadValue = fn(f64) -> String;
+/// How a charted value reads in the page's language ("42.0 %").
+type ReadValue = fn(Lang, f64) -> String;
 
-fn percent(p: f64) -> String {
-    format!("{} %", format::decimal(p, 1))
+fn percent(lang: Lang, p: f64) -> String {
+    lang.percent(p, 1)
 }
 
-fn rate(bytes_per_s: f64) -> String {
-    format!("{}/s", format::bytes(bytes_per_s as u64))
+fn rate(lang: Lang, bytes_per_s: f64) -> String {
+    format!("{}/s", format::bytes(lang, bytes_per_s as u64))
 }
 
 #[component]
@@ -180,14 +180,14 @@ fn Metrics(card: Arc<ServerCard>) -> impl IntoView {
         });
     };
     let pair = |used: Option<u64>, total: Option<u64>| match (used, total) {
-        (Some(u), Some(t)) => lang.used_of_total(&format::bytes(u), &format::bytes(t)),
-        (Some(u), None) => format::bytes(u),
+        (Some(u), Some(t)) => lang.used_of_total(&format::bytes(lang, u), &format::bytes(lang, t)),
+        (Some(u), None) => format::bytes(lang, u),
         _ => "—".into(),
     };
     let charted: Vec<(&'static str, String, ChartMetric, ReadValue)> = vec![
         (
             lang.ui(Ui::Cpu),
-            m.cpu_pct.map_or("—".into(), percent),
+            m.cpu_pct.map_or("—".into(), |p| percent(lang, p)),
             ChartMetric::CpuPct,
             percent,
         ),
@@ -205,37 +205,39 @@ fn Metrics(card: Arc<ServerCard>) -> impl IntoView {
         ),
         (
             lang.ui(Ui::NetworkIn),
-            m.net_rx_rate_bps
-                .map(rate)
-                .unwrap_or_else(|| m.net_rx_bytes.map_or("—".into(), format::bytes)),
+            m.net_rx_rate_bps.map(|r| rate(lang, r)).unwrap_or_else(|| {
+                m.net_rx_bytes
+                    .map_or("—".into(), |b| format::bytes(lang, b))
+            }),
             ChartMetric::NetInBps,
             rate,
         ),
         (
             lang.ui(Ui::NetworkOut),
-            m.net_tx_rate_bps
-                .map(rate)
-                .unwrap_or_else(|| m.net_tx_bytes.map_or("—".into(), format::bytes)),
+            m.net_tx_rate_bps.map(|r| rate(lang, r)).unwrap_or_else(|| {
+                m.net_tx_bytes
+                    .map_or("—".into(), |b| format::bytes(lang, b))
+            }),
             ChartMetric::NetOutBps,
             rate,
         ),
         (
             lang.ui(Ui::Connections),
-            m.connections.map_or("—".into(), |c| c.to_string()),
+            m.connections.map_or("—".into(), |c| lang.number(c)),
             ChartMetric::Connections,
-            |c| format::decimal(c, 0),
+            |lang, c| lang.decimal(c, 0),
         ),
         (
             lang.ui(Ui::Load1),
-            m.load1.map_or("—".into(), |l| format::decimal(l, 2)),
+            m.load1.map_or("—".into(), |l| lang.decimal(l, 2)),
             ChartMetric::Load1,
-            |l| format::decimal(l, 2),
+            |lang, l| lang.decimal(l, 2),
         ),
     ];
     let stale = card.verdict.stale.then(|| view! { <StaleBadge/> });
     let uptime = m.uptime_s.map(|u| {
         view! {
-            <p class="mt-3 text-sm text-slate-600">{lang.up_for(&format::duration(u))}</p>
+            <p class="mt-3 text-sm text-slate-600">{lang.up_for(&lang.duration(u))}</p>
         }
     });
     Either::Right(view! {
@@ -244,7 +246,7 @@ fn Metrics(card: Arc<ServerCard>) -> impl IntoView {
             <dl class="mt-3 grid gap-x-6 gap-y-4 text-sm sm:grid-cols-2">
                 {charted.into_iter().map(|(label, now, metric, read)| {
                     let chart = card.charts.series(metric).map(|series| {
-                        let peak = series.peak().map(|p| read(f64::from(p)));
+                        let peak = series.peak().map(|p| read(lang, f64::from(p)));
                         view! { <Sparkline series=series.clone() label peak/> }
                     });
                     view! {
@@ -284,7 +286,7 @@ fn Notes(card: Arc<ServerCard>) -> impl IntoView {
         </p>
     });
     let blocked = (!v.blocked_by.is_empty()).then(|| {
-        let by = v.blocked_by.iter().map(|id| card.label(id)).collect::<Vec<_>>().join(", ");
+        let by = v.blocked_by.iter().map(|id| card.label(id)).collect::<Vec<_>>();
         view! {
             <p role="note" class="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-900">
                 {lang.blocked_by_verifier(&by)}
@@ -456,9 +458,7 @@ fn History(card: Arc<ServerCard>) -> impl IntoView {
         .into_iter()
         .zip(card.uptime)
         .map(|(window, share)| {
-            let value = share.map_or("—".to_string(), |s| {
-                format!("{} %", format::decimal(s * 100.0, 2))
-            });
+            let value = share.map_or("—".to_string(), |s| lang.percent(s * 100.0, 2));
             view! {
                 <div>
                     <dt class="text-slate-500">{lang.uptime_over(lang.ui(window))}</dt>

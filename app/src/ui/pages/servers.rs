@@ -11,7 +11,7 @@ use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
-use meshwatch::i18n::{Lang, Ui};
+use meshwatch::i18n::{Lang, Slotted, Ui};
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{FilterKeys, ServerFilter, ServerListItem};
 use serde::{Deserialize, Serialize};
@@ -91,7 +91,7 @@ fn ServersTable(
     filter: ServerFilter,
 ) -> impl IntoView {
     let lang = use_lang();
-    let total = servers.len();
+    let showing = lang.showing_servers_of(servers.len());
     let options = FacetOptions::of(&servers, lang);
     let rows: Vec<_> = servers
         .into_iter()
@@ -102,7 +102,7 @@ fn ServersTable(
         .collect();
     let shown = rows.iter().filter(|(admitted, _, _)| *admitted).count();
     view! {
-        <ServerFilters lang filter options shown total/>
+        <ServerFilters lang filter options shown showing/>
         <div class="mt-6 overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
             <table class="min-w-full divide-y divide-slate-200 text-left text-sm">
                 <caption class="sr-only">{lang.ui(Ui::Servers)}</caption>
@@ -137,7 +137,8 @@ fn ServerFilters(
     options: FacetOptions,
     /// Rows the filter admits now.
     shown: usize,
-    total: usize,
+    /// "Showing … of 10 servers", in its form for the fleet's size.
+    showing: Slotted,
 ) -> impl IntoView {
     let current = RwSignal::new(filter.clone());
     let shown = RwSignal::new(shown);
@@ -186,7 +187,7 @@ fn ServerFilters(
             <button type="submit" class="rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-100">{lang.ui(Ui::ApplyFilters)}</button>
         </form>
         <p class="mt-1 text-sm text-slate-500" aria-live="polite">
-            {move || lang.showing_servers(shown.get(), total)}
+            {move || showing.fill(lang, shown.get() as u64)}
         </p>
     }
 }

@@ -70,57 +70,67 @@ fn Said(outcome: Option<Outcome>, done: Ui) -> impl IntoView {
     }
 }
 
+/// What a parameter's input takes.
+#[derive(Clone, Copy)]
+enum Field {
+    /// A whole number, 1 or more.
+    Whole,
+    /// A decimal fraction, written with the page's decimal separator
+    /// ("0,5" in Spanish); either separator is read back.
+    Fraction,
+}
+
 #[component]
 fn Parameters(s: Settings, outcome: Option<Outcome>) -> impl IntoView {
     let lang = use_lang();
-    let fields: [(&str, Ui, String, &str, Ui); 7] = [
+    let fields: [(&str, Ui, String, Field, Ui); 7] = [
         (
             "report_interval_s",
             Ui::ReportInterval,
             s.report_interval_s.to_string(),
-            "1",
+            Field::Whole,
             Ui::ReportIntervalHelp,
         ),
         (
             "probe_interval_s",
             Ui::ProbeInterval,
             s.probe_interval_s.to_string(),
-            "1",
+            Field::Whole,
             Ui::ProbeIntervalHelp,
         ),
         (
             "probe_timeout_s",
             Ui::ProbeTimeout,
             s.probe_timeout_s.to_string(),
-            "1",
+            Field::Whole,
             Ui::ProbeTimeoutHelp,
         ),
         (
             "stale_after_s",
             Ui::StaleAfter,
             s.stale_after_s.to_string(),
-            "1",
+            Field::Whole,
             Ui::StaleAfterHelp,
         ),
         (
             "failure_streak",
             Ui::FailureStreak,
             s.failure_streak.to_string(),
-            "1",
+            Field::Whole,
             Ui::FailureStreakHelp,
         ),
         (
             "quorum",
             Ui::Quorum,
             s.quorum.to_string(),
-            "1",
+            Field::Whole,
             Ui::QuorumHelp,
         ),
         (
             "unreliable_fraction",
             Ui::UnreliableFraction,
-            s.unreliable_fraction.to_string(),
-            "any",
+            lang.plain_decimal(s.unreliable_fraction),
+            Field::Fraction,
             Ui::UnreliableFractionHelp,
         ),
     ];
@@ -128,13 +138,25 @@ fn Parameters(s: Settings, outcome: Option<Outcome>) -> impl IntoView {
         <form method="post" action=SaveSettings::url() class=CARD>
             <h2 class=HEADING>{lang.ui(Ui::VerdictParameters)}</h2>
             <div class="mt-4 grid gap-5 md:grid-cols-2">
-                {fields.into_iter().map(|(name, label, value, step, help)| {
+                {fields.into_iter().map(|(name, label, value, field, help)| {
                     let help_id = format!("{name}-help");
+                    let input = match field {
+                        Field::Whole => view! {
+                            <input id=name name=name type="number" required min="1" step="1" value=value
+                                aria-describedby=help_id.clone() class=INPUT/>
+                        }.into_any(),
+                        // A text input: a number input shows and accepts
+                        // the browser's decimal separator, not the page's.
+                        Field::Fraction => view! {
+                            <input id=name name=name type="text" inputmode="decimal" required
+                                pattern="[0-9]*[.,]?[0-9]+" value=value
+                                aria-describedby=help_id.clone() class=INPUT/>
+                        }.into_any(),
+                    };
                     view! {
                         <div>
                             <label for=name class="block text-sm font-medium text-slate-800">{lang.ui(label)}</label>
-                            <input id=name name=name type="number" required min=if step == "any" { "0" } else { "1" } step=step value=value
-                                aria-describedby=help_id.clone() class=INPUT/>
+                            {input}
                             <p id=help_id class="mt-1 text-xs text-slate-500">{lang.ui(help)}</p>
                         </div>
                     }

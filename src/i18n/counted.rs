@@ -1,0 +1,444 @@
+//! The phrases with a count in them, each in the forms its language
+//! needs: which form a count takes is its CLDR plural category
+//! ([`Lang::plural`]); every language falls back to its `Other` form
+//! (Spanish and Portuguese "many", for millions, reads like it with
+//! digits). Counts are written with the language's digit grouping, and
+//! lists of names joined as the language joins them.
+
+use super::{Lang, Plural, Text};
+use serde::{Deserialize, Serialize};
+
+/// A phrase with one count still to fill in: the text before and after
+/// it. The phrase's form was chosen already (it follows another count).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Slotted {
+    before: String,
+    after: String,
+}
+
+impl Slotted {
+    /// Where the count goes while the phrase is rendered.
+    const SLOT: &'static str = "\u{1}";
+
+    fn split(text: String) -> Slotted {
+        let (before, after) = text.split_once(Self::SLOT).unwrap_or((&text, ""));
+        Slotted {
+            before: before.to_owned(),
+            after: after.to_owned(),
+        }
+    }
+
+    /// The phrase with `n`, written as `lang` writes numbers.
+    pub fn fill(&self, lang: Lang, n: u64) -> String {
+        format!("{}{}{}", self.before, lang.number(n), self.after)
+    }
+}
+
+impl Lang {
+    /// "k of n of your servers can't reach it": PRODUCT.md §5's
+    /// template, the same at every k. Its verb agrees with the partitive
+    /// ("of your servers"), which each language accepts for "1 of 3" too.
+    pub fn unreachable_count(self, k: u32, n: u32) -> String {
+        let (k, n) = (self.number(k.into()), self.number(n.into()));
+        match self {
+            Lang::En => format!("{k} of {n} of your servers can't reach it"),
+            Lang::Es => format!("{k} de {n} de tus servidores no pueden alcanzarlo"),
+            Lang::Pt => format!("{k} de {n} dos seus servidores não conseguem alcançá-lo"),
+            Lang::Sv => format!("{k} av {n} av dina servrar når den inte"),
+            Lang::Hi => format!("आपके {n} में से {k} सर्वर इस तक नहीं पहुँच पा रहे"),
+            Lang::Ja => format!("{n}台中{k}台のサーバーから到達できません"),
+        }
+    }
+
+    /// "3 notifications not delivered (…), 1 failed. " — followed by a
+    /// link to the outbox.
+    pub fn undelivered_notifications(self, undelivered: u32, failed: u32) -> String {
+        let u_one = self.plural(undelivered.into()) == Plural::One;
+        let f_one = self.plural(failed.into()) == Plural::One;
+        let (u, f) = (self.number(undelivered.into()), self.number(failed.into()));
+        let undelivered = match (self, u_one) {
+            (Lang::En, true) => format!("{u} notification not delivered"),
+            (Lang::En, false) => format!("{u} notifications not delivered"),
+            (Lang::Es, true) => format!("{u} notificación sin entregar"),
+            (Lang::Es, false) => format!("{u} notificaciones sin entregar"),
+            (Lang::Pt, true) => format!("{u} notificação não entregue"),
+            (Lang::Pt, false) => format!("{u} notificações não entregues"),
+            (Lang::Sv, true) => format!("{u} avisering inte levererad"),
+            (Lang::Sv, false) => format!("{u} aviseringar inte levererade"),
+            (Lang::Hi, true) => format!("{u} सूचना नहीं भेजी गई"),
+            (Lang::Hi, false) => format!("{u} सूचनाएँ नहीं भेजी गईं"),
+            (Lang::Ja, _) => format!("{u}件の通知が未配信です"),
+        };
+        let failed = match (self, f_one) {
+            (Lang::En, _) => format!("{f} failed"),
+            (Lang::Es, true) => format!("{f} fallida"),
+            (Lang::Es, false) => format!("{f} fallidas"),
+            (Lang::Pt, _) => format!("{f} com falha"),
+            (Lang::Sv, true) => format!("{f} misslyckad"),
+            (Lang::Sv, false) => format!("{f} misslyckade"),
+            (Lang::Hi, _) => format!("{f} विफल"),
+            (Lang::Ja, _) => format!("{f}件が失敗しました"),
+        };
+        match self {
+            Lang::En => format!("{undelivered} (no email or webhook configured), {failed}. "),
+            Lang::Es => format!("{undelivered} (no hay correo ni webhook configurado), {failed}. "),
+            Lang::Pt => format!("{undelivered} (nenhum e-mail ou webhook configurado), {failed}. "),
+            Lang::Sv => {
+                format!("{undelivered} (ingen e-post eller webhook konfigurerad), {failed}. ")
+            }
+            Lang::Hi => format!("{undelivered} (कोई ईमेल या वेबहुक कॉन्फ़िगर नहीं है), {failed}। "),
+            Lang::Ja => {
+                format!("{undelivered}（メールも Webhook も設定されていません）。{failed}。")
+            }
+        }
+    }
+
+    /// "2 servers with stale evidence (stale)." — the badge's word last.
+    pub fn stale_servers(self, n: u32) -> String {
+        let stale = self.text(Text::Stale);
+        let one = self.plural(n.into()) == Plural::One;
+        let n = self.number(n.into());
+        match (self, one) {
+            (Lang::En, true) => format!("{n} server with stale evidence ({stale})."),
+            (Lang::En, false) => format!("{n} servers with stale evidence ({stale})."),
+            (Lang::Es, true) => format!("{n} servidor con evidencia desactualizada ({stale})."),
+            (Lang::Es, false) => {
+                format!("{n} servidores con evidencia desactualizada ({stale}).")
+            }
+            (Lang::Pt, true) => format!("{n} servidor com evidências desatualizadas ({stale})."),
+            (Lang::Pt, false) => {
+                format!("{n} servidores com evidências desatualizadas ({stale}).")
+            }
+            (Lang::Sv, true) => format!("{n} server med inaktuellt underlag ({stale})."),
+            (Lang::Sv, false) => format!("{n} servrar med inaktuellt underlag ({stale})."),
+            (Lang::Hi, _) => format!("पुराने साक्ष्य वाले {n} सर्वर ({stale})।"),
+            (Lang::Ja, _) => format!("データが古いサーバー: {n}台（{stale}）。"),
+        }
+    }
+
+    /// "2 servers per user".
+    pub fn servers_per_user(self, k: u32) -> String {
+        let one = self.plural(k.into()) == Plural::One;
+        let k = self.number(k.into());
+        match (self, one) {
+            (Lang::En, true) => format!("{k} server per user"),
+            (Lang::En, false) => format!("{k} servers per user"),
+            (Lang::Es, true) => format!("{k} servidor por usuario"),
+            (Lang::Es, false) => format!("{k} servidores por usuario"),
+            (Lang::Pt, true) => format!("{k} servidor por usuário"),
+            (Lang::Pt, false) => format!("{k} servidores por usuário"),
+            (Lang::Sv, true) => format!("{k} server per användare"),
+            (Lang::Sv, false) => format!("{k} servrar per användare"),
+            (Lang::Hi, _) => format!("प्रति उपयोगकर्ता {k} सर्वर"),
+            (Lang::Ja, _) => format!("ユーザーあたり{k}台のサーバー"),
+        }
+    }
+
+    /// An out-of-rotation server whose users get the `cover` servers
+    /// (named), joined as a list.
+    pub fn out_of_rotation_served_by<S: AsRef<str>>(self, cover: &[S]) -> String {
+        let one = self.plural(cover.len() as u64) == Plural::One;
+        let cover = self.list(cover);
+        match (self, one) {
+            (Lang::En, _) => format!("Out of rotation — its users are served by {cover}"),
+            (Lang::Es, true) => format!("Fuera de rotación — a sus usuarios los atiende {cover}"),
+            (Lang::Es, false) => {
+                format!("Fuera de rotación — a sus usuarios los atienden {cover}")
+            }
+            (Lang::Pt, _) => format!("Fora de rotação — seus usuários são atendidos por {cover}"),
+            (Lang::Sv, _) => format!("Ur rotation — dess användare betjänas av {cover}"),
+            (Lang::Hi, _) => {
+                format!("रोटेशन से बाहर — इसके उपयोगकर्ताओं को {cover} से सेवा मिल रही है")
+            }
+            (Lang::Ja, _) => format!("ローテーション外 — ユーザーには {cover} が提供されます"),
+        }
+    }
+
+    /// "Test message queued for 2 targets."
+    pub fn test_message_queued(self, targets: usize) -> String {
+        let one = self.plural(targets as u64) == Plural::One;
+        let n = self.number(targets as u64);
+        match (self, one) {
+            (Lang::En, true) => format!("Test message queued for {n} target."),
+            (Lang::En, false) => format!("Test message queued for {n} targets."),
+            (Lang::Es, true) => format!("Mensaje de prueba en cola para {n} destino."),
+            (Lang::Es, false) => format!("Mensaje de prueba en cola para {n} destinos."),
+            (Lang::Pt, true) => format!("Mensagem de teste na fila para {n} destino."),
+            (Lang::Pt, false) => format!("Mensagem de teste na fila para {n} destinos."),
+            (Lang::Sv, _) => format!("Testmeddelande köat till {n} mottagare."),
+            (Lang::Hi, true) => {
+                format!("{n} प्राप्तकर्ता के लिए परीक्षण संदेश कतार में जोड़ा गया।")
+            }
+            (Lang::Hi, false) => {
+                format!("{n} प्राप्तकर्ताओं के लिए परीक्षण संदेश कतार में जोड़ा गया।")
+            }
+            (Lang::Ja, _) => {
+                format!("{n}件の宛先にテストメッセージを送信待ちとして登録しました。")
+            }
+        }
+    }
+
+    /// A delivery error and how many attempts it took.
+    pub fn after_attempts(self, error: &str, attempts: i64) -> String {
+        let attempts = attempts.max(0) as u64;
+        let one = self.plural(attempts) == Plural::One;
+        let n = self.number(attempts);
+        match (self, one) {
+            (Lang::En, true) => format!("{error} (after {n} attempt)"),
+            (Lang::En, false) => format!("{error} (after {n} attempts)"),
+            (Lang::Es, true) => format!("{error} (tras {n} intento)"),
+            (Lang::Es, false) => format!("{error} (tras {n} intentos)"),
+            (Lang::Pt, true) => format!("{error} (após {n} tentativa)"),
+            (Lang::Pt, false) => format!("{error} (após {n} tentativas)"),
+            (Lang::Sv, _) => format!("{error} (efter {n} försök)"),
+            (Lang::Hi, true) => format!("{error} ({n} प्रयास के बाद)"),
+            (Lang::Hi, false) => format!("{error} ({n} प्रयासों के बाद)"),
+            (Lang::Ja, _) => format!("{error}（{n}回試行後）"),
+        }
+    }
+
+    /// "Showing 3 of 10 servers".
+    pub fn showing_servers(self, shown: usize, total: usize) -> String {
+        self.showing_servers_of(total).fill(self, shown as u64)
+    }
+
+    /// "Showing … of 10 servers", the shown count filled in later: the
+    /// form follows the total, so the servers filter (an island) counts
+    /// in the browser without the plural rules in its WASM.
+    pub fn showing_servers_of(self, total: usize) -> Slotted {
+        let one = self.plural(total as u64) == Plural::One;
+        let (shown, total) = (Slotted::SLOT, self.number(total as u64));
+        Slotted::split(match (self, one) {
+            (Lang::En, true) => format!("Showing {shown} of {total} server"),
+            (Lang::En, false) => format!("Showing {shown} of {total} servers"),
+            (Lang::Es, true) => format!("Mostrando {shown} de {total} servidor"),
+            (Lang::Es, false) => format!("Mostrando {shown} de {total} servidores"),
+            (Lang::Pt, true) => format!("Mostrando {shown} de {total} servidor"),
+            (Lang::Pt, false) => format!("Mostrando {shown} de {total} servidores"),
+            (Lang::Sv, true) => format!("Visar {shown} av {total} server"),
+            (Lang::Sv, false) => format!("Visar {shown} av {total} servrar"),
+            (Lang::Hi, _) => format!("{total} में से {shown} सर्वर दिखाए जा रहे हैं"),
+            (Lang::Ja, _) => format!("{total}台中{shown}台のサーバーを表示"),
+        })
+    }
+
+    /// "Showing 51–100 of 230 users".
+    pub fn showing_users(self, first: usize, last: usize, total: u32) -> String {
+        let one = self.plural(total.into()) == Plural::One;
+        let (first, last) = (self.number(first as u64), self.number(last as u64));
+        let total = self.number(total.into());
+        match (self, one) {
+            (Lang::En, true) => format!("Showing {first}–{last} of {total} user"),
+            (Lang::En, false) => format!("Showing {first}–{last} of {total} users"),
+            (Lang::Es, true) => format!("Mostrando {first}–{last} de {total} usuario"),
+            (Lang::Es, false) => format!("Mostrando {first}–{last} de {total} usuarios"),
+            (Lang::Pt, true) => format!("Mostrando {first}–{last} de {total} usuário"),
+            (Lang::Pt, false) => format!("Mostrando {first}–{last} de {total} usuários"),
+            (Lang::Sv, _) => format!("Visar {first}–{last} av {total} användare"),
+            (Lang::Hi, _) => format!("{total} में से {first}–{last} उपयोगकर्ता दिखाए जा रहे हैं"),
+            (Lang::Ja, _) => format!("全{total}人中{first}–{last}人目を表示"),
+        }
+    }
+
+    /// The note on a witness that fails too many servers to be trusted
+    /// (PRODUCT.md R1: "can't reach k of n servers — its votes are
+    /// ignored").
+    pub fn unreliable_witness(self, failing: u32, of: u32) -> String {
+        // The noun follows n ("of 1 server"), except in Hindi, where it
+        // follows k.
+        let n_one = self.plural(of.into()) == Plural::One;
+        let k_one = self.plural(failing.into()) == Plural::One;
+        let (k, n) = (self.number(failing.into()), self.number(of.into()));
+        match (self, n_one) {
+            (Lang::En, true) => format!("Unreliable witness: can't reach {k} of {n} server — its votes are ignored."),
+            (Lang::En, false) => format!("Unreliable witness: can't reach {k} of {n} servers — its votes are ignored."),
+            (Lang::Es, true) => format!("Testigo poco fiable: no alcanza {k} de {n} servidor — sus votos se ignoran."),
+            (Lang::Es, false) => format!("Testigo poco fiable: no alcanza {k} de {n} servidores — sus votos se ignoran."),
+            (Lang::Pt, true) => format!("Testemunha não confiável: não alcança {k} de {n} servidor — seus votos são ignorados."),
+            (Lang::Pt, false) => format!("Testemunha não confiável: não alcança {k} de {n} servidores — seus votos são ignorados."),
+            (Lang::Sv, true) => format!("Opålitligt vittne: når inte {k} av {n} server — dess röster ignoreras."),
+            (Lang::Sv, false) => format!("Opålitligt vittne: når inte {k} av {n} servrar — dess röster ignoreras."),
+            (Lang::Hi, _) if k_one => format!("अविश्वसनीय साक्षी: {n} में से {k} सर्वर तक नहीं पहुँच पाता — इसके वोट अनदेखे किए जाते हैं।"),
+            (Lang::Hi, _) => format!("अविश्वसनीय साक्षी: {n} में से {k} सर्वरों तक नहीं पहुँच पाता — इसके वोट अनदेखे किए जाते हैं।"),
+            (Lang::Ja, _) => format!("信頼できない観測元: {n}台中{k}台のサーバーに到達できません — この観測元の判定は無視されます。"),
+        }
+    }
+
+    /// The banner of a whole-fleet fault (Overview and server cards).
+    pub fn witness_fault(self, fault: crate::verdict::WitnessFault) -> String {
+        let one = self.plural(fault.unreliable.into()) == Plural::One;
+        let (k, n) = (
+            self.number(fault.unreliable.into()),
+            self.number(fault.witnesses.into()),
+        );
+        // How many of the witnesses are unreliable; the verb agrees with k.
+        let figure = match (self, one) {
+            (Lang::En, true) => format!("{k} of {n} is unreliable"),
+            (Lang::En, false) => format!("{k} of {n} are unreliable"),
+            (Lang::Es, true) => format!("{k} de {n} no es fiable"),
+            (Lang::Es, false) => format!("{k} de {n} no son fiables"),
+            (Lang::Pt, true) => format!("{k} de {n} não é confiável"),
+            (Lang::Pt, false) => format!("{k} de {n} não são confiáveis"),
+            (Lang::Sv, true) => format!("{k} av {n} är opålitligt"),
+            (Lang::Sv, false) => format!("{k} av {n} är opålitliga"),
+            (Lang::Hi, true) => format!("{n} में से {k} अविश्वसनीय है"),
+            (Lang::Hi, false) => format!("{n} में से {k} अविश्वसनीय हैं"),
+            (Lang::Ja, _) => format!("{n}台中{k}台が信頼できません"),
+        };
+        match self {
+            Lang::En => format!("Most witnesses can't reach most servers ({figure}): the problem is probably the network of the witnesses, not the servers. Nothing has been taken out of rotation."),
+            Lang::Es => format!("La mayoría de los testigos no alcanza a la mayoría de los servidores ({figure}): el problema probablemente está en la red de los testigos, no en los servidores. No se ha sacado nada de la rotación."),
+            Lang::Pt => format!("A maioria das testemunhas não alcança a maioria dos servidores ({figure}): o problema provavelmente está na rede das testemunhas, não nos servidores. Nada foi tirado de rotação."),
+            Lang::Sv => format!("De flesta vittnen når inte de flesta servrar ({figure}): felet ligger troligen i vittnenas nätverk, inte i servrarna. Inget har tagits ur rotation."),
+            Lang::Hi => format!("अधिकांश साक्षी अधिकांश सर्वरों तक नहीं पहुँच पा रहे ({figure}): समस्या शायद साक्षियों के नेटवर्क में है, सर्वरों में नहीं। किसी भी सर्वर को रोटेशन से नहीं हटाया गया है।"),
+            Lang::Ja => format!("ほとんどの観測元がほとんどのサーバーに到達できません（{figure}）。問題はサーバーではなく、観測元のネットワークにある可能性が高いです。ローテーションから外されたサーバーはありません。"),
+        }
+    }
+
+    /// The note on a blocked address; `verifiers` are the ones that see
+    /// the block (named), joined as a list.
+    pub fn blocked_by_verifier<S: AsRef<str>>(self, verifiers: &[S]) -> String {
+        let one = self.plural(verifiers.len() as u64) == Plural::One;
+        let by = self.list(verifiers);
+        match (self, one) {
+            (Lang::En, true) => format!("Address blocked as seen by the verifier {by}: consider changing this server's IP address."),
+            (Lang::En, false) => format!("Address blocked as seen by the verifiers {by}: consider changing this server's IP address."),
+            (Lang::Es, true) => format!("Dirección bloqueada según el verificador {by}: considera cambiar la dirección IP de este servidor."),
+            (Lang::Es, false) => format!("Dirección bloqueada según los verificadores {by}: considera cambiar la dirección IP de este servidor."),
+            (Lang::Pt, true) => format!("Endereço bloqueado segundo o verificador {by}: considere trocar o endereço IP deste servidor."),
+            (Lang::Pt, false) => format!("Endereço bloqueado segundo os verificadores {by}: considere trocar o endereço IP deste servidor."),
+            (Lang::Sv, true) => format!("Adressen är blockerad enligt verifieraren {by}: överväg att byta den här serverns IP-adress."),
+            (Lang::Sv, false) => format!("Adressen är blockerad enligt verifierarna {by}: överväg att byta den här serverns IP-adress."),
+            (Lang::Hi, true) => format!("सत्यापक {by} के अनुसार पता ब्लॉक है: इस सर्वर का IP पता बदलने पर विचार करें।"),
+            (Lang::Hi, false) => format!("सत्यापकों {by} के अनुसार पता ब्लॉक है: इस सर्वर का IP पता बदलने पर विचार करें।"),
+            (Lang::Ja, _) => format!("検証サーバー {by} から見てアドレスがブロックされています。このサーバーの IP アドレスの変更を検討してください。"),
+        }
+    }
+
+    /// The mesh summary when every probing server reaches it. The card
+    /// shows it for one server or more (none reads "no fresh witness").
+    pub fn all_reach_it(self, of: u32) -> String {
+        let one = self.plural(of.into()) == Plural::One;
+        let n = self.number(of.into());
+        match (self, one) {
+            (Lang::En, true) => "Your only server that probes it reaches it.".into(),
+            (Lang::En, false) => format!("All {n} of your servers that probe it reach it."),
+            (Lang::Es, true) => "Tu único servidor que lo sondea lo alcanza.".into(),
+            (Lang::Es, false) => format!("Todos tus {n} servidores que lo sondean lo alcanzan."),
+            // Brazilian Portuguese counts 0 with 1, so this form keeps the number.
+            (Lang::Pt, true) => format!("{n} servidor seu o sonda e o alcança."),
+            (Lang::Pt, false) => format!("Todos os seus {n} servidores que o sondam o alcançam."),
+            (Lang::Sv, true) => "Din enda server som sonderar den når den.".into(),
+            (Lang::Sv, false) => format!("Alla {n} av dina servrar som sonderar den når den."),
+            (Lang::Hi, true) => format!("इसकी जाँच करने वाला आपका {n} सर्वर इस तक पहुँच रहा है।"),
+            (Lang::Hi, false) => {
+                format!("इसकी जाँच करने वाले आपके सभी {n} सर्वर इस तक पहुँच रहे हैं।")
+            }
+            (Lang::Ja, _) => format!("プローブしている{n}台のサーバーすべてから到達できます。"),
+        }
+    }
+
+    /// The password rule under the password fields.
+    pub fn min_password_len(self, n: usize) -> String {
+        let one = self.plural(n as u64) == Plural::One;
+        let n = self.number(n as u64);
+        match (self, one) {
+            (Lang::En, true) => format!("At least {n} character."),
+            (Lang::En, false) => format!("At least {n} characters."),
+            (Lang::Es, true) => format!("Al menos {n} carácter."),
+            (Lang::Es, false) => format!("Al menos {n} caracteres."),
+            (Lang::Pt, true) => format!("Pelo menos {n} caractere."),
+            (Lang::Pt, false) => format!("Pelo menos {n} caracteres."),
+            (Lang::Sv, _) => format!("Minst {n} tecken."),
+            (Lang::Hi, _) => format!("कम से कम {n} अक्षर।"),
+            (Lang::Ja, _) => format!("{n}文字以上。"),
+        }
+    }
+
+    /// "3 d ago": whole days, in the language's word for them.
+    pub(super) fn days_ago(self, days: u64) -> String {
+        let one = self.plural(days) == Plural::One;
+        let n = self.number(days);
+        match (self, one) {
+            (Lang::En, _) => format!("{n} d ago"),
+            (Lang::Es, true) => format!("hace {n} día"),
+            (Lang::Es, false) => format!("hace {n} días"),
+            (Lang::Pt, true) => format!("há {n} dia"),
+            (Lang::Pt, false) => format!("há {n} dias"),
+            (Lang::Sv, true) => format!("för {n} dag sedan"),
+            (Lang::Sv, false) => format!("för {n} dagar sedan"),
+            (Lang::Hi, _) => format!("{n} दिन पहले"),
+            (Lang::Ja, _) => format!("{n}日前"),
+        }
+    }
+}
+
+/// A phrase with a count, rendered in a language at a count.
+#[cfg(test)]
+pub(super) type CountedPhrase = fn(Lang, u64) -> String;
+
+/// Every phrase with a count, by name, as a function of the count, for
+/// the tests that render each at many counts. Counts a phrase takes in
+/// pairs get the same count twice, or a fixed partner that keeps the
+/// sentence true.
+#[cfg(test)]
+pub(super) fn phrases() -> Vec<(&'static str, CountedPhrase)> {
+    // Lists of names are never empty where the panel shows them.
+    fn names(n: u64) -> Vec<String> {
+        ["Moscow 1 (RU)", "Tehran 2 (IR)", "Beijing 3 (CN)"]
+            .iter()
+            .cycle()
+            .take(n.max(1) as usize)
+            .map(|s| s.to_string())
+            .collect()
+    }
+    vec![
+        ("unreachable_count", |l, n| {
+            l.unreachable_count(n as u32, 30)
+        }),
+        ("unreachable_count.of", |l, n| {
+            l.unreachable_count(1, n as u32)
+        }),
+        ("undelivered_notifications", |l, n| {
+            l.undelivered_notifications(n as u32, 0)
+        }),
+        ("undelivered_notifications.failed", |l, n| {
+            l.undelivered_notifications(30, n as u32)
+        }),
+        ("stale_servers", |l, n| l.stale_servers(n as u32)),
+        ("servers_per_user", |l, n| l.servers_per_user(n as u32)),
+        ("out_of_rotation_served_by", |l, n| {
+            l.out_of_rotation_served_by(&names(n))
+        }),
+        ("test_message_queued", |l, n| {
+            l.test_message_queued(n as usize)
+        }),
+        ("after_attempts", |l, n| {
+            l.after_attempts("timeout", n as i64)
+        }),
+        ("showing_servers", |l, n| {
+            l.showing_servers(n as usize, n as usize)
+        }),
+        ("showing_users", |l, n| {
+            l.showing_users(1, n as usize, n as u32)
+        }),
+        ("unreliable_witness", |l, n| {
+            l.unreliable_witness(n as u32, n as u32)
+        }),
+        ("unreliable_witness.of", |l, n| {
+            l.unreliable_witness(n.min(2) as u32, n as u32)
+        }),
+        ("witness_fault", |l, n| {
+            l.witness_fault(crate::verdict::WitnessFault {
+                unreliable: n as u32,
+                witnesses: 30,
+            })
+        }),
+        ("blocked_by_verifier", |l, n| {
+            l.blocked_by_verifier(&names(n))
+        }),
+        ("all_reach_it", |l, n| l.all_reach_it(n as u32)),
+        ("min_password_len", |l, n| l.min_password_len(n as usize)),
+        ("days_ago", |l, n| l.days_ago(n)),
+    ]
+}

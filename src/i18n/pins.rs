@@ -1,0 +1,226 @@
+//! Every text the panel renders, in every language, pinned: each key of
+//! the catalogue, each phrase with sample values, each phrase with a
+//! count at n = 0, 1, 2, 5 and 21, numbers, lists and the notification
+//! messages. The pins live in `src/i18n/pins/<code>.txt`, one text per
+//! line (`name<TAB>text`, line breaks as `\n`), so a change of wording
+//! shows up as a reviewed diff of that file.
+//!
+//! After a deliberate change, write the files again with
+//! `MESHWATCH_PIN=1 cargo test -p meshwatch --lib i18n::pins` and review
+//! the diff.
+
+use super::notice::{BlockEvent, Incident};
+use super::{counted, ui, Lang, Text, Ui};
+use crate::views::ServerRef;
+use crate::ServerId;
+use chrono::{DateTime, Utc};
+use std::path::PathBuf;
+
+/// The counts every phrase with a count is rendered at: each CLDR
+/// category of the six languages, and 21, which is "one" in languages
+/// whose rules look at the last digit.
+const COUNTS: [u64; 5] = [0, 1, 2, 5, 21];
+
+fn server(id: &str, name: &str, country: &str) -> ServerRef {
+    ServerRef {
+        id: ServerId::parse(id).expect("slug"),
+        name: name.to_owned(),
+        country: country.to_owned(),
+    }
+}
+
+/// A block that started or cleared, seen by `verifiers` verifiers on
+/// `addresses` addresses (each 0 to 2).
+fn incident(event: BlockEvent, verifiers: usize, addresses: usize) -> Incident {
+    let all_verifiers = [
+        server("ru-1", "Moscow 1", "RU"),
+        server("ir-1", "Tehran 1", "IR"),
+    ];
+    let all_addresses = ["203.0.113.10:443", "203.0.113.10:8443"];
+    Incident {
+        event,
+        server: server("de-1", "Frankfurt 1", "DE"),
+        addresses: all_addresses[..addresses]
+            .iter()
+            .map(|a| a.to_string())
+            .collect(),
+        verifiers: all_verifiers[..verifiers].to_vec(),
+        at: DateTime::parse_from_rfc3339("2026-12-02T10:04:00Z")
+            .map(|t| t.with_timezone(&Utc))
+            .expect("time"),
+    }
+}
+
+/// Every text of `lang`, each with a name unique within the language.
+pub(super) fn rendered(lang: Lang) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for text in Text::ALL {
+        out.push((format!("Text::{text:?}"), lang.text(text).to_owned()));
+    }
+    for key in Ui::ALL {
+        out.push((format!("Ui::{key:?}"), lang.ui(*key).to_owned()));
+    }
+    for (name, text) in ui::samples(lang) {
+        out.push((name.to_owned(), text));
+    }
+    for (name, phrase) in counted::phrases() {
+        for n in COUNTS {
+            out.push((format!("{name} n={n}"), phrase(lang, n)));
+        }
+    }
+    for (name, seconds) in [("min", 90), ("h", 3 * 3600 + 120), ("d", 93_784)] {
+        out.push((format!("duration.{name}"), lang.duration(seconds)));
+    }
+    for n in [999, 1000, 12_345, 1_234_567] {
+        out.push((format!("number {n}"), lang.number(n)));
+    }
+    out.push(("decimal 0.5".into(), lang.decimal(0.5, 1)));
+    out.push(("decimal 1234.56".into(), lang.decimal(1234.56, 2)));
+    out.push(("percent 99.95".into(), lang.percent(99.95, 2)));
+    out.push(("plain_decimal 0.25".into(), lang.plain_decimal(0.25)));
+    let names = ["Moscow 1", "Ibiza 2", "Tehran 3"];
+    for n in 1..=3 {
+        out.push((format!("list of {n}"), lang.list(&names[..n])));
+    }
+    for (event, name) in [
+        (BlockEvent::Started, "blocked"),
+        (BlockEvent::Cleared, "cleared"),
+    ] {
+        for (verifiers, addresses) in [(1, 2), (2, 1), (0, 0)] {
+            let notice = lang.incident_notice(&incident(event, verifiers, addresses));
+            let name = format!("notice.{name} verifiers={verifiers} addresses={addresses}");
+            out.push((format!("{name} subject"), notice.subject));
+            out.push((format!("{name} body"), notice.body));
+        }
+    }
+    let fault = crate::verdict::WitnessFault {
+        unreliable: 5,
+        witnesses: 7,
+    };
+    let at = incident(BlockEvent::Started, 0, 0).at;
+    let notice = lang.witness_fault_notice(fault, at);
+    out.push(("notice.witness_fault subject".into(), notice.subject));
+    out.push(("notice.witness_fault body".into(), notice.body));
+    let subjects = ["meshwatch: a".to_owned(), "meshwatch: b".to_owned()];
+    for event in [BlockEvent::Started, BlockEvent::Cleared] {
+        for (moved, fleet, folded) in [(1, 1, 1), (20, 21, 2)] {
+            let notice = lang.fleet_wide_notice(event, moved, fleet, &subjects[..folded]);
+            let name = format!("notice.fleet_wide {event:?} {moved} of {fleet}, {folded} folded");
+            out.push((format!("{name} subject"), notice.subject));
+            out.push((format!("{name} body"), notice.body));
+        }
+    }
+    out
+}
+
+fn pin_file(lang: Lang) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("src/i18n/pins")
+        .join(format!("{}.txt", lang.code()))
+}
+
+fn escape(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('\n', "\\n")
+        .replace('\t', "\\t")
+}
+
+fn lines_of(rendered: &[(String, String)]) -> String {
+    rendered
+        .iter()
+        .map(|(name, text)| format!("{name}\t{}\n", escape(text)))
+        .collect()
+}
+
+#[test]
+fn every_text_is_pinned() {
+    let rewrite = std::env::var_os("MESHWATCH_PIN").is_some();
+    for lang in Lang::ALL {
+        let rendered = rendered(lang);
+        let mut names: Vec<&str> = rendered.iter().map(|(n, _)| n.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(
+            names.len(),
+            rendered.len(),
+            "{lang:?}: a name is used twice"
+        );
+        let now = lines_of(&rendered);
+        let path = pin_file(lang);
+        if rewrite {
+            std::fs::write(&path, &now).expect("write the pins");
+            continue;
+        }
+        let pinned = std::fs::read_to_string(&path).unwrap_or_default();
+        let changed: Vec<String> = now
+            .lines()
+            .zip(pinned.lines().chain(std::iter::repeat("")))
+            .filter(|(now, pinned)| now != pinned)
+            .map(|(now, pinned)| format!("  now:    {now}\n  pinned: {pinned}"))
+            .take(10)
+            .collect();
+        assert!(
+            changed.is_empty() && now.lines().count() == pinned.lines().count(),
+            "{lang:?}: the texts differ from {} (MESHWATCH_PIN=1 writes them; review the diff):\n{}",
+            path.display(),
+            changed.join("\n")
+        );
+    }
+}
+
+/// "server(s)", "servidor(es)", "avisering(ar)", "सूचना(एँ)": a word
+/// with its plural ending in brackets, which no language writes.
+fn placeholder_plural(text: &str) -> Option<&str> {
+    for (open, _) in text.match_indices('(') {
+        let before = text[..open].chars().next_back();
+        let Some(close) = text[open..].find(')') else {
+            continue;
+        };
+        let inside = &text[open + 1..open + close];
+        let attached = before.is_some_and(|c| c.is_alphabetic() || is_devanagari_mark(c));
+        let ending = !inside.is_empty()
+            && inside.chars().count() <= 4
+            && inside
+                .chars()
+                .all(|c| c.is_alphabetic() || is_devanagari_mark(c));
+        if attached && ending {
+            return Some(&text[open..=open + close]);
+        }
+    }
+    ["(s)", "(es)", "(ar)", "(rar)", "(ões)", "(एँ)", "(ओं)", "(e)"]
+        .into_iter()
+        .find(|p| text.contains(p))
+}
+
+/// Hindi vowel signs and the like, which are not `alphabetic` on their own.
+fn is_devanagari_mark(c: char) -> bool {
+    ('\u{0900}'..='\u{097f}').contains(&c)
+}
+
+#[test]
+fn no_text_has_a_placeholder_plural() {
+    assert_eq!(placeholder_plural("2 server(s)"), Some("(s)"));
+    assert_eq!(placeholder_plural("3 सूचना(एँ)"), Some("(एँ)"));
+    assert_eq!(placeholder_plural("Report interval (s)"), Some("(s)"));
+    assert_eq!(placeholder_plural("max(2, this × n)"), None);
+    for lang in Lang::ALL {
+        for (name, text) in rendered(lang) {
+            assert_eq!(placeholder_plural(&text), None, "{lang:?} {name}: {text}");
+        }
+    }
+}
+
+/// Japanese puts no space between a number and its counter.
+#[test]
+fn japanese_counters_follow_their_numbers() {
+    for (name, text) in rendered(Lang::Ja) {
+        for counter in ["台", "回", "件", "分", "秒", "時間", "日", "人", "文字"] {
+            for digit in '0'..='9' {
+                assert!(
+                    !text.contains(&format!("{digit} {counter}")),
+                    "{name}: {text}"
+                );
+            }
+        }
+    }
+}
