@@ -1,8 +1,10 @@
 //! Configuration from the environment (`MESHWATCH_*`), validated at boot.
 
 mod database_url;
+pub mod telegram;
 
 pub use database_url::DatabaseUrl;
+pub use telegram::TelegramConfig;
 
 use app::auth::PublicOrigin;
 use std::net::SocketAddr;
@@ -66,6 +68,8 @@ pub struct Config {
     pub smtp_url: Option<Secret>,
     /// `MESHWATCH_WEBHOOK_URL`: also POST each notification as JSON here.
     pub webhook_url: Option<Secret>,
+    /// `MESHWATCH_TELEGRAM_*`: also send each notification to these chats.
+    pub telegram: Option<TelegramConfig>,
     /// `MESHWATCH_METRICS_TOKEN`: when set, `/metrics` answers only
     /// requests with `Authorization: Bearer <it>`.
     pub metrics_token: Option<Secret>,
@@ -265,6 +269,7 @@ impl Config {
                 }
                 other => other.map(Secret::new),
             },
+            telegram: TelegramConfig::from_lookup(non_empty)?,
             metrics_token,
             trusted_proxies,
             secret_key,

@@ -1,15 +1,21 @@
-//! Delivers the notification outbox — email over SMTP (lettre), and JSON
-//! POSTs to a webhook — retrying with exponential backoff: `queued` →
-//! `sent`, or `failed` after the last try. Each outbox row has one target
-//! (an address or the webhook); rows whose kind of target is not
-//! configured stay queued.
+//! Delivers the notification outbox — email over SMTP (lettre), JSON
+//! POSTs to a webhook, and Telegram messages through the Bot API —
+//! retrying with exponential backoff: `queued` → `sent`, or `failed` after
+//! the last try. Each outbox row has one target (an address, the webhook,
+//! a Telegram chat); rows whose kind of target is not configured stay
+//! queued.
 //!
-//! The webhook's URL is a secret: it lives only in [`Webhook`], which posts
-//! to it; rows, logs and stored errors name the webhook by its label.
+//! The webhook's URL and the bot's token are secrets: each lives only in
+//! the one value that uses it ([`Webhook`], [`Telegram`]); rows, logs and
+//! stored errors name the target by its label.
+
+mod telegram;
+
+pub use telegram::Telegram;
 
 use crate::config::Secret;
 use crate::notify::{webhook_label, Target};
-use crate::store::{Delivery as Outcome, Outgoing, Store};
+use crate::store::{Channels, Delivery as Outcome, Outgoing, Store};
 use chrono::Utc;
 use lettre::message::header::ContentType;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
@@ -50,6 +56,7 @@ pub struct Webhook {
 pub struct Delivery {
     pub mailer: Option<Mailer>,
     pub webhook: Option<Webhook>,
+    pub telegram: Option<Telegram>,
 }
 
 impl Delivery {
@@ -63,21 +70,39 @@ impl Delivery {
         }
     }
 
+    /// Whether any kind of target is configured (else there is no task).
+    pub fn delivers_anything(&self) -> bool {
+        self.channels() != Channels::default()
+    }
+
+    /// The kinds of target this panel delivers to.
+    fn channels(&self) -> Channels {
+        Channels {
+            email: self.mailer.is_some(),
+            webhook: self.webhook.is_some(),
+            telegram: self.telegram.is_some(),
+        }
+    }
+
     async fn deliver_due(&self, store: &Store) -> Result<(), crate::store::StoreError> {
         let due = store
-            .claim_due_notifications(
-                Utc::now(),
-                LEASE,
-                CLAIM,
-                self.mailer.is_some(),
-                self.webhook.is_some(),
-            )
+            .claim_due_notifications(Utc::now(), LEASE, CLAIM, self.channels())
             .await?;
         for message in due {
-            let sent = match (&message.target, &self.webhook, &self.mailer) {
-                (Target::Webhook(_), Some(webhook), _) => webhook.post(&message).await,
-                (Target::Email(address), _, Some(mailer)) => mailer.send(address, &message).await,
-                _ => continue,
+            let sent = match &message.target {
+                Target::Webhook(_) => match &self.webhook {
+                    Some(webhook) => webhook.post(&message).await,
+                    None => continue,
+                },
+                Target::Email(address) => match &self.mailer {
+                    Some(mailer) => mailer.send(address, &message).await,
+                    None => continue,
+                },
+                Target::Telegram(chat) => match &self.telegram {
+                    Some(telegram) => telegram.send(chat, &message).await,
+                    None => continue,
+                },
+                Target::Nowhere => continue,
             };
             // `to` is the target's label: never a webhook's URL.
             let outcome = match sent {
@@ -133,22 +158,31 @@ impl Webhook {
         }
     }
 
-    /// A delivery error as it may be logged and stored. reqwest names the
-    /// URL in its errors: that goes (`without_url`), the causes below it
-    /// stay (they say what failed: DNS, connect, TLS…), and any trace of
-    /// the URL left among them is replaced by the label.
+    /// A delivery error as it may be logged and stored: any trace of the
+    /// URL left in it is replaced by the label.
     fn describe(&self, err: reqwest::Error) -> String {
-        use std::error::Error as _;
-        let err = err.without_url();
-        let mut text = format!("{}: {err}", self.label);
-        let mut cause = err.source();
-        while let Some(c) = cause {
-            text.push_str(": ");
-            text.push_str(&c.to_string());
-            cause = c.source();
-        }
-        redact(&text, self.url.expose(), &self.label)
+        redact(
+            &describe_error(err, &self.label),
+            self.url.expose(),
+            &self.label,
+        )
     }
+}
+
+/// `err` as it may be logged and stored: reqwest names the URL in its
+/// errors; that goes (`without_url`), the causes below it stay (they say
+/// what failed: DNS, connect, TLS…), prefixed with the target's `label`.
+fn describe_error(err: reqwest::Error, label: &str) -> String {
+    use std::error::Error as _;
+    let err = err.without_url();
+    let mut text = format!("{label}: {err}");
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
 }
 
 /// `text` with every spelling of `url` (as given, and as the URL parser

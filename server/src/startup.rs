@@ -4,7 +4,7 @@
 use crate::api::{self, ApiError};
 use crate::config::Config;
 use crate::database_lock::DatabaseLock;
-use crate::delivery::{Delivery, Mailer, Webhook};
+use crate::delivery::{Delivery, Mailer, Telegram, Webhook};
 use crate::demo;
 use crate::engine::{Broadcaster, Clock, Evaluator, ReadModel, Replication, Ticker, Ticks};
 use crate::login::{self, SignInLimits};
@@ -180,6 +180,7 @@ impl Application {
                 None => None,
             },
             webhook: config.webhook_url.clone().map(Webhook::new),
+            telegram: config.telegram.as_ref().map(Telegram::new),
         };
         let (background, ticks) = Ticker {
             evaluator: evaluator.clone(),
@@ -212,7 +213,8 @@ impl Application {
                 Vec::new()
             }
         };
-        let delivery = (delivery.mailer.is_some() || delivery.webhook.is_some())
+        let delivery = delivery
+            .delivers_anything()
             .then(|| tokio::spawn(delivery.run(store.clone())));
         Ok(Self {
             listener,
@@ -290,9 +292,9 @@ pub fn key_file_made(path: &std::path::Path) -> String {
     )
 }
 
-/// Where each notification goes: the email address and/or the webhook (by
-/// its label: the URL stays with delivery). With neither, one undeliverable
-/// row is still queued so the panel can show it.
+/// Where each notification goes: the email address, the webhook (by its
+/// label: the URL stays with delivery), each Telegram chat. With none, one
+/// undeliverable row is still queued so the panel can show it.
 fn notification_targets(config: &Config) -> Vec<Target> {
     let mut targets: Vec<Target> = config
         .notify_to
@@ -301,6 +303,9 @@ fn notification_targets(config: &Config) -> Vec<Target> {
         .map(Target::Email)
         .collect();
     targets.extend(config.webhook_url.iter().map(Target::webhook));
+    if let Some(telegram) = &config.telegram {
+        targets.extend(telegram.chats.iter().cloned().map(Target::Telegram));
+    }
     if targets.is_empty() {
         vec![Target::Nowhere]
     } else {

@@ -16,9 +16,9 @@ mod sub_tokens;
 mod types;
 
 pub use types::{
-    Delivery, Endpoint, EvidenceSnapshot, FollowedReport, GeneratedTokens, NewNotification,
-    NotificationView, OperatorCredentials, Outgoing, PairRow, PendingReport, ReceivedReport,
-    RecordedChange, StoredReport,
+    Channels, Delivery, Endpoint, EvidenceSnapshot, FollowedReport, GeneratedTokens,
+    NewNotification, NotificationView, OperatorCredentials, Outgoing, PairRow, PendingReport,
+    ReceivedReport, RecordedChange, StoredReport,
 };
 
 use crate::config::DatabaseUrl;
@@ -217,7 +217,7 @@ delegate! {
     fn backfill_metrics(&self, server: &ServerId, samples: &[(i64, Metrics)]) -> Result<bool, StoreError>;
     fn queue_notifications(&self, notifications: &[NewNotification]) -> Result<(), StoreError>;
     fn notifications(&self) -> Result<Vec<NotificationView>, StoreError>;
-    fn claim_due_notifications(&self, now: DateTime<Utc>, lease: chrono::Duration, limit: i64, email: bool, webhook: bool) -> Result<Vec<Outgoing>, StoreError>;
+    fn claim_due_notifications(&self, now: DateTime<Utc>, lease: chrono::Duration, limit: i64, channels: Channels) -> Result<Vec<Outgoing>, StoreError>;
     fn record_delivery(&self, id: i64, outcome: Delivery) -> Result<(), StoreError>;
     fn outbox_counts(&self) -> Result<HashMap<DeliveryState, i64>, StoreError>;
     fn recent_reports(&self, server: &ServerId, limit: u32) -> Result<Vec<ReceivedReport>, StoreError>;

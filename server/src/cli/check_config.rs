@@ -309,6 +309,22 @@ pub fn report(config: &Config, findings: &Findings) -> Report {
         },
     );
     line(
+        "telegram",
+        match &config.telegram {
+            Some(telegram) => format!(
+                "chats {} via {} (the bot token is a secret: hidden)",
+                telegram
+                    .chats
+                    .iter()
+                    .map(|c| c.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                telegram.api_url
+            ),
+            None => "not set".to_owned(),
+        },
+    );
+    line(
         "metrics",
         if config.metrics_token.is_some() {
             "GET /metrics needs the bearer token (MESHWATCH_METRICS_TOKEN set)".to_owned()
@@ -399,7 +415,7 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    const SECRETS: [(&str, &str); 5] = [
+    const SECRETS: [(&str, &str); 6] = [
         ("MESHWATCH_ADMIN_TOKEN", "admin-secret-token-0123"),
         ("MESHWATCH_METRICS_TOKEN", "metrics-secret-token-0123"),
         (
@@ -410,6 +426,10 @@ mod tests {
         (
             "MESHWATCH_WEBHOOK_URL",
             "https://hooks.example/services/T000/hook-secret-path?token=hook-secret-query",
+        ),
+        (
+            "MESHWATCH_TELEGRAM_BOT_TOKEN",
+            "123456789:AAHbotSecretTokenPart0123456789",
         ),
     ];
 
@@ -463,6 +483,7 @@ mod tests {
         assert!(line(&report, "front end").ends_with(" built into this binary"));
         assert!(line(&report, "email").contains("not set"));
         assert!(line(&report, "webhook").ends_with("not set"));
+        assert!(line(&report, "telegram").ends_with("not set"));
         assert!(line(&report, "metrics").contains("open to anyone"));
         assert!(line(&report, "admin API token").contains("not set"));
         assert!(line(&report, "secret key").contains("/var/lib/meshwatch/meshwatch.key (present"));
@@ -478,6 +499,7 @@ mod tests {
                 "smtps://mailer:smtp-secret-password@mail.example:465?tls=wrapper",
             ),
             ("MESHWATCH_NOTIFY_TO", "ops@example.com"),
+            ("MESHWATCH_TELEGRAM_CHAT_ID", "-1001234567890"),
         ]);
         let report = report(&config(&vars), &fine());
         let shown = text(&report);
@@ -498,6 +520,10 @@ mod tests {
         assert_eq!(
             line(&report, "webhook"),
             "webhook:            webhook (hooks.example) (the URL is a secret: hidden)"
+        );
+        assert_eq!(
+            line(&report, "telegram"),
+            "telegram:           chats -1001234567890 via https://api.telegram.org (the bot token is a secret: hidden)"
         );
         assert!(
             line(&report, "email")

@@ -2,9 +2,13 @@
 //! carries a token in its path, query or user part): the outbox, the
 //! panel, the API and the logs only ever see its label, `webhook (host)`;
 //! delivery takes the URL from its own configuration
-//! ([`crate::delivery::Webhook`]).
+//! ([`crate::delivery::Webhook`]). A Telegram chat is not a secret (the
+//! bot token is, and stays with [`crate::delivery::Telegram`]): the
+//! outbox keeps the chat's id and shows it as `telegram (chat …)`.
 
+use crate::config::telegram::TelegramChat;
 use crate::config::Secret;
+use std::borrow::Cow;
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +20,8 @@ pub enum Target {
     Email(String),
     /// The configured webhook, known here by its label only.
     Webhook(String),
+    /// A chat the configured Telegram bot writes to.
+    Telegram(TelegramChat),
 }
 
 impl Target {
@@ -30,47 +36,66 @@ impl Target {
             Target::Nowhere => TargetKind::Nowhere,
             Target::Email(_) => TargetKind::Email,
             Target::Webhook(_) => TargetKind::Webhook,
+            Target::Telegram(_) => TargetKind::Telegram,
         }
     }
 
-    /// What the outbox's `recipient` column keeps and everyone may see:
-    /// the address, the webhook's label, or nothing.
-    pub fn label(&self) -> &str {
+    /// What the outbox's `recipient` column keeps: the address, the
+    /// webhook's label, the chat's id, or nothing.
+    pub fn recipient(&self) -> &str {
         match self {
             Target::Nowhere => "",
             Target::Email(address) => address,
             Target::Webhook(label) => label,
+            Target::Telegram(chat) => chat.as_str(),
+        }
+    }
+
+    /// How everyone may see the target: the address, `webhook (host)`,
+    /// `telegram (chat -100…)`, or nothing.
+    pub fn label(&self) -> Cow<'_, str> {
+        match self {
+            Target::Telegram(chat) => Cow::Owned(format!("telegram (chat {chat})")),
+            other => Cow::Borrowed(other.recipient()),
         }
     }
 
     /// The target stored as (`target`, `recipient`).
-    pub fn from_columns(kind: TargetKind, label: String) -> Target {
+    pub fn from_columns(kind: TargetKind, recipient: String) -> Target {
         match kind {
             TargetKind::Nowhere => Target::Nowhere,
-            TargetKind::Email => Target::Email(label),
-            TargetKind::Webhook => Target::Webhook(label),
+            TargetKind::Email => Target::Email(recipient),
+            TargetKind::Webhook => Target::Webhook(recipient),
+            TargetKind::Telegram => Target::Telegram(TelegramChat::stored(recipient)),
         }
     }
 }
 
 /// How a message is delivered: the outbox's `target` column, stored as
-/// `none`, `email` or `webhook` (its CHECK constraint).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::Type)]
+/// `none`, `email`, `webhook` or `telegram` (its CHECK constraint).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, sqlx::Type)]
 #[sqlx(type_name = "TEXT", rename_all = "lowercase")]
 pub enum TargetKind {
     #[sqlx(rename = "none")]
+    #[default]
     Nowhere,
     Email,
     Webhook,
+    Telegram,
 }
 
 impl TargetKind {
-    pub const ALL: [TargetKind; 3] = [TargetKind::Nowhere, TargetKind::Email, TargetKind::Webhook];
+    pub const ALL: [TargetKind; 4] = [
+        TargetKind::Nowhere,
+        TargetKind::Email,
+        TargetKind::Webhook,
+        TargetKind::Telegram,
+    ];
 }
 
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
+        f.write_str(&self.label())
     }
 }
 
@@ -109,9 +134,17 @@ mod tests {
             Target::Nowhere,
             Target::Email("ops@example.com".into()),
             Target::Webhook("webhook (hooks.example.net)".into()),
+            Target::Telegram(TelegramChat::parse("-1001234567890").expect("chat")),
         ] {
-            let read = Target::from_columns(target.kind(), target.label().to_owned());
+            let read = Target::from_columns(target.kind(), target.recipient().to_owned());
             assert_eq!(read, target);
         }
+    }
+
+    #[test]
+    fn a_telegram_chat_is_named_by_its_id() {
+        let target = Target::Telegram(TelegramChat::parse("@meshwatch_ops").expect("chat"));
+        assert_eq!(target.label(), "telegram (chat @meshwatch_ops)");
+        assert_eq!(target.recipient(), "@meshwatch_ops");
     }
 }

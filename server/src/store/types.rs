@@ -66,6 +66,14 @@ pub struct Outgoing {
     pub attempts: i64,
 }
 
+/// Which kinds of target this panel can deliver to (those configured).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Channels {
+    pub email: bool,
+    pub webhook: bool,
+    pub telegram: bool,
+}
+
 /// The outcome of one delivery attempt.
 pub enum Delivery {
     Sent,
@@ -81,9 +89,13 @@ pub struct NotificationView {
     #[serde(serialize_with = "kind_name")]
     pub kind: NotificationKind,
     pub server_id: Option<ServerId>,
-    /// The target's label: an email address, `webhook (host)`, or empty.
+    /// The target's label: an email address, `webhook (host)`,
+    /// `telegram (chat …)`, or empty.
     #[sqlx(rename = "recipient")]
     pub to: String,
+    /// How it is delivered (the label says it to people).
+    #[serde(skip)]
+    pub target: crate::notify::TargetKind,
     pub subject: String,
     #[serde(serialize_with = "state_name")]
     pub state: DeliveryState,

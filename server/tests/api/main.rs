@@ -23,5 +23,6 @@ mod security_headers;
 mod server_card;
 mod site;
 mod subscription;
+mod telegram;
 mod upgrades;
 mod user_card;

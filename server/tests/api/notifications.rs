@@ -17,7 +17,7 @@ async fn outbox_with(app: &TestApp, n: usize) -> Vec<Value> {
 }
 
 /// ir-1 becomes a verifier and sees de-1 (all its entry points) fail.
-async fn block_de_1(app: &TestApp) -> HashMap<String, String> {
+pub async fn block_de_1(app: &TestApp) -> HashMap<String, String> {
     let tokens = fleet(app).await;
     let toggled = app.set_verifier("ir-1", true).await;
     assert_eq!(toggled.status(), 200);
@@ -430,7 +430,12 @@ async fn a_whole_fleet_fault_is_said_plainly_and_notified_once() {
 async fn two_deliverers_claiming_at_once_never_take_the_same_message() {
     use meshwatch::views::NotificationKind;
     use meshwatch_server::notify::Target;
-    use meshwatch_server::store::NewNotification;
+    use meshwatch_server::store::{Channels, NewNotification};
+    const EMAIL: Channels = Channels {
+        email: true,
+        webhook: false,
+        telegram: false,
+    };
     // No target configured: the panel itself delivers nothing.
     let app = spawn_app().await;
     let queued: Vec<NewNotification> = (0..30)
@@ -448,8 +453,8 @@ async fn two_deliverers_claiming_at_once_never_take_the_same_message() {
     let now = chrono::Utc::now();
     let lease = chrono::Duration::minutes(5);
     let (first, second) = tokio::join!(
-        one.claim_due_notifications(now, lease, 20, true, false),
-        two.claim_due_notifications(now, lease, 20, true, false),
+        one.claim_due_notifications(now, lease, 20, EMAIL),
+        two.claim_due_notifications(now, lease, 20, EMAIL),
     );
     let (first, second) = (first.expect("claimed"), second.expect("claimed"));
     let mut ids: Vec<i64> = first.iter().chain(&second).map(|m| m.id).collect();
@@ -464,12 +469,12 @@ async fn two_deliverers_claiming_at_once_never_take_the_same_message() {
     ids.dedup();
     assert_eq!(ids.len(), 30, "no message claimed twice");
     let again = one
-        .claim_due_notifications(now, lease, 20, true, false)
+        .claim_due_notifications(now, lease, 20, EMAIL)
         .await
         .expect("claimed");
     assert!(again.is_empty(), "leased messages wait for their lease");
     let expired = two
-        .claim_due_notifications(now + lease, lease, 50, true, false)
+        .claim_due_notifications(now + lease, lease, 50, EMAIL)
         .await
         .expect("claimed");
     assert_eq!(

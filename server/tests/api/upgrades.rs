@@ -25,6 +25,7 @@ const USER_SUB_TOKEN: i64 = 20261202000004;
 const OUTBOX_TEST_MESSAGES: i64 = 20261202000005;
 const OUTBOX_TARGETS: i64 = 20261202000006;
 const SERVERS_CAN_LEAVE: i64 = 20261203000006;
+const TELEGRAM_TARGET: i64 = 20261207000001;
 
 /// The secrets whose hashes the fixtures hold.
 const DE_1_AGENT: &str = "de-1-agent-token-0001";
@@ -372,6 +373,18 @@ async fn assert_outbox_survived(db: &SqlitePool, version: i64) {
             None,
         ));
     }
+    if version >= TELEGRAM_TARGET {
+        expected.push((
+            6,
+            "blocked".into(),
+            Some("de-1".into()),
+            "-1001234567890".into(),
+            "telegram".into(),
+            "sent".into(),
+            1,
+            None,
+        ));
+    }
     assert_eq!(rows, expected, "{from}");
     let leaked: i64 = scalar(
         db,
@@ -629,8 +642,16 @@ async fn assert_the_panel_serves_it(app: &TestApp, version: i64) {
     let expected: i64 = 2
         + i64::from(version >= OUTBOX_TEST_MESSAGES)
         + i64::from(version >= OUTBOX_TARGETS)
-        + i64::from(version >= SERVERS_CAN_LEAVE);
+        + i64::from(version >= SERVERS_CAN_LEAVE)
+        + i64::from(version >= TELEGRAM_TARGET);
     assert_eq!(ids, (1..=expected).collect::<Vec<_>>(), "{from}");
+    if version >= TELEGRAM_TARGET {
+        let telegram = listed
+            .as_array()
+            .and_then(|rows| rows.iter().find(|n| n["id"] == 6))
+            .expect("the Telegram row");
+        assert_eq!(telegram["to"], "telegram (chat -1001234567890)", "{from}");
+    }
 }
 
 /// One schema: build it, upgrade it, check the rows, serve it.

@@ -4,7 +4,7 @@
 
 use super::{Store, StoreError, Tx};
 use crate::notify::{Target, TargetKind};
-use crate::store::types::{Delivery, NewNotification, NotificationView, Outgoing};
+use crate::store::types::{Channels, Delivery, NewNotification, NotificationView, Outgoing};
 use chrono::{DateTime, Utc};
 use meshwatch::views::{DeliveryState, NotificationKind};
 use meshwatch::ServerId;
@@ -47,7 +47,7 @@ static CLAIM_DUE: LazyLock<String> = LazyLock::new(|| {
             SELECT id FROM notification_outbox
             WHERE state = $1 AND (next_attempt_at IS NULL OR next_attempt_at <= $2)
               AND (lease_until IS NULL OR lease_until <= $2)
-              AND (($3 AND target = $4) OR ($5 AND target = $6))
+              AND (($3 AND target = $4) OR ($5 AND target = $6) OR ($9 AND target = $10))
             ORDER BY id LIMIT $7 {skip_locked})
          RETURNING id, kind, server_id, target, recipient, subject, body, attempts",
         skip_locked = Store::SKIP_LOCKED,
@@ -66,14 +66,20 @@ impl Store {
         Ok(())
     }
 
-    /// The outbox, newest first.
+    /// The outbox, newest first, each target by its label.
     pub async fn notifications(&self) -> Result<Vec<NotificationView>, StoreError> {
-        Ok(sqlx::query_as::<_, NotificationView>(
-            "SELECT id, kind, server_id, recipient, subject, state, created_at, attempts, last_error
+        let mut rows = sqlx::query_as::<_, NotificationView>(
+            "SELECT id, kind, server_id, target, recipient, subject, state, created_at, attempts,
+                    last_error
              FROM notification_outbox ORDER BY id DESC LIMIT 500",
         )
         .fetch_all(&self.reader)
-        .await?)
+        .await?;
+        for row in &mut rows {
+            let target = Target::from_columns(row.target, std::mem::take(&mut row.to));
+            row.to = target.label().into_owned();
+        }
+        Ok(rows)
     }
 
     /// Claims queued notifications due for a delivery attempt, oldest
@@ -81,24 +87,26 @@ impl Store {
     /// replica or another) returns them, so each is sent by one replica; a
     /// replica that dies mid-send lets the lease run out and the row is
     /// tried again. Only targets of a configured kind are claimed (email,
-    /// webhook), so undeliverable rows never crowd out deliverable ones.
+    /// webhook, Telegram), so undeliverable rows never crowd out
+    /// deliverable ones.
     pub async fn claim_due_notifications(
         &self,
         now: DateTime<Utc>,
         lease: chrono::Duration,
         limit: i64,
-        email: bool,
-        webhook: bool,
+        channels: Channels,
     ) -> Result<Vec<Outgoing>, StoreError> {
         let mut rows = sqlx::query_as::<_, OutgoingRow>(&CLAIM_DUE)
             .bind(DeliveryState::Queued)
             .bind(now)
-            .bind(email)
+            .bind(channels.email)
             .bind(TargetKind::Email)
-            .bind(webhook)
+            .bind(channels.webhook)
             .bind(TargetKind::Webhook)
             .bind(limit)
             .bind(now + lease)
+            .bind(channels.telegram)
+            .bind(TargetKind::Telegram)
             .fetch_all(&self.writer)
             .await?;
         // RETURNING keeps no order.
@@ -162,7 +170,7 @@ pub(super) async fn queue_in(
         .bind(n.kind)
         .bind(&n.server_id)
         .bind(n.target.kind())
-        .bind(n.target.label())
+        .bind(n.target.recipient())
         .bind(&n.subject)
         .bind(&n.body)
         .bind(Utc::now())
@@ -190,10 +198,11 @@ mod tests {
         (DeliveryState::Sent, "sent"),
         (DeliveryState::Failed, "failed"),
     ];
-    const TARGETS: [(TargetKind, &str); 3] = [
+    const TARGETS: [(TargetKind, &str); 4] = [
         (TargetKind::Nowhere, "none"),
         (TargetKind::Email, "email"),
         (TargetKind::Webhook, "webhook"),
+        (TargetKind::Telegram, "telegram"),
     ];
 
     /// A fresh database with every migration applied.
@@ -335,6 +344,7 @@ mod tests {
             kind: NotificationKind::WitnessNetwork,
             server_id: None,
             to: "ops@example.com".into(),
+            target: TargetKind::Email,
             subject: "subject".into(),
             state: DeliveryState::Failed,
             created_at,
@@ -344,5 +354,6 @@ mod tests {
         let json = serde_json::to_value(&view).expect("serializes");
         assert_eq!(json["kind"], "witness_network");
         assert_eq!(json["state"], "failed");
+        assert!(json.get("target").is_none(), "the label says it: {json}");
     }
 }
