@@ -36,6 +36,7 @@ fn fleet(n: usize) -> (Mesh, Evidence) {
             name: format!("Server {i}"),
             country: COUNTRIES[i % 5].to_uppercase(),
             verifier: i % 100 == 99,
+            network: None,
             routes: vec![RouteId::parse(COUNTRIES[i % 5]).expect("slug")],
             entry_points: vec![EntryPointId::parse(&format!("s{i}-ep")).expect("slug")],
         })

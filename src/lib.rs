@@ -15,6 +15,7 @@ pub mod i18n;
 pub mod ids;
 pub mod intake;
 pub mod mesh;
+pub mod network;
 pub mod rules;
 pub mod settings;
 pub mod status;

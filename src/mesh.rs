@@ -3,6 +3,7 @@
 
 use crate::evidence::Evidence;
 use crate::ids::{EntryPointId, RouteId, ServerId};
+use crate::network::{NetworkLabel, VerifierOnNetwork};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -14,6 +15,8 @@ pub struct MeshServer {
     /// ISO 3166 alpha-2.
     pub country: String,
     pub verifier: bool,
+    /// The network a verifier probes from ("MTS mobile"), if named.
+    pub network: Option<NetworkLabel>,
     pub routes: Vec<RouteId>,
     pub entry_points: Vec<EntryPointId>,
 }
@@ -115,6 +118,19 @@ impl Mesh {
         self.ep_ids.len()
     }
 
+    /// `verifiers` (ids), each with the network it probes from; ids not
+    /// in the mesh are left out.
+    pub fn on_networks(&self, verifiers: &[ServerId]) -> Vec<VerifierOnNetwork> {
+        verifiers
+            .iter()
+            .filter_map(|id| self.server_index(id))
+            .map(|v| VerifierOnNetwork {
+                verifier: self.servers[v].id.clone(),
+                network: self.servers[v].network.clone(),
+            })
+            .collect()
+    }
+
     pub fn server(&self, s: usize) -> &MeshServer {
         &self.servers[s]
     }
@@ -193,6 +209,7 @@ mod tests {
             name: id.to_owned(),
             country: country.to_owned(),
             verifier: false,
+            network: None,
             routes: Vec::new(),
             entry_points: Vec::new(),
         };

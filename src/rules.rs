@@ -94,6 +94,8 @@ pub struct Evaluation {
     sustained: Vec<Vec<(usize, i64)>>,
     /// `mesh.server(s).verifier`, kept flat for the hot loops.
     verifier: Vec<bool>,
+    /// The verifiers' indices (a few servers of the fleet).
+    verifiers: Vec<usize>,
     /// The same evidence per target, kept up to date with each row so that
     /// one server's verdict is gathered from what concerns it alone, not
     /// from a scan of every witness (a witness changing its standing would
@@ -112,6 +114,8 @@ pub struct Evaluation {
 struct Gathered {
     quorum: Quorum,
     blocked_by: Vec<ServerId>,
+    /// Verifiers whose word counts that reach it.
+    still_reached_by: Vec<ServerId>,
     /// Per entry point of the server, in mesh order.
     causes: Vec<Vec<PairCause>>,
     /// Per entry point: verifiers failing it but reaching the server.
@@ -133,6 +137,9 @@ pub fn evaluate(mesh: &Mesh, evidence: &Evidence, settings: &Settings, now_ms: i
         witnesses: vec![WitnessStats::default(); n],
         sustained: vec![Vec::new(); n],
         verifier: mesh.servers().iter().map(|s| s.verifier).collect(),
+        verifiers: (0..mesh.server_count())
+            .filter(|&s| mesh.server(s).verifier)
+            .collect(),
         voters: vec![0; n],
         failing_into: vec![Vec::new(); n],
         sustained_into: vec![Vec::new(); n],
@@ -368,6 +375,7 @@ impl Evaluation {
         let mut g = Gathered {
             quorum: Quorum::default(),
             blocked_by: Vec::new(),
+            still_reached_by: Vec::new(),
             causes: vec![Vec::new(); eps.len()],
             verifier_failures: vec![Vec::new(); eps.len()],
         };
@@ -386,6 +394,14 @@ impl Evaluation {
                 g.blocked_by.push(id.clone());
             }
         }
+        g.still_reached_by = self
+            .verifiers
+            .iter()
+            .filter(|&&v| {
+                self.witnesses[v].standing(true).verifies && self.reach(v, s) == Reach::Reaches
+            })
+            .map(|&v| mesh.server(v).id.clone())
+            .collect();
         for &(w, e, since) in &self.sustained_into[s] {
             let standing = self.witnesses[w].standing(self.verifier[w]);
             let cause = || PairCause {
@@ -416,6 +432,7 @@ impl Evaluation {
         let Gathered {
             quorum,
             blocked_by,
+            still_reached_by,
             causes,
             verifier_failures,
         } = g;
@@ -470,6 +487,7 @@ impl Evaluation {
             }),
             suspended_verifier: stats.suspended,
             blocked_by,
+            still_reached_by,
             entry_points,
         }
     }

@@ -82,6 +82,10 @@ pub struct Verdict {
     pub suspended_verifier: bool,
     /// Verifiers that see this server's address blocked (R4).
     pub blocked_by: Vec<ServerId>,
+    /// Fresh verifiers whose word counts and that reach it: with
+    /// `blocked_by`, where it is blocked and where it is not (§6).
+    #[serde(default)]
+    pub still_reached_by: Vec<ServerId>,
     pub entry_points: Vec<EntryPointVerdict>,
 }
 

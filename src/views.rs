@@ -28,6 +28,9 @@ pub struct ServerSummary {
     pub country: String,
     pub routes: Vec<RouteId>,
     pub verifier: bool,
+    /// A verifier's network, if named.
+    #[serde(default)]
+    pub verifier_network: Option<crate::network::NetworkLabel>,
     pub entry_points: Vec<EntryPointSummary>,
 }
 
@@ -221,6 +224,10 @@ pub struct ServerCard {
     pub opinions: Vec<CountryOpinion>,
     /// Every other server the card names (causes, verifiers).
     pub named: Vec<ServerRef>,
+    /// The verifiers that see its address blocked, and the fresh ones
+    /// that still reach it, each with its network (§6).
+    pub blocked_on: Vec<crate::network::VerifierOnNetwork>,
+    pub still_reached_by: Vec<crate::network::VerifierOnNetwork>,
     /// The metrics of its latest report.
     pub metrics: Option<Metrics>,
     /// Its metrics over the last 24 h.
@@ -584,6 +591,7 @@ mod tests {
             country: "DE".into(),
             routes: vec![RouteId::parse("germany").expect("slug")],
             verifier: false,
+            verifier_network: None,
             entry_points: vec![EntryPointSummary {
                 id: EntryPointId::parse("de-1-vless").expect("slug"),
                 protocol: Protocol::Vless,

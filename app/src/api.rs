@@ -79,9 +79,15 @@ pub async fn server_card_of(backend: &Backend, id: &str) -> Result<ServerCard, A
         .ok_or(AppError::NotFound)
 }
 
-/// "Use this server to check blocking on the others" (and its reverse).
+/// "Use this server to check blocking on the others" (and its reverse);
+/// with `network`, the verifier's network label too (blank clears it,
+/// absent keeps it).
 #[server(prefix = "/rpc", endpoint = "set_verifier")]
-pub async fn set_verifier(id: String, enabled: bool) -> Result<(), AppError> {
+pub async fn set_verifier(
+    id: String,
+    enabled: bool,
+    network: Option<String>,
+) -> Result<(), AppError> {
     let (backend, operator) = authorize().await?;
     // Only a valid id goes into the Location header.
     let card = meshwatch::ServerId::parse(&id)
@@ -89,8 +95,13 @@ pub async fn set_verifier(id: String, enabled: bool) -> Result<(), AppError> {
         .unwrap_or_else(|_| "/".to_owned());
     let result = async {
         let id = meshwatch::ServerId::parse(&id).map_err(|_| fail(AppError::NotFound))?;
+        let network = network
+            .as_deref()
+            .map(meshwatch::network::NetworkLabel::parse_optional)
+            .transpose()
+            .map_err(invalid)?;
         let found = backend
-            .set_verifier(&id, enabled)
+            .set_verifier(&id, enabled, network)
             .await
             .map_err(|e| fail(backend_failed(e)))?;
         if !found {

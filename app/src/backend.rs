@@ -71,8 +71,14 @@ pub trait PanelBackend: Send + Sync + 'static {
     async fn queue_test_notification(&self, operator: &str) -> Result<usize, BackendError>;
     /// The whole fleet's reachability matrix.
     async fn mesh_matrix(&self) -> Result<MeshMatrix, BackendError>;
-    /// Marks or unmarks a verifier; `false` for an unknown server.
-    async fn set_verifier(&self, id: &ServerId, enabled: bool) -> Result<bool, BackendError>;
+    /// Marks or unmarks a verifier and, when `network` is given, sets or
+    /// clears its network label; `false` for an unknown server.
+    async fn set_verifier(
+        &self,
+        id: &ServerId,
+        enabled: bool,
+        network: Option<Option<meshwatch::network::NetworkLabel>>,
+    ) -> Result<bool, BackendError>;
     /// Replaces the operator's password once `current` checks out, ending
     /// their other sessions (the one with `session_token` stays). Wrong
     /// `current` passwords count against the operator like failed sign-ins.

@@ -103,14 +103,20 @@ test('4. a single-witness failure names both servers on the entry point', async 
   await statusOf(request, 'fi-1', 'healthy');
 });
 
-test('5. a verifier marked from its card sees a block: the server leaves the subscription, the outbox gets it', async ({ page, request }) => {
+test('5. a verifier marked from its card, with its network, sees a block: the server leaves the subscription, the outbox gets it', async ({ page, request }) => {
   await signInDemo(page);
   await page.goto('/servers/us-1');
+  await page.getByLabel('Network of this verifier (optional)').fill('MTS mobile');
   await page.getByRole('button', { name: 'Use this server to check blocking on the others' }).click();
   await expect(page.getByRole('button', { name: 'Stop using this server to check blocking on the others' })).toBeVisible();
+  await expect(page.getByLabel('Network of this verifier (optional)')).toHaveValue('MTS mobile');
 
   await fault(request, { fault: 'cut', witnesses: ['us-1'], target: 'nl-1', how: 'reset', active: true });
   await statusOf(request, 'nl-1', 'blocked');
+  const nl1 = await api(request, '/api/v1/servers/nl-1');
+  expect(nl1.blocked_on).toEqual([{ verifier: 'us-1', network: 'MTS mobile' }]);
+  await page.goto('/servers/nl-1');
+  await expect(page.getByTestId('blocked-note')).toContainText('Address blocked on MTS mobile');
   await page.goto('/users/alice');
   await expect(serverRow(page, 'Amsterdam 1 (NL)')).toContainText('Address blocked');
   await expect(page.getByTestId('subscription-preview')).not.toContainText('127.0.10.4:4443');
@@ -129,7 +135,7 @@ test('5. a verifier marked from its card sees a block: the server leaves the sub
   await statusOf(request, 'nl-1', 'healthy');
   await page.reload();
   await expect(page.getByTestId('subscription-preview')).toContainText('127.0.10.4:4443');
-  const unmark = await request.put('/api/v1/servers/us-1/verifier', { headers: auth, data: { enabled: false } });
+  const unmark = await request.put('/api/v1/servers/us-1/verifier', { headers: auth, data: { enabled: false, network: null } });
   expect(unmark.ok()).toBeTruthy();
 });
 

@@ -151,6 +151,9 @@ pub struct Seeded {
     pub agent_tokens: HashMap<String, String>,
 }
 
+/// The network of the demo's verifier, jp-1.
+pub const DEMO_VERIFIER_NETWORK: &str = "NTT home fiber";
+
 /// Seeds the demo fleet with fresh agent tokens (the demo's own agents
 /// get them; users' subscription tokens are kept), the demo's fast verdict
 /// settings, the demo operator's password and a fresh API token.
@@ -163,6 +166,13 @@ pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<See
         .validate()
         .map_err(|e| anyhow::anyhow!("demo fleet: {}", e.message))?;
     store.apply_fleet(&fleet).await?;
+    // The verifier names the network it probes from (§6), as an operator's
+    // would (set at each demo start, as the fleet is).
+    let tokyo = meshwatch::ServerId::parse("jp-1")?;
+    let network = meshwatch::network::NetworkLabel::parse(DEMO_VERIFIER_NETWORK)?;
+    store
+        .set_verifier(&tokyo, true, Some(Some(network)))
+        .await?;
     store.save_settings(&settings()).await?;
     let password = password.unwrap_or_else(secrets::new_password);
     let hash = secrets::hash_password_off_thread(password.clone()).await?;

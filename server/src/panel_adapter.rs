@@ -7,6 +7,7 @@ use crate::engine::{server_ref, Clock, Evaluator, ReadModel};
 use crate::secrets::{self, TokenHash};
 use crate::store::{Store, StoreError};
 use app::backend::{BackendError, PanelBackend, PasswordChange};
+use meshwatch::network::NetworkLabel;
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{
     ApiTokenView, DeliveryState, EntryPointSummary, MeshMatrix, OperatorView, OutboxItem, Overview,
@@ -133,6 +134,7 @@ impl PanelBackend for PanelAdapter {
             .iter()
             .flat_map(|e| e.causes.iter().flat_map(|c| [c.from.clone(), c.to.clone()]))
             .chain(verdict.blocked_by.iter().cloned())
+            .chain(verdict.still_reached_by.iter().cloned())
             .collect();
         named.sort();
         named.dedup();
@@ -149,6 +151,8 @@ impl PanelBackend for PanelAdapter {
             stale_after_s: self.read_model.settings().stale_after_s,
             opinions,
             named: named.iter().filter_map(reference).collect(),
+            blocked_on: mesh.on_networks(&verdict.blocked_by),
+            still_reached_by: mesh.on_networks(&verdict.still_reached_by),
             verdict,
             metrics: recent.metrics.clone(),
             witness_fault: self.read_model.witness_fault(),
@@ -354,10 +358,15 @@ impl PanelBackend for PanelAdapter {
         })
     }
 
-    async fn set_verifier(&self, id: &ServerId, enabled: bool) -> Result<bool, BackendError> {
+    async fn set_verifier(
+        &self,
+        id: &ServerId,
+        enabled: bool,
+        network: Option<Option<NetworkLabel>>,
+    ) -> Result<bool, BackendError> {
         if !self
             .store
-            .set_verifier(id, enabled)
+            .set_verifier(id, enabled, network)
             .await
             .map_err(backend_error)?
         {

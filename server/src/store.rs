@@ -199,7 +199,7 @@ delegate! {
     fn peers_of(&self, server: &ServerId) -> Result<Vec<Peer>, StoreError>;
     fn servers(&self) -> Result<Vec<ServerSummary>, StoreError>;
     fn server(&self, id: &ServerId) -> Result<Option<ServerSummary>, StoreError>;
-    fn set_verifier(&self, server: &ServerId, enabled: bool) -> Result<bool, StoreError>;
+    fn set_verifier(&self, server: &ServerId, enabled: bool, network: Option<Option<meshwatch::network::NetworkLabel>>) -> Result<bool, StoreError>;
     fn remove_server(&self, server: &ServerId) -> Result<bool, StoreError>;
     fn user(&self, id: &UserId) -> Result<Option<(UserSummary, Option<String>)>, StoreError>;
     fn users(&self) -> Result<Vec<UserSummary>, StoreError>;

@@ -315,6 +315,28 @@ impl Lang {
         }
     }
 
+    /// The note on a blocked address when verifiers name their networks:
+    /// where it is blocked (`blocked`: each a network, or a verifier
+    /// without one) and where it is still reached (`reached`, may be
+    /// empty), each joined as a list.
+    pub fn blocked_on_networks<S: AsRef<str>>(self, blocked: &[S], reached: &[S]) -> String {
+        let (b, r) = (self.list(blocked), self.list(reached));
+        match (self, reached.is_empty()) {
+            (Lang::En, true) => format!("Address blocked on {b}: consider changing this server's IP address."),
+            (Lang::En, false) => format!("Address blocked on {b}; still reachable from {r}: consider changing this server's IP address."),
+            (Lang::Es, true) => format!("Dirección bloqueada en {b}: considera cambiar la dirección IP de este servidor."),
+            (Lang::Es, false) => format!("Dirección bloqueada en {b}; aún accesible desde {r}: considera cambiar la dirección IP de este servidor."),
+            (Lang::Pt, true) => format!("Endereço bloqueado em {b}: considere trocar o endereço IP deste servidor."),
+            (Lang::Pt, false) => format!("Endereço bloqueado em {b}; ainda acessível a partir de {r}: considere trocar o endereço IP deste servidor."),
+            (Lang::Sv, true) => format!("Adressen är blockerad i {b}: överväg att byta den här serverns IP-adress."),
+            (Lang::Sv, false) => format!("Adressen är blockerad i {b}; fortfarande nåbar från {r}: överväg att byta den här serverns IP-adress."),
+            (Lang::Hi, true) => format!("{b} पर पता ब्लॉक है: इस सर्वर का IP पता बदलने पर विचार करें।"),
+            (Lang::Hi, false) => format!("{b} पर पता ब्लॉक है; {r} से अब भी पहुँच योग्य है: इस सर्वर का IP पता बदलने पर विचार करें।"),
+            (Lang::Ja, true) => format!("{b}でアドレスがブロックされています。このサーバーの IP アドレスの変更を検討してください。"),
+            (Lang::Ja, false) => format!("{b}でアドレスがブロックされています（{r}からはまだ到達できます）。このサーバーの IP アドレスの変更を検討してください。"),
+        }
+    }
+
     /// The mesh summary when every probing server reaches it. The card
     /// shows it for one server or more (none reads "no fresh witness").
     pub fn all_reach_it(self, of: u32) -> String {
@@ -438,6 +460,12 @@ pub(super) fn phrases() -> Vec<(&'static str, CountedPhrase)> {
             l.blocked_by_verifier(&names(n))
         }),
         ("all_reach_it", |l, n| l.all_reach_it(n as u32)),
+        ("blocked_on_networks", |l, n| {
+            l.blocked_on_networks(&names(n), &["Rostelecom home".to_owned()])
+        }),
+        ("blocked_on_networks.alone", |l, n| {
+            l.blocked_on_networks(&names(n), &[] as &[String])
+        }),
         ("min_password_len", |l, n| l.min_password_len(n as usize)),
         ("days_ago", |l, n| l.days_ago(n)),
     ]

@@ -31,6 +31,11 @@ pub struct Incident {
     pub verifiers: Vec<ServerRef>,
     /// When the block started or cleared.
     pub at: DateTime<Utc>,
+    /// Started, when verifiers name their networks (§6): where the block
+    /// holds and where the server is still reached (networks, or
+    /// verifiers without one); empty otherwise.
+    pub blocked_on: Vec<String>,
+    pub still_reached_from: Vec<String>,
 }
 
 /// A rendered message: the email's subject and plain-text body (the
@@ -49,6 +54,8 @@ struct Words {
     addresses: &'static str,
     verifiers: &'static str,
     blocked_since: &'static str,
+    blocked_on: &'static str,
+    still_reached_from: &'static str,
     cleared_at: &'static str,
     blocked_effect: &'static str,
     blocked_advice: &'static str,
@@ -67,6 +74,8 @@ fn words(lang: Lang) -> Words {
             addresses: "Addresses: ",
             verifiers: "Verifiers: ",
             blocked_since: "Blocked since: ",
+            blocked_on: "Blocked on: ",
+            still_reached_from: "Still reachable from: ",
             cleared_at: "Cleared at: ",
             blocked_effect: "Its entry points are no longer served to users while its route has other servers in rotation.",
             blocked_advice: "Advice: change this server's IP address. meshwatch notices by itself when the address is reachable again.",
@@ -81,6 +90,8 @@ fn words(lang: Lang) -> Words {
             addresses: "Direcciones: ",
             verifiers: "Verificadores: ",
             blocked_since: "Bloqueada desde: ",
+            blocked_on: "Bloqueada en: ",
+            still_reached_from: "Aún accesible desde: ",
             cleared_at: "Desbloqueada el: ",
             blocked_effect: "Sus puntos de entrada ya no se sirven a los usuarios mientras su ruta tenga otros servidores en rotación.",
             blocked_advice: "Recomendación: cambia la dirección IP de este servidor. meshwatch detectará por sí solo cuándo vuelve a ser accesible.",
@@ -95,6 +106,8 @@ fn words(lang: Lang) -> Words {
             addresses: "Endereços: ",
             verifiers: "Verificadores: ",
             blocked_since: "Bloqueado desde: ",
+            blocked_on: "Bloqueado em: ",
+            still_reached_from: "Ainda acessível a partir de: ",
             cleared_at: "Desbloqueado em: ",
             blocked_effect: "Seus pontos de entrada deixam de ser servidos aos usuários enquanto sua rota tiver outros servidores em rotação.",
             blocked_advice: "Recomendação: troque o endereço IP deste servidor. O meshwatch percebe sozinho quando o endereço voltar a ser acessível.",
@@ -109,6 +122,8 @@ fn words(lang: Lang) -> Words {
             addresses: "Adresser: ",
             verifiers: "Verifierare: ",
             blocked_since: "Blockerad sedan: ",
+            blocked_on: "Blockerad i: ",
+            still_reached_from: "Fortfarande nåbar från: ",
             cleared_at: "Blockeringen hävdes: ",
             blocked_effect: "Dess ingångspunkter levereras inte längre till användarna så länge rutten har andra servrar i rotation.",
             blocked_advice: "Råd: byt den här serverns IP-adress. meshwatch märker själv när adressen är nåbar igen.",
@@ -123,6 +138,8 @@ fn words(lang: Lang) -> Words {
             addresses: "पते: ",
             verifiers: "सत्यापक: ",
             blocked_since: "ब्लॉक होने का समय: ",
+            blocked_on: "इन नेटवर्कों पर ब्लॉक: ",
+            still_reached_from: "अब भी यहाँ से पहुँच योग्य: ",
             cleared_at: "ब्लॉक हटने का समय: ",
             blocked_effect: "जब तक इसके रूट में रोटेशन में दूसरे सर्वर हैं, इसके प्रवेश बिंदु उपयोगकर्ताओं को नहीं दिए जाते।",
             blocked_advice: "सलाह: इस सर्वर का IP पता बदलें। पता फिर से पहुँच योग्य होने पर meshwatch अपने-आप पहचान लेगा।",
@@ -137,6 +154,8 @@ fn words(lang: Lang) -> Words {
             addresses: "アドレス: ",
             verifiers: "検証サーバー: ",
             blocked_since: "ブロック開始: ",
+            blocked_on: "ブロックされているネットワーク: ",
+            still_reached_from: "まだ到達できるネットワーク: ",
             cleared_at: "ブロック解除: ",
             blocked_effect: "ルートにローテーション中の他のサーバーがある間、このサーバーの接続ポイントはユーザーに提供されません。",
             blocked_advice: "推奨: このサーバーの IP アドレスを変更してください。アドレスに再び到達できるようになると、meshwatch が自動的に検知します。",
@@ -183,7 +202,7 @@ impl Lang {
             BlockEvent::Started => (w.blocked_since, w.blocked_effect, w.blocked_advice),
             BlockEvent::Cleared => (w.cleared_at, w.cleared_effect, w.cleared_advice),
         };
-        let body = lines(&[
+        let mut facts = vec![
             self.incident_headline(incident.event, name, id),
             String::new(),
             format!("{}{}", w.server, named(server)),
@@ -198,11 +217,25 @@ impl Lang {
                 w.verifiers,
                 join_or(&verifiers, w.list_separator, w.none)
             ),
+        ];
+        if !incident.blocked_on.is_empty() {
+            facts.push(format!(
+                "{}{}",
+                w.blocked_on,
+                self.list(&incident.blocked_on)
+            ));
+            if !incident.still_reached_from.is_empty() {
+                let reached = self.list(&incident.still_reached_from);
+                facts.push(format!("{}{reached}", w.still_reached_from));
+            }
+        }
+        facts.extend([
             format!("{when}{}", incident.at.format("%Y-%m-%d %H:%M UTC")),
             String::new(),
             effect.to_owned(),
             advice.to_owned(),
         ]);
+        let body = lines(&facts);
         Notice {
             subject: self.incident_subject(incident.event, name, id),
             body,
@@ -435,6 +468,8 @@ mod tests {
             at: DateTime::parse_from_rfc3339("2026-12-02T10:04:00Z")
                 .map(|t| t.with_timezone(&Utc))
                 .expect("time"),
+            blocked_on: Vec::new(),
+            still_reached_from: Vec::new(),
         }
     }
 

@@ -48,6 +48,8 @@ fn incident(event: BlockEvent, verifiers: usize, addresses: usize) -> Incident {
         at: DateTime::parse_from_rfc3339("2026-12-02T10:04:00Z")
             .map(|t| t.with_timezone(&Utc))
             .expect("time"),
+        blocked_on: Vec::new(),
+        still_reached_from: Vec::new(),
     }
 }
 
@@ -93,6 +95,13 @@ pub(super) fn rendered(lang: Lang) -> Vec<(String, String)> {
             out.push((format!("{name} body"), notice.body));
         }
     }
+    let mut on_networks = incident(BlockEvent::Started, 2, 1);
+    on_networks.blocked_on = vec!["MTS mobile".into(), "Beeline".into()];
+    on_networks.still_reached_from = vec!["Rostelecom home".into()];
+    out.push((
+        "notice.blocked on networks body".into(),
+        lang.incident_notice(&on_networks).body,
+    ));
     let fault = crate::verdict::WitnessFault {
         unreliable: 5,
         witnesses: 7,

@@ -506,6 +506,16 @@ catalogue! {
         "सत्यापक ऐसा सर्वर है (आदर्श रूप से सेंसर किए गए नेटवर्क में) जिसकी विफल जाँचें किसी दूसरे सर्वर के पते को ब्लॉक चिह्नित करती हैं।",
         "検証サーバーとは、（理想的には検閲下のネットワーク内にある）サーバーのことで、そのチェックが失敗すると他のサーバーのアドレスがブロック済みとしてマークされます。",
     ],
+    VerifierNetwork => ["Network of this verifier (optional)", "Red de este verificador (opcional)", "Rede deste verificador (opcional)", "Verifierarens nätverk (valfritt)", "इस सत्यापक का नेटवर्क (वैकल्पिक)", "この検証サーバーのネットワーク（任意）"],
+    VerifierNetworkHint => [
+        "The ISP or kind of network it probes from, such as “MTS mobile” or “Rostelecom home”: blocks are then told per network.",
+        "El proveedor o el tipo de red desde el que comprueba, como «MTS móvil» o «Rostelecom hogar»: así los bloqueos se indican por red.",
+        "O provedor ou o tipo de rede de onde ele verifica, como “MTS móvel” ou “Rostelecom residencial”: assim os bloqueios são informados por rede.",
+        "Operatören eller typen av nät som den kontrollerar från, t.ex. ”MTS mobil” eller ”Rostelecom hem”: då redovisas blockeringar per nät.",
+        "वह ISP या नेटवर्क का प्रकार जहाँ से यह जाँच करता है, जैसे “MTS mobile” या “Rostelecom home”: तब ब्लॉक हर नेटवर्क के लिए अलग बताए जाते हैं।",
+        "確認元の ISP またはネットワークの種類（「MTS mobile」「Rostelecom home」など）。ブロックがネットワークごとに表示されます。",
+    ],
+    SaveNetwork => ["Save network", "Guardar red", "Salvar rede", "Spara nätverk", "नेटवर्क सहेजें", "ネットワークを保存"],
     History => ["History", "Historial", "Histórico", "Historik", "इतिहास", "履歴"],
     UptimeHelp => [
         "Uptime is the share of time in rotation (not unavailable, unreachable or blocked).",

@@ -88,6 +88,7 @@ fn build(s: &Scenario) -> (Mesh, Evidence) {
             name: format!("Server {i}"),
             country: COUNTRIES[*country].to_uppercase(),
             verifier: *verifier,
+            network: None,
             routes: vec![RouteId::parse(COUNTRIES[*country]).expect("slug")],
             entry_points: (0..*eps)
                 .map(|e| EntryPointId::parse(&format!("s{i}-e{e}")).expect("slug"))

@@ -559,6 +559,51 @@ fn a_stale_verifier_blocks_nothing() {
     assert_eq!(status(&w, "de-1"), Healthy);
 }
 
+// §6 — verifiers per network: R4 per verifier, and who still reaches it
+
+fn with_two_verifiers() -> World {
+    let mut w = world_with(&[
+        ("de-1", "DE", false, 2),
+        ("de-2", "DE", false, 1),
+        ("nl-1", "NL", false, 1),
+        ("ru-1", "RU", true, 1),
+        ("ru-2", "RU", true, 1),
+    ]);
+    w.healthy();
+    w
+}
+
+#[test]
+fn every_fresh_verifier_that_reaches_a_server_is_listed() {
+    let w = with_two_verifiers();
+    let v = w.verdict("de-1");
+    assert_eq!(v.status, Healthy);
+    assert!(v.blocked_by.is_empty());
+    assert_eq!(v.still_reached_by, vec![sid("ru-1"), sid("ru-2")]);
+    assert!(
+        w.verdict("ru-1").still_reached_by.is_empty(),
+        "R4 says nothing of a verifier"
+    );
+}
+
+#[test]
+fn one_network_blocking_is_a_block_while_another_still_reaches_it() {
+    let mut w = with_two_verifiers();
+    w.probe("ru-1", "de-1", false, 3);
+    let v = w.verdict("de-1");
+    assert_eq!(v.status, Blocked, "one verifier's evidence is enough");
+    assert!(!v.in_rotation);
+    assert_eq!(v.blocked_by, vec![sid("ru-1")]);
+    assert_eq!(v.still_reached_by, vec![sid("ru-2")]);
+}
+
+#[test]
+fn a_stale_verifier_is_not_said_to_reach_anything() {
+    let mut w = with_two_verifiers();
+    w.report_at("ru-2", w.now - w.settings.stale_after_ms(), true, true);
+    assert_eq!(w.verdict("de-1").still_reached_by, vec![sid("ru-1")]);
+}
+
 // R5 — precedence
 
 #[test]

@@ -41,6 +41,7 @@ pub fn world_with(servers: &[(&str, &str, bool, usize)]) -> World {
                 name: (*id).to_owned(),
                 country: (*country).to_owned(),
                 verifier: *verifier,
+                network: None,
                 routes: vec![route],
                 entry_points: (0..*eps)
                     .map(|i| {

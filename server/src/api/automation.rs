@@ -14,6 +14,7 @@ use axum::response::Response;
 use axum::routing::{get, put};
 use axum::Router;
 use meshwatch::fleet::FleetDocument;
+use meshwatch::network::NetworkLabel;
 use meshwatch::settings::Settings;
 use meshwatch::{ServerId, UserId};
 use serde::Deserialize;
@@ -208,6 +209,14 @@ async fn demo_fault(
 #[serde(deny_unknown_fields)]
 struct VerifierToggle {
     enabled: bool,
+    /// Absent: the label is kept; `null` or blank: cleared.
+    #[serde(default, deserialize_with = "present")]
+    network: Option<Option<String>>,
+}
+
+/// A field that may be absent (outer `None`) or `null` (inner `None`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
 }
 
 /// `PUT /api/v1/servers/{id}/verifier`: "Use this server to check blocking
@@ -219,7 +228,18 @@ async fn put_verifier(
 ) -> Result<ApiJson<ServerView>, ApiError> {
     let server =
         ServerId::parse(&id).map_err(|_| ApiError::not_found(format!("no server {id:?}")))?;
-    if !state.store.set_verifier(&server, toggle.enabled).await? {
+    let network = match toggle.network {
+        None => None,
+        Some(raw) => Some(
+            NetworkLabel::parse_optional(raw.as_deref().unwrap_or(""))
+                .map_err(|e| ApiError::unprocessable("invalid_network", e.to_string()))?,
+        ),
+    };
+    if !state
+        .store
+        .set_verifier(&server, toggle.enabled, network)
+        .await?
+    {
         return Err(ApiError::not_found(format!("no server {id:?}")));
     }
     state.evaluator.reload_fleet().await?;

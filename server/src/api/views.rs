@@ -3,6 +3,7 @@
 use crate::engine::Serving;
 use meshwatch::balance::Placement;
 use meshwatch::mesh::Mesh;
+use meshwatch::network::{NetworkLabel, VerifierOnNetwork};
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::{EntryPointVerdict, Verdict, WitnessFigure};
 use serde::Serialize;
@@ -27,6 +28,8 @@ pub struct ServerView {
     pub name: String,
     pub country: String,
     pub verifier: bool,
+    /// The network a verifier probes from, if named.
+    pub verifier_network: Option<NetworkLabel>,
     pub status: ServerStatus,
     pub conditions: Vec<ServerStatus>,
     pub in_rotation: bool,
@@ -36,6 +39,10 @@ pub struct ServerView {
     pub unreachable: Option<UnreachableView>,
     pub unreliable_witness: Option<WitnessFigure>,
     pub blocked_by: Vec<String>,
+    /// The verifiers whose R4 holds for it, with their networks.
+    pub blocked_on: Vec<VerifierOnNetwork>,
+    /// The fresh verifiers that reach it, with their networks.
+    pub still_reached_by: Vec<VerifierOnNetwork>,
     pub entry_points: Vec<EntryPointVerdict>,
 }
 
@@ -47,6 +54,7 @@ impl ServerView {
             name: server.name.clone(),
             country: server.country.clone(),
             verifier: server.verifier,
+            verifier_network: server.network.clone(),
             status: verdict.status,
             conditions: verdict.conditions.clone(),
             in_rotation: verdict.in_rotation,
@@ -70,6 +78,8 @@ impl ServerView {
                 }),
             unreliable_witness: verdict.unreliable_witness,
             blocked_by: verdict.blocked_by.iter().map(|v| v.to_string()).collect(),
+            blocked_on: mesh.on_networks(&verdict.blocked_by),
+            still_reached_by: mesh.on_networks(&verdict.still_reached_by),
             entry_points: verdict.entry_points.clone(),
         }
     }

@@ -121,6 +121,7 @@ mod tests {
                 name: s.to_uppercase(),
                 country: "DE".into(),
                 verifier: false,
+                network: None,
                 routes: vec![id(RouteId::parse, "de")],
                 entry_points: vec![id(EntryPointId::parse, &format!("{s}-ep"))],
             })

@@ -222,6 +222,23 @@ async fn demo_mode_seeds_a_fleet_and_prints_a_working_login_and_api_token() {
         .await
         .expect("sent");
     assert_eq!(api.status(), 200, "the printed API token works");
+    let verifier: serde_json::Value = client()
+        .get(format!("{}/api/v1/servers/jp-1", panel.address))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(
+        (
+            verifier["verifier"].clone(),
+            verifier["verifier_network"].clone()
+        ),
+        (serde_json::json!(true), serde_json::json!("NTT home fiber")),
+        "the demo's verifier names its network"
+    );
 
     let response = client()
         .post(format!("{}/login", panel.address))

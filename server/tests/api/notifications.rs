@@ -148,7 +148,7 @@ fn assert_reads_well(body: &str) {
 
 /// A receiver for webhook posts on loopback; `path_and_query` is appended
 /// to its address to make the configured URL.
-async fn webhook_receiver(
+pub async fn webhook_receiver(
     path_and_query: &str,
 ) -> (String, tokio::sync::mpsc::UnboundedReceiver<Value>) {
     let (tx, hooks) = tokio::sync::mpsc::unbounded_channel::<Value>();

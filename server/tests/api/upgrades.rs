@@ -26,6 +26,7 @@ const OUTBOX_TEST_MESSAGES: i64 = 20261202000005;
 const OUTBOX_TARGETS: i64 = 20261202000006;
 const SERVERS_CAN_LEAVE: i64 = 20261203000006;
 const TELEGRAM_TARGET: i64 = 20261207000001;
+const VERIFIER_NETWORK: i64 = 20261207000002;
 
 /// The secrets whose hashes the fixtures hold.
 const DE_1_AGENT: &str = "de-1-agent-token-0001";
@@ -142,6 +143,13 @@ async fn assert_rows_survived(url: &str, version: i64, key: &SealingKey) {
         ),
     ];
     assert_eq!(servers, expected, "{from}");
+    let networks: Vec<Option<String>> =
+        sqlx::query_scalar("SELECT verifier_network FROM servers ORDER BY id")
+            .fetch_all(&db)
+            .await
+            .expect("networks");
+    let nl_network = (version >= VERIFIER_NETWORK).then(|| "MTS mobile".to_owned());
+    assert_eq!(networks, vec![None, nl_network], "{from}");
     let server_routes: Vec<(String, String, i64)> = sqlx::query_as(
         "SELECT server_id, route_id, position FROM server_routes ORDER BY server_id, position",
     )

@@ -18,6 +18,7 @@ use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
 use meshwatch::chart::ChartMetric;
 use meshwatch::i18n::{Lang, Text, Ui};
+use meshwatch::network::{any_named, places};
 use meshwatch::status::ServerStatus;
 use meshwatch::views::ServerCard;
 use std::sync::Arc;
@@ -286,10 +287,21 @@ fn Notes(card: Arc<ServerCard>) -> impl IntoView {
         </p>
     });
     let blocked = (!v.blocked_by.is_empty()).then(|| {
-        let by = v.blocked_by.iter().map(|id| card.label(id)).collect::<Vec<_>>();
+        // Where verifiers name their networks, the note says where the
+        // address is blocked and where it is still reached (§6).
+        let text = if any_named(&[&card.blocked_on, &card.still_reached_by]) {
+            let name = |id: &meshwatch::ServerId| card.label(id);
+            lang.blocked_on_networks(
+                &places(&card.blocked_on, name),
+                &places(&card.still_reached_by, name),
+            )
+        } else {
+            let by = v.blocked_by.iter().map(|id| card.label(id)).collect::<Vec<_>>();
+            lang.blocked_by_verifier(&by)
+        };
         view! {
-            <p role="note" class="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-900">
-                {lang.blocked_by_verifier(&by)}
+            <p role="note" class="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-900" data-testid="blocked-note">
+                {text}
             </p>
         }
     });
@@ -428,6 +440,12 @@ fn EntryPoints(card: Arc<ServerCard>) -> impl IntoView {
 fn VerifierToggle(card: Arc<ServerCard>) -> impl IntoView {
     let lang = use_lang();
     let enabled = card.server.verifier;
+    let network = card
+        .server
+        .verifier_network
+        .as_ref()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
     let label = lang.text(if enabled {
         Text::StopUsingAsVerifier
     } else {
@@ -439,14 +457,50 @@ fn VerifierToggle(card: Arc<ServerCard>) -> impl IntoView {
             <p class="mt-2 text-sm text-slate-600">
                 {lang.ui(if enabled { Ui::VerifierOnHelp } else { Ui::VerifierOffHelp })}
             </p>
-            <form method="post" action=SetVerifier::url() class="mt-3">
-                <input type="hidden" name="id" value=card.server.id.to_string()/>
-                <input type="hidden" name="enabled" value=(!enabled).to_string()/>
-                <button type="submit" class="rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white hover:bg-slate-700 focus:outline-none focus:ring-2 focus:ring-sky-400">
-                    {label}
-                </button>
-            </form>
+            // Becoming a verifier takes its network along; a verifier saves
+            // its network on its own, and stops without losing it.
+            {(!enabled).then(|| view! {
+                <form method="post" action=SetVerifier::url() class="mt-3 space-y-3">
+                    <input type="hidden" name="id" value=card.server.id.to_string()/>
+                    <input type="hidden" name="enabled" value="true"/>
+                    <NetworkField value=String::new()/>
+                    <button type="submit" class=VERIFIER_BUTTON>{label}</button>
+                </form>
+            })}
+            {enabled.then(|| view! {
+                <form method="post" action=SetVerifier::url() class="mt-3 space-y-3">
+                    <input type="hidden" name="id" value=card.server.id.to_string()/>
+                    <input type="hidden" name="enabled" value="true"/>
+                    <NetworkField value=network.clone()/>
+                    <button type="submit" class="rounded-md border border-slate-300 px-4 py-2 text-sm font-medium hover:bg-slate-100 focus:outline-none focus:ring-2 focus:ring-sky-400">
+                        {lang.ui(Ui::SaveNetwork)}
+                    </button>
+                </form>
+                <form method="post" action=SetVerifier::url() class="mt-3">
+                    <input type="hidden" name="id" value=card.server.id.to_string()/>
+                    <input type="hidden" name="enabled" value="false"/>
+                    <button type="submit" class=VERIFIER_BUTTON>{label}</button>
+                </form>
+            })}
         </section>
+    }
+}
+
+const VERIFIER_BUTTON: &str = "rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white hover:bg-slate-700 focus:outline-none focus:ring-2 focus:ring-sky-400";
+
+/// The verifier's network label, with what it is for.
+#[component]
+fn NetworkField(value: String) -> impl IntoView {
+    let lang = use_lang();
+    view! {
+        <div>
+            <label for="verifier-network" class="block text-sm font-medium text-slate-800">{lang.ui(Ui::VerifierNetwork)}</label>
+            <input id="verifier-network" name="network" type="text" value=value
+                maxlength=meshwatch::network::MAX_NETWORK_LABEL_CHARS.to_string()
+                aria-describedby="verifier-network-help"
+                class="mt-1 block w-full max-w-sm rounded-md border border-slate-300 px-3 py-1.5 text-sm shadow-sm focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200"/>
+            <p id="verifier-network-help" class="mt-1 text-xs text-slate-500">{lang.ui(Ui::VerifierNetworkHint)}</p>
+        </div>
     }
 }
 

@@ -85,6 +85,7 @@ mod tests {
                 name: (*id).to_owned(),
                 country: "DE".to_owned(),
                 verifier: false,
+                network: None,
                 routes: Vec::new(),
                 entry_points: eps
                     .iter()

@@ -14,6 +14,7 @@ use crate::store::types::{Endpoint, Params};
 use meshwatch::agent_api::Peer;
 use meshwatch::fleet::{is_obfuscated, probe_alpn, Protocol};
 use meshwatch::mesh::{MeshRoute, MeshServer};
+use meshwatch::network::NetworkLabel;
 use meshwatch::views::{EntryPointSummary, ServerSummary, UserSummary};
 use meshwatch::{EntryPointId, RouteId, ServerId, UserId};
 use std::collections::HashMap;
@@ -136,6 +137,7 @@ struct ServerRow {
     name: String,
     country: String,
     verifier: bool,
+    verifier_network: Option<String>,
     routes: String,
     entry_points: String,
 }
@@ -155,6 +157,12 @@ impl TryFrom<ServerRow> for ServerSummary {
             country: row.country,
             routes: route_ids(&row.routes)?,
             verifier: row.verifier,
+            verifier_network: row
+                .verifier_network
+                .as_deref()
+                .map(NetworkLabel::parse)
+                .transpose()
+                .map_err(|e| corrupt("verifier network", e))?,
             entry_points: entry_points
                 .into_iter()
                 .map(|(id, protocol_name, host, port_number, sni)| {
@@ -217,7 +225,7 @@ fn route_ids(json: &str) -> Result<Vec<RouteId>, StoreError> {
 /// defeat the primary key: one card would scan the whole fleet.
 fn select_servers(tail: &str) -> String {
     format!(
-        "SELECT s.id, s.name, s.country, s.verifier, \
+        "SELECT s.id, s.name, s.country, s.verifier, s.verifier_network, \
            (SELECT {routes} FROM server_routes WHERE server_id = s.id) AS routes, \
            (SELECT {entry_points} FROM entry_points WHERE server_id = s.id) AS entry_points \
          FROM servers s {tail}",
@@ -271,6 +279,7 @@ impl Store {
             .into_iter()
             .map(|s| MeshServer {
                 verifier: s.verifier,
+                network: s.verifier_network,
                 id: s.id,
                 name: s.name,
                 country: s.country,
@@ -322,15 +331,27 @@ impl Store {
             .transpose()
     }
 
-    /// Marks or unmarks a verifier; false when the server does not exist.
-    pub async fn set_verifier(&self, server: &ServerId, enabled: bool) -> Result<bool, StoreError> {
+    /// Marks or unmarks a verifier and, when `network` is given, sets or
+    /// clears its network label; false when the server does not exist.
+    pub async fn set_verifier(
+        &self,
+        server: &ServerId,
+        enabled: bool,
+        network: Option<Option<NetworkLabel>>,
+    ) -> Result<bool, StoreError> {
         let mut tx = self.write().await?;
-        let done = sqlx::query("UPDATE servers SET verifier = $1 WHERE id = $2")
-            .bind(enabled)
-            .bind(server)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected()
+        let done = sqlx::query(
+            "UPDATE servers SET verifier = $1,
+                verifier_network = CASE WHEN $2 THEN $3 ELSE verifier_network END
+             WHERE id = $4",
+        )
+        .bind(enabled)
+        .bind(network.is_some())
+        .bind(network.flatten().map(String::from))
+        .bind(server)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
             > 0;
         tx.commit().await?;
         Ok(done)

@@ -1,0 +1,159 @@
+//! Verifiers per network (PRODUCT.md §6): blocking differs by ISP, and
+//! between mobile and home networks, within one country, so a verifier
+//! may carry the name of the network it probes from ("MTS mobile"). R4 is
+//! still judged per verifier; the label tells the operator *where* an
+//! address is blocked and where it is still reached.
+
+use crate::ids::ServerId;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The longest network label, in characters.
+pub const MAX_NETWORK_LABEL_CHARS: usize = 64;
+
+/// A verifier's network as the operator names it: 1 to
+/// [`MAX_NETWORK_LABEL_CHARS`] characters, no control characters, spaces
+/// around it trimmed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct NetworkLabel(String);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NetworkLabelError {
+    #[error("the network label is empty")]
+    Empty,
+    #[error("the network label is longer than {MAX_NETWORK_LABEL_CHARS} characters")]
+    TooLong,
+    #[error("the network label contains a control character")]
+    ControlCharacter,
+}
+
+impl NetworkLabel {
+    pub fn parse(raw: &str) -> Result<NetworkLabel, NetworkLabelError> {
+        let label = raw.trim();
+        if label.is_empty() {
+            Err(NetworkLabelError::Empty)
+        } else if label.chars().count() > MAX_NETWORK_LABEL_CHARS {
+            Err(NetworkLabelError::TooLong)
+        } else if label.chars().any(char::is_control) {
+            Err(NetworkLabelError::ControlCharacter)
+        } else {
+            Ok(NetworkLabel(label.to_owned()))
+        }
+    }
+
+    /// An optional label as a form sends it: blank is none.
+    pub fn parse_optional(raw: &str) -> Result<Option<NetworkLabel>, NetworkLabelError> {
+        if raw.trim().is_empty() {
+            Ok(None)
+        } else {
+            NetworkLabel::parse(raw).map(Some)
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for NetworkLabel {
+    type Error = NetworkLabelError;
+    fn try_from(raw: String) -> Result<Self, Self::Error> {
+        NetworkLabel::parse(&raw)
+    }
+}
+
+impl From<NetworkLabel> for String {
+    fn from(label: NetworkLabel) -> String {
+        label.0
+    }
+}
+
+impl fmt::Display for NetworkLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A verifier and the network it probes from: one entry of a server's
+/// `blocked_on` (R4 holds for it) or `still_reached_by` list (API.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifierOnNetwork {
+    pub verifier: ServerId,
+    pub network: Option<NetworkLabel>,
+}
+
+/// Where the verifiers in `list` probe from, as a note names it: each
+/// one's network, or the verifier itself (`name`) when it has none; each
+/// place once, in order.
+pub fn places(list: &[VerifierOnNetwork], name: impl Fn(&ServerId) -> String) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for v in list {
+        let place = v
+            .network
+            .as_ref()
+            .map_or_else(|| name(&v.verifier), |n| n.to_string());
+        if !out.contains(&place) {
+            out.push(place);
+        }
+    }
+    out
+}
+
+/// Whether any verifier in the lists names its network: then notes say
+/// where a block holds rather than which verifiers see it.
+pub fn any_named(lists: &[&[VerifierOnNetwork]]) -> bool {
+    lists.iter().any(|l| l.iter().any(|v| v.network.is_some()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_is_trimmed_and_bounded() {
+        assert_eq!(
+            NetworkLabel::parse("  MTS mobile ").map(|l| l.to_string()),
+            Ok("MTS mobile".to_owned())
+        );
+        assert_eq!(NetworkLabel::parse(" "), Err(NetworkLabelError::Empty));
+        let longest = "ы".repeat(MAX_NETWORK_LABEL_CHARS);
+        assert!(
+            NetworkLabel::parse(&longest).is_ok(),
+            "counted in characters"
+        );
+        assert_eq!(
+            NetworkLabel::parse(&format!("{longest}x")),
+            Err(NetworkLabelError::TooLong)
+        );
+        assert_eq!(
+            NetworkLabel::parse("MTS\nmobile"),
+            Err(NetworkLabelError::ControlCharacter)
+        );
+        assert_eq!(NetworkLabel::parse_optional("  "), Ok(None));
+    }
+
+    #[test]
+    fn places_are_networks_or_else_verifiers_each_once() {
+        let on = |id: &str, network: Option<&str>| VerifierOnNetwork {
+            verifier: ServerId::parse(id).expect("slug"),
+            network: network.map(|n| NetworkLabel::parse(n).expect("label")),
+        };
+        let list = [
+            on("ru-1", Some("MTS mobile")),
+            on("ru-2", None),
+            on("ru-3", Some("MTS mobile")),
+        ];
+        let named = places(&list, |id| format!("verifier {id}"));
+        assert_eq!(named, ["MTS mobile", "verifier ru-2"]);
+        assert!(any_named(&[&[], &list]));
+        assert!(!any_named(&[&list[1..2]]));
+    }
+
+    #[test]
+    fn a_label_is_json_text_and_checked_when_read() {
+        let label = NetworkLabel::parse("Beeline").expect("valid");
+        assert_eq!(serde_json::to_string(&label).expect("json"), "\"Beeline\"");
+        assert!(serde_json::from_str::<NetworkLabel>("\"\"").is_err());
+    }
+}
