@@ -100,6 +100,86 @@ pub fn places(list: &[VerifierOnNetwork], name: impl Fn(&ServerId) -> String) ->
     out
 }
 
+/// Where a server's block holds and where it is still reached, as notes
+/// name them (each a network, or a verifier without one): only while it is
+/// blocked and some verifier names its network.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockPlaces {
+    pub blocked_on: Vec<String>,
+    pub still_reached_from: Vec<String>,
+}
+
+impl BlockPlaces {
+    /// `verdict`'s places; `name` names a verifier (by its mesh index)
+    /// that names no network.
+    pub fn of(
+        mesh: &crate::mesh::Mesh,
+        verdict: &crate::verdict::Verdict,
+        name: impl Fn(usize) -> String,
+    ) -> Option<BlockPlaces> {
+        let blocked_on = mesh.on_networks(&verdict.blocked_by);
+        let reached = mesh.on_networks(&verdict.still_reached_by);
+        if blocked_on.is_empty() || !any_named(&[&blocked_on, &reached]) {
+            return None;
+        }
+        let name = |id: &ServerId| mesh.server_index(id).map_or_else(|| id.to_string(), &name);
+        Some(BlockPlaces {
+            blocked_on: places(&blocked_on, name),
+            still_reached_from: places(&reached, name),
+        })
+    }
+}
+
+/// How many servers one network sees blocked: each blocked server counts
+/// once for every network among the verifiers that see it (`None`: the
+/// verifiers that name no network).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockedOnNetwork {
+    pub network: Option<NetworkLabel>,
+    pub servers: u32,
+}
+
+/// The blocked servers among `servers` (indices into `mesh` and
+/// `verdicts`), counted per network; the most blocked first, then by name.
+/// Empty when nothing is blocked.
+pub fn blocked_per_network(
+    mesh: &crate::mesh::Mesh,
+    verdicts: &[crate::verdict::Verdict],
+    servers: impl IntoIterator<Item = usize>,
+) -> Vec<BlockedOnNetwork> {
+    let mut counts: std::collections::BTreeMap<Option<NetworkLabel>, u32> = Default::default();
+    for s in servers {
+        let mut networks: Vec<Option<NetworkLabel>> = mesh
+            .on_networks(&verdicts[s].blocked_by)
+            .into_iter()
+            .map(|v| v.network)
+            .collect();
+        networks.sort();
+        networks.dedup();
+        for network in networks {
+            *counts.entry(network).or_default() += 1;
+        }
+    }
+    let mut out: Vec<BlockedOnNetwork> = counts
+        .into_iter()
+        .map(|(network, servers)| BlockedOnNetwork { network, servers })
+        .collect();
+    // Named networks first, by count; the unnamed rest last.
+    out.sort_by(|a, b| {
+        (
+            a.network.is_none(),
+            std::cmp::Reverse(a.servers),
+            &a.network,
+        )
+            .cmp(&(
+                b.network.is_none(),
+                std::cmp::Reverse(b.servers),
+                &b.network,
+            ))
+    });
+    out
+}
+
 /// Whether any verifier in the lists names its network: then notes say
 /// where a block holds rather than which verifiers see it.
 pub fn any_named(lists: &[&[VerifierOnNetwork]]) -> bool {

@@ -318,6 +318,9 @@ pub struct UserServer {
     /// Where it stands in the user's subscription, naming the server that
     /// replaces it, that it stands in for, or the route's best available.
     pub placement: Placement<ServerRef>,
+    /// Blocked, where verifiers name their networks: where (§6).
+    #[serde(default)]
+    pub blocked_where: Option<crate::network::BlockPlaces>,
 }
 
 /// What one of the user's routes serves.
@@ -390,6 +393,9 @@ pub struct RouteOverview {
     pub servers: Vec<RouteServer>,
     /// Every server is out: subscriptions serve this one (best available).
     pub best_available: Option<ServerRef>,
+    /// Its blocked servers, counted per verifier network (§6).
+    #[serde(default)]
+    pub blocked_per_network: Vec<crate::network::BlockedOnNetwork>,
 }
 
 /// The fleet at a glance.
@@ -399,6 +405,9 @@ pub struct Overview {
     pub counts: Vec<(ServerStatus, u32)>,
     /// Servers whose last report is older than `stale_after`.
     pub stale: u32,
+    /// The fleet's blocked servers, counted per verifier network (§6).
+    #[serde(default)]
+    pub blocked_per_network: Vec<crate::network::BlockedOnNetwork>,
     /// Servers out of rotation, with why.
     pub out_of_rotation: Vec<(ServerRef, ServerStatus)>,
     /// Routes serving their best available server: (route name, server).

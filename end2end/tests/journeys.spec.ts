@@ -117,8 +117,11 @@ test('5. a verifier marked from its card, with its network, sees a block: the se
   expect(nl1.blocked_on).toEqual([{ verifier: 'us-1', network: 'MTS mobile' }]);
   await page.goto('/servers/nl-1');
   await expect(page.getByTestId('blocked-note')).toContainText('Address blocked on MTS mobile');
+  await page.goto('/overview');
+  await expect(page.getByTestId('blocked-per-network')).toContainText('MTS mobile: 1 server blocked');
   await page.goto('/users/alice');
   await expect(serverRow(page, 'Amsterdam 1 (NL)')).toContainText('Address blocked');
+  await expect(serverRow(page, 'Amsterdam 1 (NL)')).toContainText('Blocked on MTS mobile');
   await expect(page.getByTestId('subscription-preview')).not.toContainText('127.0.10.4:4443');
   await page.screenshot({ path: 'screenshots/user-card-blocked.png', fullPage: true });
   // The outbox row is written with the status history, on the next tick.

@@ -12,7 +12,7 @@ use crate::store::{Endpoint, NewNotification};
 use meshwatch::i18n::notice::{BlockEvent, Incident, Notice};
 use meshwatch::i18n::Lang;
 use meshwatch::mesh::Mesh;
-use meshwatch::network::{any_named, places};
+use meshwatch::network::BlockPlaces;
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::{Verdict, VerdictChange};
 use meshwatch::views::{NotificationKind, ServerRef};
@@ -201,23 +201,6 @@ fn verifiers(mesh: &Mesh, verdicts: &[Verdict], s: usize, event: BlockEvent) -> 
     }
 }
 
-/// Where a block that started holds and where the server is still
-/// reached, when verifiers name their networks (§6); else nothing.
-fn networks(mesh: &Mesh, verdict: &Verdict, event: BlockEvent) -> (Vec<String>, Vec<String>) {
-    let blocked_on = mesh.on_networks(&verdict.blocked_by);
-    let reached = mesh.on_networks(&verdict.still_reached_by);
-    if event != BlockEvent::Started || !any_named(&[&blocked_on, &reached]) {
-        return (Vec::new(), Vec::new());
-    }
-    let name = |id: &ServerId| {
-        mesh.server_index(id).map_or_else(
-            || id.to_string(),
-            |v| format!("{} ({id})", mesh.server(v).name),
-        )
-    };
-    (places(&blocked_on, name), places(&reached, name))
-}
-
 /// One message per server whose block started or cleared.
 fn per_server(
     changes: &[VerdictChange],
@@ -237,15 +220,23 @@ fn per_server(
                 return None;
             };
             let s = mesh.server_index(&c.server)?;
-            let (blocked_on, still_reached_from) = networks(mesh, &verdicts[s], event);
+            // Where it is blocked, for a block that started (§6).
+            let places = (event == BlockEvent::Started)
+                .then(|| {
+                    BlockPlaces::of(mesh, &verdicts[s], |v| {
+                        format!("{} ({})", mesh.server(v).name, mesh.server(v).id)
+                    })
+                })
+                .flatten()
+                .unwrap_or_default();
             let incident = Incident {
                 event,
                 server: server_ref(mesh, s),
                 addresses: addresses(mesh, s, endpoints),
                 verifiers: verifiers(mesh, verdicts, s, event),
                 at: c.at,
-                blocked_on,
-                still_reached_from,
+                blocked_on: places.blocked_on,
+                still_reached_from: places.still_reached_from,
             };
             Some(NewNotification::unaddressed(
                 kind_of(event),

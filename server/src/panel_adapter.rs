@@ -7,7 +7,7 @@ use crate::engine::{server_ref, Clock, Evaluator, ReadModel};
 use crate::secrets::{self, TokenHash};
 use crate::store::{Store, StoreError};
 use app::backend::{BackendError, PanelBackend, PasswordChange};
-use meshwatch::network::NetworkLabel;
+use meshwatch::network::{blocked_per_network, NetworkLabel};
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{
     ApiTokenView, DeliveryState, EntryPointSummary, MeshMatrix, OperatorView, OutboxItem, Overview,
@@ -209,22 +209,24 @@ impl PanelBackend for PanelAdapter {
     }
 
     async fn overview(&self) -> Result<Overview, BackendError> {
-        let (counts, stale, out_of_rotation) = self.read_model.with_verdicts(|mesh, verdicts| {
-            let counts = ServerStatus::ALL
-                .iter()
-                .map(|status| {
-                    let n = verdicts.iter().filter(|v| v.status == *status).count();
-                    (*status, u32::try_from(n).unwrap_or(u32::MAX))
-                })
-                .collect();
-            let stale = verdicts.iter().filter(|v| v.stale).count();
-            let out_of_rotation = verdicts
-                .iter()
-                .filter(|v| !v.in_rotation)
-                .filter_map(|v| Some((server_ref(mesh, &v.server)?, v.status)))
-                .collect();
-            (counts, stale, out_of_rotation)
-        });
+        let (counts, stale, out_of_rotation, blocked_per_network) =
+            self.read_model.with_verdicts(|mesh, verdicts| {
+                let counts = ServerStatus::ALL
+                    .iter()
+                    .map(|status| {
+                        let n = verdicts.iter().filter(|v| v.status == *status).count();
+                        (*status, u32::try_from(n).unwrap_or(u32::MAX))
+                    })
+                    .collect();
+                let stale = verdicts.iter().filter(|v| v.stale).count();
+                let out_of_rotation = verdicts
+                    .iter()
+                    .filter(|v| !v.in_rotation)
+                    .filter_map(|v| Some((server_ref(mesh, &v.server)?, v.status)))
+                    .collect();
+                let blocked = blocked_per_network(mesh, verdicts, 0..mesh.server_count());
+                (counts, stale, out_of_rotation, blocked)
+            });
         let mesh = self.read_model.mesh();
         let reference = |id: &ServerId| server_ref(&mesh, id);
         let best_available = self
@@ -262,6 +264,7 @@ impl PanelBackend for PanelAdapter {
         Ok(Overview {
             counts,
             stale: u32::try_from(stale).unwrap_or(u32::MAX),
+            blocked_per_network,
             out_of_rotation,
             best_available,
             latest_changes,
@@ -300,6 +303,11 @@ impl PanelBackend for PanelAdapter {
                         .collect(),
                     best_available: meshwatch::balance::route_fallback(mesh, verdicts, r)
                         .and_then(|s| server_ref(mesh, &mesh.server(s).id)),
+                    blocked_per_network: blocked_per_network(
+                        mesh,
+                        verdicts,
+                        mesh.servers_of_route(r).iter().copied(),
+                    ),
                 })
                 .collect()
         });

@@ -337,6 +337,45 @@ impl Lang {
         }
     }
 
+    /// Where a block holds, short, for the user card: "Blocked on MTS
+    /// mobile; still reachable from Rostelecom home".
+    pub fn blocked_where<S: AsRef<str>>(self, blocked: &[S], reached: &[S]) -> String {
+        let (b, r) = (self.list(blocked), self.list(reached));
+        match (self, reached.is_empty()) {
+            (Lang::En, true) => format!("Blocked on {b}"),
+            (Lang::En, false) => format!("Blocked on {b}; still reachable from {r}"),
+            (Lang::Es, true) => format!("Bloqueada en {b}"),
+            (Lang::Es, false) => format!("Bloqueada en {b}; aún accesible desde {r}"),
+            (Lang::Pt, true) => format!("Bloqueado em {b}"),
+            (Lang::Pt, false) => format!("Bloqueado em {b}; ainda acessível a partir de {r}"),
+            (Lang::Sv, true) => format!("Blockerad i {b}"),
+            (Lang::Sv, false) => format!("Blockerad i {b}; fortfarande nåbar från {r}"),
+            (Lang::Hi, true) => format!("{b} पर ब्लॉक"),
+            (Lang::Hi, false) => format!("{b} पर ब्लॉक; {r} से अब भी पहुँच योग्य"),
+            (Lang::Ja, true) => format!("{b}でブロック"),
+            (Lang::Ja, false) => format!("{b}でブロック（{r}からは到達可能）"),
+        }
+    }
+
+    /// One network's count of blocked servers: "MTS mobile: 3 servers
+    /// blocked".
+    pub fn blocked_servers_on(self, network: &str, servers: u32) -> String {
+        let one = self.plural(servers.into()) == Plural::One;
+        let n = self.number(servers.into());
+        match (self, one) {
+            (Lang::En, true) => format!("{network}: {n} server blocked"),
+            (Lang::En, false) => format!("{network}: {n} servers blocked"),
+            (Lang::Es, true) => format!("{network}: {n} servidor bloqueado"),
+            (Lang::Es, false) => format!("{network}: {n} servidores bloqueados"),
+            (Lang::Pt, true) => format!("{network}: {n} servidor bloqueado"),
+            (Lang::Pt, false) => format!("{network}: {n} servidores bloqueados"),
+            (Lang::Sv, true) => format!("{network}: {n} server blockerad"),
+            (Lang::Sv, false) => format!("{network}: {n} servrar blockerade"),
+            (Lang::Hi, _) => format!("{network}: {n} सर्वर ब्लॉक"),
+            (Lang::Ja, _) => format!("{network}: {n}台のサーバーがブロック中"),
+        }
+    }
+
     /// The mesh summary when every probing server reaches it. The card
     /// shows it for one server or more (none reads "no fresh witness").
     pub fn all_reach_it(self, of: u32) -> String {
@@ -467,6 +506,15 @@ pub(super) fn phrases() -> Vec<(&'static str, CountedPhrase)> {
             l.blocked_on_networks(&names(n), &[] as &[String])
         }),
         ("min_password_len", |l, n| l.min_password_len(n as usize)),
+        ("blocked_servers_on", |l, n| {
+            l.blocked_servers_on("MTS mobile", n as u32)
+        }),
+        ("blocked_where", |l, n| {
+            l.blocked_where(&names(n), &["Rostelecom home".to_owned()])
+        }),
+        ("blocked_where.alone", |l, n| {
+            l.blocked_where(&names(n), &[] as &[String])
+        }),
         ("days_ago", |l, n| l.days_ago(n)),
     ]
 }

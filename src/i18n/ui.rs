@@ -515,6 +515,8 @@ catalogue! {
         "वह ISP या नेटवर्क का प्रकार जहाँ से यह जाँच करता है, जैसे “MTS mobile” या “Rostelecom home”: तब ब्लॉक हर नेटवर्क के लिए अलग बताए जाते हैं।",
         "確認元の ISP またはネットワークの種類（「MTS mobile」「Rostelecom home」など）。ブロックがネットワークごとに表示されます。",
     ],
+    BlockedByNetwork => ["Blocked servers by network", "Servidores bloqueados por red", "Servidores bloqueados por rede", "Blockerade servrar per nät", "नेटवर्क के अनुसार ब्लॉक सर्वर", "ネットワーク別のブロック中サーバー"],
+    NoNetworkNamed => ["Verifiers without a network", "Verificadores sin red indicada", "Verificadores sem rede indicada", "Verifierare utan angivet nät", "बिना नेटवर्क वाले सत्यापक", "ネットワーク未設定の検証サーバー"],
     SaveNetwork => ["Save network", "Guardar red", "Salvar rede", "Spara nätverk", "नेटवर्क सहेजें", "ネットワークを保存"],
     History => ["History", "Historial", "Histórico", "Historik", "इतिहास", "履歴"],
     UptimeHelp => [

@@ -78,6 +78,31 @@ pub fn StatusDot(
 }
 
 /// The "stale" badge: the last report is older than `stale_after`.
+/// Blocked servers counted per verifier network (§6); nothing while no
+/// verifier names a network.
+#[component]
+pub fn BlockedPerNetwork(counts: Vec<meshwatch::network::BlockedOnNetwork>) -> impl IntoView {
+    let lang = use_lang();
+    counts.iter().any(|c| c.network.is_some()).then(|| {
+        let items = counts
+            .iter()
+            .map(|c| {
+                let network = c
+                    .network
+                    .as_ref()
+                    .map_or_else(|| lang.ui(Ui::NoNetworkNamed).to_owned(), |n| n.to_string());
+                view! { <li>{lang.blocked_servers_on(&network, c.servers)}</li> }
+            })
+            .collect_view();
+        view! {
+            <div class="mt-3 text-sm text-red-900" data-testid="blocked-per-network">
+                <p class="font-medium">{lang.ui(Ui::BlockedByNetwork)}</p>
+                <ul class="mt-1 list-disc pl-5">{items}</ul>
+            </div>
+        }
+    })
+}
+
 #[component]
 pub fn StaleBadge() -> impl IntoView {
     view! {

@@ -7,6 +7,7 @@
 use crate::store::Endpoint;
 use meshwatch::balance::assign;
 use meshwatch::mesh::Mesh;
+use meshwatch::network::BlockPlaces;
 use meshwatch::verdict::Verdict;
 use meshwatch::views::{ServerRef, UserRoute, UserServer, UserSummary};
 use meshwatch::{EntryPointId, ServerId};
@@ -66,6 +67,9 @@ impl Serving {
                             of: verdict.quorum.of,
                             stale: verdict.stale,
                             placement: r.placement_of(row).map(|other| server_ref(mesh, &other))?,
+                            blocked_where: BlockPlaces::of(mesh, verdict, |v| {
+                                format!("{} ({})", mesh.server(v).name, mesh.server(v).country)
+                            }),
                         })
                     })
                     .collect(),

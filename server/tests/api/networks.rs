@@ -135,6 +135,22 @@ async fn a_block_names_the_networks_that_see_it_and_those_that_still_reach_it() 
         "{html}"
     );
 
+    // The user card says where, and the Overview and Routes pages count
+    // blocked servers per network.
+    let (_, html) = app.page(&cookie, "/users/alice").await;
+    assert!(
+        html.contains("Blocked on MTS mobile; still reachable from Rostelecom home"),
+        "{html}"
+    );
+    for page in ["/overview", "/routes"] {
+        let (_, html) = app.page(&cookie, page).await;
+        assert!(
+            html.contains("Blocked servers by network")
+                && html.contains("MTS mobile: 1 server blocked"),
+            "{page}: {html}"
+        );
+    }
+
     // The message says it too, one fact a line.
     let message = tokio::time::timeout(std::time::Duration::from_secs(10), hooks.recv())
         .await

@@ -5,7 +5,7 @@
 use crate::api::load_overview;
 use crate::lang::use_lang;
 use crate::live::LiveRegion;
-use crate::ui::components::{ErrorNote, StatusDot};
+use crate::ui::components::{BlockedPerNetwork, ErrorNote, StatusDot};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -108,6 +108,7 @@ fn Glance(o: Overview) -> impl IntoView {
     view! {
         <ul class="mt-6 grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6" aria-label=lang.ui(Ui::ServersByStatus)>{counts}</ul>
         <p class="mt-2 text-sm text-slate-500">{lang.stale_servers(o.stale)}</p>
+        <BlockedPerNetwork counts=o.blocked_per_network.clone()/>
         {replicas}
         {witness_fault}
         {best}

@@ -6,7 +6,9 @@
 use crate::api::load_routes;
 use crate::lang::use_lang;
 use crate::live::LiveRegion;
-use crate::ui::components::{Chip, EmptyState, ErrorNote, StaleBadge, StatusDot};
+use crate::ui::components::{
+    BlockedPerNetwork, Chip, EmptyState, ErrorNote, StaleBadge, StatusDot,
+};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -89,6 +91,7 @@ fn RouteCard(route: RouteOverview) -> impl IntoView {
             <h2 class="flex items-center gap-2 text-lg font-semibold">{route.name.clone()} <Chip text=route.id.to_string()/></h2>
             <p class="text-sm text-slate-500">{per_user}</p>
             {warning}
+            <BlockedPerNetwork counts=route.blocked_per_network.clone()/>
             <ul class="mt-3 divide-y divide-slate-100">{rows}</ul>
         </section>
     }

@@ -92,6 +92,10 @@ fn ServerLine(s: UserServer) -> impl IntoView {
     let lang = use_lang();
     let count =
         (s.status == ServerStatus::Unreachable).then(|| lang.unreachable_count(s.failing, s.of));
+    let blocked_where = s
+        .blocked_where
+        .as_ref()
+        .map(|p| lang.blocked_where(&p.blocked_on, &p.still_reached_from));
     let stale = (s.stale && s.status != ServerStatus::NoData).then(|| view! { <StaleBadge/> });
     let place = lang.placement(&s.placement);
     view! {
@@ -102,6 +106,7 @@ fn ServerLine(s: UserServer) -> impl IntoView {
             <span class="flex flex-col">
                 <span class="inline-flex items-center gap-2"><StatusDot status=s.status/>{stale}</span>
                 {count.map(|c| view! { <span class="text-slate-600">{c}</span> })}
+                {blocked_where.map(|w| view! { <span class="text-slate-600" data-testid="blocked-where">{w}</span> })}
             </span>
             <span class="ml-auto flex flex-col text-right text-slate-500">
                 <span>{place.headline}</span>
