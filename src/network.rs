@@ -117,9 +117,14 @@ impl BlockPlaces {
         verdict: &crate::verdict::Verdict,
         name: impl Fn(usize) -> String,
     ) -> Option<BlockPlaces> {
+        // Most servers are not blocked: they cost no lookup (the user
+        // card and the subscription ask for every server they name).
+        if verdict.blocked_by.is_empty() {
+            return None;
+        }
         let blocked_on = mesh.on_networks(&verdict.blocked_by);
         let reached = mesh.on_networks(&verdict.still_reached_by);
-        if blocked_on.is_empty() || !any_named(&[&blocked_on, &reached]) {
+        if !any_named(&[&blocked_on, &reached]) {
             return None;
         }
         let name = |id: &ServerId| mesh.server_index(id).map_or_else(|| id.to_string(), &name);

@@ -19,13 +19,9 @@ pub struct TelegramChat(String);
 impl TelegramChat {
     pub fn parse(raw: &str) -> Result<TelegramChat, String> {
         let raw = raw.trim();
-        let numeric = raw
-            .strip_prefix('-')
-            .unwrap_or(raw)
-            .chars()
-            .all(|c| c.is_ascii_digit())
-            && raw.trim_start_matches('-').len() <= 20
-            && !raw.trim_start_matches('-').is_empty();
+        let digits = raw.strip_prefix('-').unwrap_or(raw);
+        let numeric =
+            (1..=20).contains(&digits.len()) && digits.chars().all(|c| c.is_ascii_digit());
         // Telegram usernames: 5 to 32 of letters, digits and underscores.
         let username = raw.strip_prefix('@').is_some_and(|name| {
             (5..=32).contains(&name.len())
@@ -267,6 +263,30 @@ mod tests {
             let err = read(&vars).expect_err("refused");
             assert_eq!(err.var, var, "{vars:?}");
             assert!(!err.problem.contains("AAHdq"), "{}", err.problem);
+        }
+    }
+
+    #[test]
+    fn a_chat_is_a_number_or_a_public_username() {
+        for good in [
+            "42",
+            "-1001234567890",
+            "@meshwatch_ops",
+            "12345678901234567890",
+        ] {
+            assert!(TelegramChat::parse(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            "-",
+            "--5",
+            "4 2",
+            "123456789012345678901",
+            "@abc",
+            "@has-dash",
+            "ops",
+        ] {
+            assert!(TelegramChat::parse(bad).is_err(), "{bad}");
         }
     }
 
