@@ -218,14 +218,17 @@ pub fn route_fallback(mesh: &Mesh, verdicts: &[Verdict], r: usize) -> Option<usi
     best_available_server(verdicts, servers)
 }
 
-/// Least severe status first, then the most recent report, then rank.
+/// Least severe status the evidence gives first (a maintenance window
+/// aside), then one not in maintenance, then the most recent report, then
+/// rank: a route whose servers are all in maintenance still serves.
 fn best_available_server(verdicts: &[Verdict], ranked: &[usize]) -> Option<usize> {
     ranked
         .iter()
         .enumerate()
         .max_by_key(|(rank, &s)| {
             (
-                verdicts[s].status,
+                verdicts[s].derived_status(),
+                !verdicts[s].in_maintenance(),
                 verdicts[s].last_report_at,
                 Reverse(*rank),
             )

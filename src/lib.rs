@@ -14,6 +14,7 @@ pub mod fleet;
 pub mod i18n;
 pub mod ids;
 pub mod intake;
+pub mod maintenance;
 pub mod mesh;
 pub mod network;
 pub mod rules;

@@ -3,7 +3,9 @@
 
 use crate::evidence::Evidence;
 use crate::ids::{EntryPointId, RouteId, ServerId};
+use crate::maintenance::{self, InMaintenance, MaintenanceWindow};
 use crate::network::{NetworkLabel, VerifierOnNetwork};
+use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -43,10 +45,15 @@ pub struct Mesh {
     /// The fleet's countries, in order, and each server's place among them.
     countries: Vec<String>,
     country_of: Vec<usize>,
+    /// The maintenance windows, and the ones that apply to each server
+    /// (by name or through one of its routes), as indices into them.
+    windows: Vec<MaintenanceWindow>,
+    windows_of: Vec<Vec<usize>>,
 }
 
 impl Mesh {
     pub fn new(servers: Vec<MeshServer>, routes: Vec<MeshRoute>) -> Self {
+        let n = servers.len();
         let mut ep_ranges = Vec::with_capacity(servers.len());
         let mut ep_owner = Vec::new();
         let mut ep_ids = Vec::new();
@@ -97,7 +104,51 @@ impl Mesh {
             route_servers,
             countries,
             country_of,
+            windows: Vec::new(),
+            windows_of: vec![Vec::new(); n],
         }
+    }
+
+    /// The mesh with these maintenance windows; servers and routes a
+    /// window names that are not in the mesh are passed over.
+    pub fn with_maintenance(mut self, windows: Vec<MaintenanceWindow>) -> Self {
+        let mut windows_of = vec![Vec::new(); self.servers.len()];
+        for (k, window) in windows.iter().enumerate() {
+            let named = window
+                .plan
+                .servers
+                .iter()
+                .filter_map(|id| self.server_index(id));
+            let by_route = window
+                .plan
+                .routes
+                .iter()
+                .filter_map(|r| self.route_index(r))
+                .flat_map(|r| self.route_servers[r].iter().copied());
+            for s in named.chain(by_route) {
+                if !windows_of[s].contains(&k) {
+                    windows_of[s].push(k);
+                }
+            }
+        }
+        self.windows = windows;
+        self.windows_of = windows_of;
+        self
+    }
+
+    /// Every maintenance window, as stored.
+    pub fn windows(&self) -> &[MaintenanceWindow] {
+        &self.windows
+    }
+
+    /// The maintenance windows that apply to server `s`.
+    pub fn windows_of(&self, s: usize) -> impl Iterator<Item = &MaintenanceWindow> {
+        self.windows_of[s].iter().map(|&k| &self.windows[k])
+    }
+
+    /// What maintenance does to server `s` at `at` (see [`maintenance::state_of`]).
+    pub fn maintenance_at(&self, s: usize, at: DateTime<Utc>) -> Option<InMaintenance> {
+        maintenance::state_of(self.windows_of(s), at)
     }
 
     /// Every country of the fleet, once each, in order.

@@ -466,16 +466,24 @@ impl Evaluation {
         if pair_marked {
             conditions.insert(ServerStatus::EntryPointsUnavailable);
         }
+        // Maintenance shows above every verdict, which is still listed
+        // beneath it; the server drains before the window holds (§6).
+        let maintenance = mesh.maintenance_at(s, from_ms(self.now_ms));
+        if maintenance.is_some_and(|m| m.active) {
+            conditions.insert(ServerStatus::Maintenance);
+        }
         if conditions.is_empty() {
             conditions.insert(ServerStatus::Healthy);
         }
         let conditions: Vec<ServerStatus> = conditions.into_iter().collect();
         let status = conditions[0];
+        let in_rotation =
+            !conditions.iter().any(|c| c.takes_out_of_rotation()) && maintenance.is_none();
 
         Verdict {
             server: server.id.clone(),
             status,
-            in_rotation: !status.takes_out_of_rotation(),
+            in_rotation,
             conditions,
             stale: !fresh,
             last_report_at: report.map(|r| from_ms(r.received_ms)),
@@ -489,6 +497,7 @@ impl Evaluation {
             blocked_by,
             still_reached_by,
             entry_points,
+            maintenance,
         }
     }
 

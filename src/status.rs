@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ServerStatus {
+    /// In an operator's maintenance window (blue): above every verdict,
+    /// which is still derived and listed beneath it (§6).
+    Maintenance,
     /// A fresh report says the listener or the VPN service is down (red).
     Unavailable,
     /// A quorum of reliable witnesses cannot reach it (red).
@@ -28,10 +31,13 @@ pub enum Tone {
     Grey,
     Amber,
     Green,
+    /// Maintenance: planned, not a fault.
+    Blue,
 }
 
 impl ServerStatus {
-    pub const ALL: [ServerStatus; 6] = [
+    pub const ALL: [ServerStatus; 7] = [
+        ServerStatus::Maintenance,
         ServerStatus::Unavailable,
         ServerStatus::Unreachable,
         ServerStatus::Blocked,
@@ -43,6 +49,7 @@ impl ServerStatus {
     /// The API's wire name (`"no_data"`, …), for metrics labels and logs.
     pub fn as_str(self) -> &'static str {
         match self {
+            ServerStatus::Maintenance => "maintenance",
             ServerStatus::Unavailable => "unavailable",
             ServerStatus::Unreachable => "unreachable",
             ServerStatus::Blocked => "blocked",
@@ -57,8 +64,12 @@ impl ServerStatus {
         Self::ALL.into_iter().find(|s| s.as_str() == raw)
     }
 
-    /// Out of rotation (PRODUCT.md §3): unavailable, unreachable, blocked.
-    /// Silence (no data) is not a verdict and keeps the server in.
+    /// Out of rotation by a verdict (PRODUCT.md §3): unavailable,
+    /// unreachable, blocked. Silence (no data) is not a verdict and keeps
+    /// the server in. Maintenance takes a server out by the operator's
+    /// plan, not by a verdict: the window decides that (see
+    /// [`crate::maintenance`]), and a planned absence is neither down time
+    /// nor a server leaving rotation on its own.
     pub fn takes_out_of_rotation(self) -> bool {
         matches!(
             self,
@@ -72,6 +83,7 @@ impl ServerStatus {
                 Tone::Red
             }
             ServerStatus::NoData => Tone::Grey,
+            ServerStatus::Maintenance => Tone::Blue,
             ServerStatus::EntryPointsUnavailable => Tone::Amber,
             ServerStatus::Healthy => Tone::Green,
         }
@@ -94,6 +106,7 @@ mod tests {
     fn precedence_follows_r5() {
         let mut shuffled = vec![
             ServerStatus::Healthy,
+            ServerStatus::Maintenance,
             ServerStatus::NoData,
             ServerStatus::Unavailable,
             ServerStatus::EntryPointsUnavailable,
@@ -119,5 +132,6 @@ mod tests {
         assert!(!ServerStatus::NoData.takes_out_of_rotation());
         assert!(!ServerStatus::EntryPointsUnavailable.takes_out_of_rotation());
         assert!(ServerStatus::Blocked.takes_out_of_rotation());
+        assert!(!ServerStatus::Maintenance.takes_out_of_rotation());
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::evidence::SelfCheck;
 use crate::ids::{EntryPointId, ServerId};
+use crate::maintenance::InMaintenance;
 use crate::status::ServerStatus;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -87,11 +88,30 @@ pub struct Verdict {
     #[serde(default)]
     pub still_reached_by: Vec<ServerId>,
     pub entry_points: Vec<EntryPointVerdict>,
+    /// A maintenance window holding, or draining the server before it
+    /// starts (§6); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maintenance: Option<InMaintenance>,
 }
 
 impl Verdict {
     pub fn has(&self, condition: ServerStatus) -> bool {
         self.conditions.contains(&condition)
+    }
+
+    /// The status the evidence alone gives: what a maintenance window
+    /// shows on top of it is set aside.
+    pub fn derived_status(&self) -> ServerStatus {
+        self.conditions
+            .iter()
+            .copied()
+            .find(|c| *c != ServerStatus::Maintenance)
+            .unwrap_or(ServerStatus::Healthy)
+    }
+
+    /// A maintenance window holds for it now.
+    pub fn in_maintenance(&self) -> bool {
+        self.maintenance.is_some_and(|m| m.active)
     }
 }
 
@@ -108,15 +128,26 @@ pub struct VerdictChange {
 }
 
 impl VerdictChange {
-    /// R4 started to hold with this change.
+    /// R4 started to hold with this change. Nothing is told while a
+    /// maintenance window holds; leaving one, a block that still holds is
+    /// told as new (the operator planned to be away from it).
     pub fn became_blocked(&self) -> bool {
-        self.conditions.contains(&ServerStatus::Blocked)
-            && !self.previous.contains(&ServerStatus::Blocked)
+        let previous: &[ServerStatus] = if self.previous.contains(&ServerStatus::Maintenance) {
+            &[]
+        } else {
+            &self.previous
+        };
+        !self.conditions.contains(&ServerStatus::Maintenance)
+            && self.conditions.contains(&ServerStatus::Blocked)
+            && !previous.contains(&ServerStatus::Blocked)
     }
 
-    /// R4 stopped holding with this change.
+    /// R4 stopped holding with this change (outside maintenance windows).
     pub fn block_cleared(&self) -> bool {
-        !self.conditions.contains(&ServerStatus::Blocked)
+        let calm = |c: &[ServerStatus]| !c.contains(&ServerStatus::Maintenance);
+        calm(&self.conditions)
+            && calm(&self.previous)
+            && !self.conditions.contains(&ServerStatus::Blocked)
             && self.previous.contains(&ServerStatus::Blocked)
     }
 }

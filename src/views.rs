@@ -234,8 +234,11 @@ pub struct ServerCard {
     pub charts: crate::chart::MetricCharts,
     /// Its status changes, newest first (the last 30 days, at most 50).
     pub history: Vec<(DateTime<Utc>, ServerStatus)>,
-    /// Share of time in rotation over 24 h, 7 d and 30 d (`None`: unknown).
-    pub uptime: [Option<f64>; 3],
+    /// Uptime over 24 h, 7 d and 30 d, maintenance apart.
+    pub uptime: [crate::uptime::Uptime; 3],
+    /// The maintenance windows that apply to it and have not ended, by
+    /// start (the one holding first).
+    pub maintenance: Vec<crate::maintenance::MaintenanceWindow>,
     /// Most witnesses can't reach most servers: this card's view of the
     /// mesh says more about the witnesses' network than about the server.
     pub witness_fault: Option<crate::verdict::WitnessFault>,
@@ -396,6 +399,13 @@ pub struct RouteOverview {
     /// Its blocked servers, counted per verifier network (§6).
     #[serde(default)]
     pub blocked_per_network: Vec<crate::network::BlockedOnNetwork>,
+    /// Every server of it is in a maintenance window (it still serves its
+    /// best available one; the page warns).
+    #[serde(default)]
+    pub all_in_maintenance: bool,
+    /// The windows that name the route and have not ended, by start.
+    #[serde(default)]
+    pub maintenance: Vec<crate::maintenance::MaintenanceWindow>,
 }
 
 /// The fleet at a glance.

@@ -114,6 +114,84 @@ pub async fn set_verifier(
     settle(Form::Verifier, &card, result, |_| Outcome::Done)
 }
 
+/// Where a maintenance form sends the browser back: the card of the
+/// server it was posted from (a valid id only), else the Routes page.
+#[cfg(feature = "ssr")]
+fn maintenance_page(server: Option<&str>) -> String {
+    server
+        .and_then(|id| meshwatch::ServerId::parse(id).ok())
+        .map_or_else(|| "/routes".to_owned(), |id| format!("/servers/{id}"))
+}
+
+/// "Schedule maintenance" on a server card or a route. Times are UTC: a
+/// `datetime-local` input's value, or RFC 3339.
+#[server(prefix = "/rpc", endpoint = "plan_maintenance")]
+pub async fn plan_maintenance(
+    server: Option<String>,
+    route: Option<String>,
+    start: String,
+    end: String,
+    weekly: Option<String>,
+    note: Option<String>,
+) -> Result<(), AppError> {
+    use meshwatch::maintenance::{parse_time, MaintenancePlan};
+    let (backend, operator) = authorize().await?;
+    let page = maintenance_page(server.as_deref());
+    let result = async {
+        let servers = server
+            .as_deref()
+            .map(meshwatch::ServerId::parse)
+            .transpose()
+            .map_err(|_| fail(AppError::NotFound))?;
+        let routes = route
+            .as_deref()
+            .map(meshwatch::RouteId::parse)
+            .transpose()
+            .map_err(|_| fail(AppError::NotFound))?;
+        let time = |raw: &str, what: &str| {
+            parse_time(raw).ok_or_else(|| invalid(format!("the {what} is not a date and time: {raw:?}")))
+        };
+        let plan = MaintenancePlan {
+            servers: servers.into_iter().collect(),
+            routes: routes.into_iter().collect(),
+            start: time(&start, "start")?,
+            end: time(&end, "end")?,
+            // A checked box posts its value ("on"); an unchecked one nothing.
+            weekly: weekly.is_some_and(|w| !w.is_empty() && w != "false"),
+            note: note.unwrap_or_default(),
+        };
+        let window = backend
+            .plan_maintenance(plan)
+            .await
+            .map_err(|e| fail(backend_failed(e)))?;
+        tracing::info!(window = %window.id, operator = %operator.username, "maintenance window planned in the panel");
+        Ok(())
+    }
+    .await;
+    settle(Form::Maintenance, &page, result, |_| Outcome::Done)
+}
+
+/// "Cancel window": the servers return to rotation at once (unless
+/// another window holds them).
+#[server(prefix = "/rpc", endpoint = "cancel_maintenance")]
+pub async fn cancel_maintenance(id: i64, server: Option<String>) -> Result<(), AppError> {
+    let (backend, operator) = authorize().await?;
+    let page = maintenance_page(server.as_deref());
+    let result = async {
+        let found = backend
+            .cancel_maintenance(meshwatch::maintenance::MaintenanceId(id))
+            .await
+            .map_err(|e| fail(backend_failed(e)))?;
+        if !found {
+            return Err(fail(AppError::NotFound));
+        }
+        tracing::info!(window = id, operator = %operator.username, "maintenance window cancelled in the panel");
+        Ok(())
+    }
+    .await;
+    settle(Form::Maintenance, &page, result, |_| Outcome::Done)
+}
+
 /// One user's card: servers with their status and replacements, the
 /// subscription link (under `panel_url`) and QR code, and what the
 /// subscription serves now. Loaded ahead of its page (see `crate::preload`).

@@ -79,6 +79,17 @@ pub trait PanelBackend: Send + Sync + 'static {
         enabled: bool,
         network: Option<Option<meshwatch::network::NetworkLabel>>,
     ) -> Result<bool, BackendError>;
+    /// Plans a maintenance window (checked against the fleet); an invalid
+    /// plan is refused with what is wrong, and nothing is stored.
+    async fn plan_maintenance(
+        &self,
+        plan: meshwatch::maintenance::MaintenancePlan,
+    ) -> Result<meshwatch::maintenance::MaintenanceWindow, BackendError>;
+    /// Cancels a window; `false` when there is none with that id.
+    async fn cancel_maintenance(
+        &self,
+        id: meshwatch::maintenance::MaintenanceId,
+    ) -> Result<bool, BackendError>;
     /// Replaces the operator's password once `current` checks out, ending
     /// their other sessions (the one with `session_token` stays). Wrong
     /// `current` passwords count against the operator like failed sign-ins.

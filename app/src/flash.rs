@@ -20,6 +20,7 @@ pub enum Form {
     RevokeToken,
     TestNotification,
     Verifier,
+    Maintenance,
 }
 
 /// What a post of a form did.

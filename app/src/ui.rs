@@ -4,4 +4,5 @@ pub mod chart;
 pub mod components;
 pub mod format;
 pub mod frame;
+pub mod maintenance;
 pub mod pages;

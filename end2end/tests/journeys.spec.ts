@@ -161,3 +161,46 @@ test('6. a QUIC block leaves TCP alone: only the Hysteria2 entry point is not av
   await fault(request, { fault: 'quic_blocked', witnesses: ['de-3'], target: 'nl-1', active: false });
   await statusOf(request, 'nl-1', 'healthy');
 });
+
+test('7. a window scheduled on a server card: the blue dot, the drained subscription, then back by itself when cancelled', async ({ page, request }) => {
+  const alice = await api(request, '/api/v1/users/alice');
+  const german = alice.servers.find((s: { server_id: string; in_subscription: boolean }) =>
+    s.server_id.startsWith('de-') && s.in_subscription);
+  const id: string = german.server_id;
+  await statusOf(request, id, 'healthy');
+  const name = (await api(request, `/api/v1/servers/${id}`)).name;
+
+  const errors = collectErrors(page);
+  await signInDemo(page);
+  await page.goto(`/servers/${id}`);
+  // The form proposes the next two hours: the window holds at once.
+  await page.getByLabel('Note (optional)').fill('Disk swap');
+  await page.getByRole('button', { name: 'Schedule maintenance' }).click();
+  await expect(page.getByTestId('server-status')).toContainText('In maintenance');
+  await expect(page.getByTestId('server-rotation')).toContainText('In maintenance until');
+  await expect(page.getByTestId('maintenance-window')).toContainText('Disk swap');
+  const view = await api(request, `/api/v1/servers/${id}`);
+  expect(view.status).toBe('maintenance');
+  expect(view.in_rotation).toBe(false);
+  expect(view.maintenance.id).toEqual(expect.any(Number));
+
+  // The user's subscription is drained: another German server stands in.
+  await page.goto('/users/alice');
+  const row = serverRow(page, `${name} (DE)`);
+  await expect(row).toContainText('In maintenance');
+  await expect(row).toContainText(/Replaced by .+ \(DE\)/);
+  const now = await api(request, '/api/v1/users/alice');
+  expect(now.servers.find((s: { server_id: string }) => s.server_id === id).in_subscription).toBe(false);
+  await page.screenshot({ path: 'screenshots/user-card-maintenance.png', fullPage: true });
+
+  // The demo's own weekly window is listed on Helsinki 2's card.
+  await page.goto('/servers/fi-2');
+  await expect(page.getByTestId('maintenance-window')).toContainText('Weekly kernel updates');
+  await expect(page.getByTestId('maintenance-window')).toContainText('every week');
+
+  await page.goto(`/servers/${id}`);
+  await page.getByRole('button', { name: 'Cancel window' }).click();
+  await expect(page.getByText('No maintenance planned.')).toBeVisible();
+  await statusOf(request, id, 'healthy');
+  expect(errors).toEqual([]);
+});

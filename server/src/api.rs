@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod automation;
 pub mod error;
+pub mod maintenance;
 pub mod views;
 
 pub use error::{ApiError, ApiJson};

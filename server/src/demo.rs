@@ -174,6 +174,7 @@ pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<See
         .set_verifier(&tokyo, true, Some(Some(network)))
         .await?;
     store.save_settings(&settings()).await?;
+    plan_demo_maintenance(store).await?;
     let password = password.unwrap_or_else(secrets::new_password);
     let hash = secrets::hash_password_off_thread(password.clone()).await?;
     store.upsert_operator(DEMO_OPERATOR, &hash).await?;
@@ -194,6 +195,33 @@ pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<See
         agent_tokens,
     })
 }
+
+/// The demo's planned maintenance (§6): Helsinki 2's weekly kernel
+/// updates, first due three days after the demo's first start, so the
+/// cards and the Routes page show a window without taking a server out
+/// while one looks. Planned once: a restart keeps what the operator did.
+async fn plan_demo_maintenance(store: &Store) -> anyhow::Result<()> {
+    use chrono::{Duration, DurationRound};
+    if !store.maintenance_windows().await?.is_empty() {
+        return Ok(());
+    }
+    let now = chrono::Utc::now();
+    let start = (now + Duration::days(3)).duration_trunc(Duration::hours(1))?;
+    let plan = meshwatch::maintenance::MaintenancePlan {
+        servers: vec![meshwatch::ServerId::parse("fi-2")?],
+        routes: Vec::new(),
+        start,
+        end: start + Duration::hours(2),
+        weekly: true,
+        note: DEMO_MAINTENANCE_NOTE.into(),
+    }
+    .validate(now)?;
+    store.plan_maintenance(&plan, now).await?;
+    Ok(())
+}
+
+/// The note of the demo's weekly window.
+pub const DEMO_MAINTENANCE_NOTE: &str = "Weekly kernel updates";
 
 /// What `make run` leaves on the screen once the demo panel serves: where
 /// it is, how to sign in and call the API, and what to look at first.

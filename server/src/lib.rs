@@ -17,6 +17,7 @@ pub mod language;
 pub mod live;
 pub mod login;
 pub mod login_limit;
+pub mod maintenance;
 pub mod notify;
 pub mod ops;
 pub mod panel_adapter;

@@ -7,6 +7,7 @@ use crate::engine::{server_ref, Clock, Evaluator, ReadModel};
 use crate::secrets::{self, TokenHash};
 use crate::store::{Store, StoreError};
 use app::backend::{BackendError, PanelBackend, PasswordChange};
+use meshwatch::maintenance::{MaintenanceId, MaintenancePlan, MaintenanceWindow};
 use meshwatch::network::{blocked_per_network, NetworkLabel};
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{
@@ -140,10 +141,15 @@ impl PanelBackend for PanelAdapter {
         named.dedup();
         let changes = &recent.changes;
         let uptime = [1, 7, HISTORY_DAYS].map(|days| {
-            meshwatch::uptime::in_rotation_share(changes, now - chrono::Duration::days(days), now)
+            meshwatch::uptime::uptime(changes, now - chrono::Duration::days(days), now)
         });
         let history = changes.iter().rev().take(50).copied().collect();
+        let maintenance = mesh
+            .server_index(id)
+            .map(|s| meshwatch::maintenance::upcoming(mesh.windows_of(s), now))
+            .unwrap_or_default();
         Ok(Some(ServerCard {
+            maintenance,
             charts: (*charts).clone(),
             history,
             uptime,
@@ -278,6 +284,7 @@ impl PanelBackend for PanelAdapter {
 
     async fn routes(&self) -> Result<Vec<RouteOverview>, BackendError> {
         let names = self.store.route_names().await.map_err(backend_error)?;
+        let now = self.clock.now();
         let mut routes: Vec<RouteOverview> = self.read_model.with_verdicts(|mesh, verdicts| {
             mesh.routes()
                 .iter()
@@ -307,6 +314,17 @@ impl PanelBackend for PanelAdapter {
                         mesh,
                         verdicts,
                         mesh.servers_of_route(r).iter().copied(),
+                    ),
+                    all_in_maintenance: !mesh.servers_of_route(r).is_empty()
+                        && mesh
+                            .servers_of_route(r)
+                            .iter()
+                            .all(|&s| verdicts[s].in_maintenance()),
+                    maintenance: meshwatch::maintenance::upcoming(
+                        mesh.windows()
+                            .iter()
+                            .filter(|w| w.plan.routes.contains(&route.id)),
+                        now,
                     ),
                 })
                 .collect()
@@ -382,6 +400,31 @@ impl PanelBackend for PanelAdapter {
         }
         self.evaluator.reload_fleet().await.map_err(backend_error)?;
         Ok(true)
+    }
+
+    async fn plan_maintenance(
+        &self,
+        plan: MaintenancePlan,
+    ) -> Result<MaintenanceWindow, BackendError> {
+        let planned = crate::maintenance::plan(
+            &self.store,
+            &self.evaluator,
+            &self.read_model,
+            plan,
+            self.clock.now(),
+        )
+        .await
+        .map_err(backend_error)?;
+        planned.map_err(|refusal| match refusal {
+            crate::maintenance::Refusal::Full => BackendError::Conflict(refusal.to_string()),
+            other => BackendError::Invalid(other.to_string()),
+        })
+    }
+
+    async fn cancel_maintenance(&self, id: MaintenanceId) -> Result<bool, BackendError> {
+        crate::maintenance::cancel(&self.store, &self.evaluator, id)
+            .await
+            .map_err(backend_error)
     }
 
     async fn change_password(

@@ -52,6 +52,7 @@ mod on_sqlite {
     mod auth;
     mod fleet;
     mod history;
+    mod maintenance;
     mod metrics;
     mod outbox;
     mod reports;
@@ -69,6 +70,7 @@ mod on_postgres {
     mod auth;
     mod fleet;
     mod history;
+    mod maintenance;
     mod metrics;
     mod outbox;
     mod reports;
@@ -233,6 +235,9 @@ delegate! {
     fn save_settings(&self, s: &Settings) -> Result<(), StoreError>;
     fn notify_lang(&self) -> Result<Option<Lang>, StoreError>;
     fn set_notify_lang(&self, lang: Lang) -> Result<(), StoreError>;
+    fn maintenance_windows(&self) -> Result<Vec<meshwatch::maintenance::MaintenanceWindow>, StoreError>;
+    fn plan_maintenance(&self, plan: &meshwatch::maintenance::MaintenancePlan, now: DateTime<Utc>) -> Result<Option<meshwatch::maintenance::MaintenanceWindow>, StoreError>;
+    fn cancel_maintenance(&self, id: meshwatch::maintenance::MaintenanceId) -> Result<bool, StoreError>;
 }
 
 /// The database file behind a `sqlite:` URL; `None` for an in-memory

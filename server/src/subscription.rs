@@ -69,9 +69,6 @@ pub struct SubQuery {
     format: Option<String>,
 }
 
-/// Hours between app refreshes, sent as `profile-update-interval`.
-const UPDATE_INTERVAL_HOURS: u32 = 1;
-
 pub async fn serve(
     State(state): State<AppState>,
     Path(token): Path<String>,
@@ -117,7 +114,8 @@ pub async fn serve(
     h.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     h.insert(
         "profile-update-interval",
-        HeaderValue::from(UPDATE_INTERVAL_HOURS),
+        // Maintenance drains servers one refresh ahead of a window.
+        HeaderValue::from(meshwatch::maintenance::SUBSCRIPTION_REFRESH_HOURS),
     );
     // meshwatch does not meter traffic: zeros mean "unlimited, no expiry".
     h.insert(

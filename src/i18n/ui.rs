@@ -518,14 +518,40 @@ catalogue! {
     BlockedByNetwork => ["Blocked servers by network", "Servidores bloqueados por red", "Servidores bloqueados por rede", "Blockerade servrar per nät", "नेटवर्क के अनुसार ब्लॉक सर्वर", "ネットワーク別のブロック中サーバー"],
     NoNetworkNamed => ["Verifiers without a network", "Verificadores sin red indicada", "Verificadores sem rede indicada", "Verifierare utan angivet nät", "बिना नेटवर्क वाले सत्यापक", "ネットワーク未設定の検証サーバー"],
     SaveNetwork => ["Save network", "Guardar red", "Salvar rede", "Spara nätverk", "नेटवर्क सहेजें", "ネットワークを保存"],
+    /// The maintenance section of a server card and a route.
+    Maintenance => ["Maintenance", "Mantenimiento", "Manutenção", "Underhåll", "रखरखाव", "メンテナンス"],
+    MaintenanceHelp => [
+        "During a window the server is out of rotation (from an hour before it starts, so the apps move away first), its verdicts are still derived and shown, and no notification is sent. It returns by itself when the window ends.",
+        "Durante una ventana el servidor queda fuera de rotación (desde una hora antes de que empiece, para que las apps se muevan antes), sus veredictos se siguen calculando y mostrando, y no se envía ninguna notificación. Vuelve solo cuando termina la ventana.",
+        "Durante uma janela o servidor fica fora de rotação (desde uma hora antes do início, para que os apps saiam antes), seus veredictos continuam sendo calculados e exibidos e nenhuma notificação é enviada. Ele volta sozinho quando a janela termina.",
+        "Under ett fönster är servern ur rotation (från en timme innan det börjar, så att apparna hinner flytta), dess bedömningar tas fortfarande fram och visas, och inga aviseringar skickas. Den kommer tillbaka av sig själv när fönstret slutar.",
+        "विंडो के दौरान सर्वर रोटेशन से बाहर रहता है (शुरू होने से एक घंटा पहले से, ताकि ऐप पहले हट जाएँ), उसके निर्णय फिर भी निकाले और दिखाए जाते हैं, और कोई सूचना नहीं भेजी जाती। विंडो खत्म होने पर वह अपने आप लौट आता है।",
+        "メンテナンス枠の間、サーバーはローテーションから外れます（アプリが先に移動できるよう開始の1時間前から）。判定は引き続き算出・表示され、通知は送信されません。枠が終わると自動的に戻ります。",
+    ],
+    ScheduleMaintenance => ["Schedule maintenance", "Programar mantenimiento", "Agendar manutenção", "Schemalägg underhåll", "रखरखाव निर्धारित करें", "メンテナンスを予約"],
+    MaintenanceStart => ["Start (UTC)", "Inicio (UTC)", "Início (UTC)", "Start (UTC)", "शुरुआत (UTC)", "開始 (UTC)"],
+    MaintenanceEnd => ["End (UTC)", "Fin (UTC)", "Fim (UTC)", "Slut (UTC)", "समाप्ति (UTC)", "終了 (UTC)"],
+    RepeatWeekly => ["Repeat every week", "Repetir cada semana", "Repetir toda semana", "Upprepa varje vecka", "हर सप्ताह दोहराएँ", "毎週繰り返す"],
+    MaintenanceNote => ["Note (optional)", "Nota (opcional)", "Observação (opcional)", "Anteckning (valfri)", "टिप्पणी (वैकल्पिक)", "メモ（任意）"],
+    CancelMaintenance => ["Cancel window", "Cancelar ventana", "Cancelar janela", "Avbryt fönstret", "विंडो रद्द करें", "枠を取り消す"],
+    NoMaintenancePlanned => ["No maintenance planned.", "No hay mantenimiento programado.", "Nenhuma manutenção agendada.", "Inget underhåll planerat.", "कोई रखरखाव निर्धारित नहीं है।", "予定されたメンテナンスはありません。"],
+    EveryWeek => ["every week", "cada semana", "toda semana", "varje vecka", "हर सप्ताह", "毎週"],
+    RouteAllInMaintenance => [
+        "Every server of this route is in maintenance: its subscriptions serve the best available one.",
+        "Todos los servidores de esta ruta están en mantenimiento: sus suscripciones sirven el mejor disponible.",
+        "Todos os servidores desta rota estão em manutenção: as assinaturas servem o melhor disponível.",
+        "Alla servrar i den här rutten är under underhåll: prenumerationerna levererar den bästa tillgängliga.",
+        "इस रूट के सभी सर्वर रखरखाव में हैं: इसकी सदस्यताएँ सबसे अच्छा उपलब्ध सर्वर देती हैं।",
+        "このルートのサーバーはすべてメンテナンス中です。サブスクリプションは利用可能な中で最良のサーバーを配信します。",
+    ],
     History => ["History", "Historial", "Histórico", "Historik", "इतिहास", "履歴"],
     UptimeHelp => [
-        "Uptime is the share of time in rotation (not unavailable, unreachable or blocked).",
-        "La disponibilidad es la proporción del tiempo en rotación, es decir, fuera de «Servidor no disponible», «Inaccesible desde tus servidores» y «Dirección bloqueada».",
-        "A disponibilidade é a fração do tempo em rotação (nem indisponível, nem inacessível, nem bloqueado).",
-        "Drifttid är andelen tid i rotation, det vill säga utan ”Servern är inte tillgänglig”, ”Onåbar från dina servrar” eller ”Adressen är blockerad”.",
-        "उपलब्धता रोटेशन में बिताए गए समय का हिस्सा है (जब स्थिति \"सर्वर उपलब्ध नहीं\", \"आपके सर्वरों से पहुँच योग्य नहीं\" या \"पता ब्लॉक है\" न हो)।",
-        "稼働率は、ローテーション中だった時間の割合です（利用不可・到達不可・ブロックの期間を除く）。",
+        "Uptime is the share of time in rotation (not unavailable, unreachable or blocked). Time in maintenance is counted apart.",
+        "La disponibilidad es la proporción del tiempo en rotación, es decir, fuera de «Servidor no disponible», «Inaccesible desde tus servidores» y «Dirección bloqueada». El tiempo en mantenimiento se cuenta aparte.",
+        "A disponibilidade é a fração do tempo em rotação (nem indisponível, nem inacessível, nem bloqueado). O tempo em manutenção é contado à parte.",
+        "Drifttid är andelen tid i rotation, det vill säga utan ”Servern är inte tillgänglig”, ”Onåbar från dina servrar” eller ”Adressen är blockerad”. Tid under underhåll räknas för sig.",
+        "उपलब्धता रोटेशन में बिताए गए समय का हिस्सा है (जब स्थिति \"सर्वर उपलब्ध नहीं\", \"आपके सर्वरों से पहुँच योग्य नहीं\" या \"पता ब्लॉक है\" न हो)। रखरखाव का समय अलग गिना जाता है।",
+        "稼働率は、ローテーション中だった時間の割合です（利用不可・到達不可・ブロックの期間を除く）。メンテナンスの時間は別に数えます。",
     ],
     /// Uptime window: the last 24 hours.
     Window24h => ["24 h", "24 h", "24 h", "24 h", "24 घंटे", "24時間"],
@@ -952,6 +978,45 @@ impl Lang {
     }
 
     /// How long the server has been up (`duration` already formatted).
+    /// Time a window spent in maintenance: "2 hours in maintenance".
+    pub fn maintenance_time(self, duration: &str) -> String {
+        let d = duration;
+        match self {
+            Lang::En => format!("{d} in maintenance"),
+            Lang::Es => format!("{d} en mantenimiento"),
+            Lang::Pt => format!("{d} em manutenção"),
+            Lang::Sv => format!("{d} under underhåll"),
+            Lang::Hi => format!("{d} रखरखाव में"),
+            Lang::Ja => format!("メンテナンス {d}"),
+        }
+    }
+
+    /// The status line of a server in a window, with the window's end.
+    pub fn in_maintenance_until(self, until: &str) -> String {
+        let t = until;
+        match self {
+            Lang::En => format!("In maintenance until {t}"),
+            Lang::Es => format!("En mantenimiento hasta {t}"),
+            Lang::Pt => format!("Em manutenção até {t}"),
+            Lang::Sv => format!("Under underhåll till {t}"),
+            Lang::Hi => format!("{t} तक रखरखाव में"),
+            Lang::Ja => format!("{t}までメンテナンス中"),
+        }
+    }
+
+    /// A server drained ahead of its window.
+    pub fn draining_for_maintenance(self, start: &str) -> String {
+        let t = start;
+        match self {
+            Lang::En => format!("Maintenance starts {t}: out of rotation already, so the apps move away first"),
+            Lang::Es => format!("El mantenimiento empieza el {t}: ya está fuera de rotación para que las apps se muevan antes"),
+            Lang::Pt => format!("A manutenção começa em {t}: já fora de rotação, para que os apps saiam antes"),
+            Lang::Sv => format!("Underhållet börjar {t}: redan ur rotation, så att apparna hinner flytta"),
+            Lang::Hi => format!("रखरखाव {t} पर शुरू होगा: पहले से रोटेशन से बाहर, ताकि ऐप पहले हट जाएँ"),
+            Lang::Ja => format!("メンテナンスは{t}に開始します。アプリが先に移動できるよう、すでにローテーションから外しています"),
+        }
+    }
+
     pub fn up_for(self, duration: &str) -> String {
         let d = duration;
         match self {
@@ -1125,6 +1190,18 @@ pub(super) fn samples(lang: Lang) -> Vec<(&'static str, String)> {
         ("stands_in_for", lang.stands_in_for("Frankfurt 1", "DE")),
         ("last_report_note", lang.last_report_note("5 min", 180)),
         ("up_for", lang.up_for(&lang.duration(93_784))),
+        (
+            "maintenance_time",
+            lang.maintenance_time(&lang.duration(7_200)),
+        ),
+        (
+            "in_maintenance_until",
+            lang.in_maintenance_until("2026-03-04 07:00:00 UTC"),
+        ),
+        (
+            "draining_for_maintenance",
+            lang.draining_for_maintenance("2026-03-04 07:00:00 UTC"),
+        ),
         (
             "check_fails_since",
             lang.check_fails_since("A", "B", "2026-03-04 05:06:07 UTC", "5 min"),

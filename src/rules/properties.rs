@@ -249,6 +249,52 @@ proptest! {
     }
 
     #[test]
+    fn a_route_is_never_empty_whatever_is_in_maintenance(
+        s in scenario(),
+        user in "[a-z]{1,8}",
+        planned in prop::collection::vec(any::<bool>(), 0..12),
+        draining in any::<bool>(),
+    ) {
+        use crate::evidence::from_ms;
+        use crate::maintenance::{MaintenanceId, MaintenancePlan, MaintenanceWindow};
+        let (mesh, evidence) = build(&s);
+        // Some servers in a window that holds (or drains) now.
+        let now = from_ms(NOW);
+        let start = if draining { now + chrono::Duration::minutes(30) } else { now };
+        let servers = (0..mesh.server_count())
+            .filter(|&i| planned.get(i).copied().unwrap_or(false))
+            .map(|i| mesh.server(i).id.clone())
+            .collect();
+        let window = MaintenanceWindow {
+            id: MaintenanceId(1),
+            plan: MaintenancePlan {
+                servers,
+                routes: Vec::new(),
+                start,
+                end: start + chrono::Duration::hours(2),
+                weekly: false,
+                note: String::new(),
+            },
+        };
+        let mesh = mesh.with_maintenance(vec![window]);
+        let eval = evaluate(&mesh, &evidence, &s.settings, NOW);
+        for (i, v) in eval.verdicts().iter().enumerate() {
+            let in_window = planned.get(i).copied().unwrap_or(false);
+            prop_assert_eq!(v.maintenance.is_some(), in_window, "{}", v.server);
+            if in_window {
+                prop_assert!(!v.in_rotation, "{} is drained", v.server);
+                prop_assert_eq!(v.status == ServerStatus::Maintenance, !draining);
+            }
+        }
+        let routes: Vec<RouteId> = mesh.routes().iter().map(|r| r.id.clone()).collect();
+        let user = UserId::parse(&user).expect("slug");
+        for (r, serving) in assign(&mesh, eval.verdicts(), &user, &routes).iter().enumerate() {
+            let has_servers = !mesh.servers_of_route(r).is_empty();
+            prop_assert_eq!(!serving.serving.is_empty(), has_servers, "route {}", serving.route);
+        }
+    }
+
+    #[test]
     fn silence_never_removes_a_server(s in scenario(), pick in any::<prop::sample::Index>()) {
         let (mesh, mut evidence) = build(&s);
         let target = pick.index(mesh.server_count());

@@ -728,3 +728,178 @@ fn the_matrix_shows_each_witness_opinion() {
         assert_eq!(MeshCell::from_char(c.to_char()), Some(c));
     }
 }
+
+// §6 — maintenance windows
+
+mod maintenance {
+    use super::*;
+    use crate::balance::assign;
+    use crate::evidence::from_ms;
+    use crate::ids::{RouteId, UserId};
+    use crate::maintenance::{MaintenanceId, MaintenancePlan, MaintenanceWindow};
+    use crate::rules::world::NOW;
+    use crate::verdict::VerdictChange;
+    use chrono::Duration;
+
+    /// A window over `servers` (and `routes`) from `start` minutes after
+    /// NOW, for `hours`.
+    fn window(servers: &[&str], routes: &[&str], start_min: i64, hours: i64) -> MaintenanceWindow {
+        let start = from_ms(NOW) + Duration::minutes(start_min);
+        MaintenanceWindow {
+            id: MaintenanceId(7),
+            plan: MaintenancePlan {
+                servers: servers.iter().map(|s| sid(s)).collect(),
+                routes: routes
+                    .iter()
+                    .map(|r| RouteId::parse(r).expect("slug"))
+                    .collect(),
+                start,
+                end: start + Duration::hours(hours),
+                weekly: false,
+                note: String::new(),
+            },
+        }
+    }
+
+    fn fleet() -> World {
+        let mut w = world(&[
+            ("de-1", "DE"),
+            ("de-2", "DE"),
+            ("nl-1", "NL"),
+            ("fi-1", "FI"),
+        ]);
+        w.healthy();
+        w
+    }
+
+    #[test]
+    fn a_server_in_a_window_is_out_of_rotation_and_shows_maintenance() {
+        let w = fleet().with_windows(vec![window(&["de-1"], &[], -10, 2)]);
+        let v = w.verdict("de-1");
+        assert_eq!(v.status, Maintenance);
+        assert_eq!(v.conditions, vec![Maintenance]);
+        assert!(!v.in_rotation);
+        let m = v.maintenance.expect("in a window");
+        assert!(m.active);
+        assert_eq!(m.id, MaintenanceId(7));
+        assert_eq!(m.until, from_ms(NOW) + Duration::minutes(110));
+        assert_eq!(w.verdict("de-2").status, Healthy, "others are untouched");
+        assert!(w.verdict("de-2").maintenance.is_none());
+    }
+
+    #[test]
+    fn it_is_drained_before_the_window_starts() {
+        // The window starts in 30 minutes: within one app refresh.
+        let w = fleet().with_windows(vec![window(&["de-1"], &[], 30, 2)]);
+        let v = w.verdict("de-1");
+        assert_eq!(v.status, Healthy, "the window does not hold yet");
+        assert!(!v.in_rotation, "but the apps move away first");
+        assert!(!v.maintenance.expect("draining").active);
+        // Two hours ahead, it is still served.
+        let w = fleet().with_windows(vec![window(&["de-1"], &[], 120, 2)]);
+        assert!(w.verdict("de-1").in_rotation);
+        assert!(w.verdict("de-1").maintenance.is_none());
+    }
+
+    #[test]
+    fn maintenance_shows_above_every_other_status_whose_verdicts_are_still_derived() {
+        let mut w = with_two_verifiers();
+        w.probe("ru-1", "de-1", false, 3);
+        let w = w.with_windows(vec![window(&["de-1"], &[], 0, 1)]);
+        let v = w.verdict("de-1");
+        assert_eq!(v.status, Maintenance);
+        assert_eq!(
+            v.conditions,
+            vec![Maintenance, Blocked],
+            "the block is still listed"
+        );
+        assert_eq!(v.blocked_by, vec![sid("ru-1")]);
+        assert_eq!(v.derived_status(), Blocked);
+    }
+
+    #[test]
+    fn it_returns_by_itself_when_the_window_ends() {
+        let mut w = fleet().with_windows(vec![window(&["de-1"], &[], -60, 1)]);
+        assert_eq!(w.verdict("de-1").status, Healthy, "ended exactly now");
+        assert!(w.verdict("de-1").in_rotation);
+        w.now -= 1;
+        assert_eq!(
+            w.verdict("de-1").status,
+            Maintenance,
+            "a moment before its end"
+        );
+    }
+
+    #[test]
+    fn a_window_on_a_route_applies_to_each_of_its_servers() {
+        let w = fleet().with_windows(vec![window(&[], &["de"], 0, 1)]);
+        assert_eq!(w.verdict("de-1").status, Maintenance);
+        assert_eq!(w.verdict("de-2").status, Maintenance);
+        assert_eq!(w.verdict("nl-1").status, Healthy);
+    }
+
+    #[test]
+    fn never_empty_holds_when_every_server_of_a_route_is_in_maintenance() {
+        let mut w = fleet();
+        let now = w.now;
+        w.report_at("de-2", now, false, true); // down beneath the window too
+        let w = w.with_windows(vec![window(&[], &["de"], 0, 1)]);
+        let eval = w.evaluation();
+        let user = UserId::parse("alice").expect("slug");
+        let route = RouteId::parse("de").expect("slug");
+        let serving = assign(&w.mesh, eval.verdicts(), &user, &[route]);
+        assert!(serving[0].best_available);
+        assert_eq!(
+            serving[0].serving,
+            vec![sid("de-1")],
+            "the best available is the one healthy beneath its window"
+        );
+    }
+
+    #[test]
+    fn a_server_in_maintenance_is_replaced_for_its_users() {
+        let w = fleet().with_windows(vec![window(&["de-1"], &[], 0, 1)]);
+        let eval = w.evaluation();
+        let route = RouteId::parse("de").expect("slug");
+        for user in ["alice", "bob", "carol", "dave"] {
+            let user = UserId::parse(user).expect("slug");
+            let serving = assign(
+                &w.mesh,
+                eval.verdicts(),
+                &user,
+                std::slice::from_ref(&route),
+            );
+            assert_eq!(serving[0].serving, vec![sid("de-2")], "{user}");
+            assert!(!serving[0].best_available);
+        }
+    }
+
+    fn change(previous: &[ServerStatus], conditions: &[ServerStatus]) -> VerdictChange {
+        VerdictChange {
+            server: sid("de-1"),
+            status: conditions[0],
+            conditions: conditions.to_vec(),
+            previous: previous.to_vec(),
+            at: from_ms(NOW),
+        }
+    }
+
+    #[test]
+    fn nothing_is_told_while_a_window_holds() {
+        assert!(!change(&[Maintenance], &[Maintenance, Blocked]).became_blocked());
+        assert!(!change(&[Blocked], &[Maintenance, Blocked]).became_blocked());
+        assert!(!change(&[Blocked], &[Maintenance]).block_cleared());
+        assert!(!change(&[Maintenance, Blocked], &[Maintenance]).block_cleared());
+        // Outside windows, as before.
+        assert!(change(&[Healthy], &[Blocked]).became_blocked());
+        assert!(change(&[Blocked], &[Healthy]).block_cleared());
+    }
+
+    #[test]
+    fn leaving_a_window_a_block_that_still_holds_is_told() {
+        assert!(change(&[Maintenance, Blocked], &[Blocked]).became_blocked());
+        assert!(change(&[Maintenance], &[Blocked]).became_blocked());
+        assert!(!change(&[Maintenance, Blocked], &[Healthy]).block_cleared());
+        assert!(!change(&[Maintenance], &[Healthy]).became_blocked());
+    }
+}

@@ -167,3 +167,11 @@ impl World {
         self
     }
 }
+
+impl World {
+    /// Plans maintenance windows (the mesh is rebuilt, evidence kept).
+    pub fn with_windows(mut self, windows: Vec<crate::maintenance::MaintenanceWindow>) -> World {
+        self.mesh = self.mesh.clone().with_maintenance(windows);
+        self
+    }
+}

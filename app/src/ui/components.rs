@@ -56,7 +56,8 @@ pub fn Chip(
 }
 
 /// A server's status: a dot whose colour *and* shape tell the tone (red
-/// square, amber diamond, grey ring, green circle), and the wording as text.
+/// square, amber diamond, grey ring, green circle, blue bar), and the
+/// wording as text.
 #[component]
 pub fn StatusDot(
     /// The status to show.
@@ -67,6 +68,7 @@ pub fn StatusDot(
         Tone::Amber => "size-2.5 rotate-45 rounded-[1px] bg-amber-500",
         Tone::Grey => "size-2.5 rounded-full border-2 border-slate-400 bg-white",
         Tone::Green => "size-2.5 rounded-full bg-emerald-500",
+        Tone::Blue => "h-1.5 w-3 rounded-full bg-blue-600",
     };
     let text = use_lang().status(status);
     view! {

@@ -38,6 +38,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/settings", get(get_settings).put(put_settings))
         .route("/users/{id}", get(get_user))
         .route("/notifications", get(list_notifications))
+        .merge(super::maintenance::router())
         .fallback(|| async { ApiError::not_found("no such API endpoint") })
         .route_layer(axum::middleware::from_fn_with_state(
             state,

@@ -44,6 +44,15 @@ pub struct ServerView {
     /// The fresh verifiers that reach it, with their networks.
     pub still_reached_by: Vec<VerifierOnNetwork>,
     pub entry_points: Vec<EntryPointVerdict>,
+    /// The window holding now, if one does (§6).
+    pub maintenance: Option<MaintenanceRef>,
+}
+
+/// The maintenance window a server is in, and when it ends.
+#[derive(Serialize)]
+pub struct MaintenanceRef {
+    pub id: meshwatch::maintenance::MaintenanceId,
+    pub until: chrono::DateTime<chrono::Utc>,
 }
 
 impl ServerView {
@@ -81,6 +90,13 @@ impl ServerView {
             blocked_on: mesh.on_networks(&verdict.blocked_by),
             still_reached_by: mesh.on_networks(&verdict.still_reached_by),
             entry_points: verdict.entry_points.clone(),
+            maintenance: verdict
+                .maintenance
+                .filter(|m| m.active)
+                .map(|m| MaintenanceRef {
+                    id: m.id,
+                    until: m.until,
+                }),
         }
     }
 }

@@ -93,11 +93,17 @@ struct Restored {
     dirty: DirtyPairs,
 }
 
+/// The fleet as stored, with its maintenance windows.
+async fn load_mesh(store: &Store) -> Result<Mesh, StoreError> {
+    let (servers, routes) = store.mesh_spec().await?;
+    let windows = store.maintenance_windows().await?;
+    Ok(Mesh::new(servers, routes).with_maintenance(windows))
+}
+
 /// Rebuilds the evidence from the store: checkpointed pairs, latest
 /// self-reports, then the reports stored after the checkpoint.
 async fn restore(store: &Store, settings: &Settings) -> Result<Restored, StoreError> {
-    let (servers, routes) = store.mesh_spec().await?;
-    let mesh = Mesh::new(servers, routes);
+    let mesh = load_mesh(store).await?;
     let snapshot = store.evidence_snapshot().await?;
     let mut evidence = Evidence::new(&mesh);
     for (server, received_ms, check) in snapshot.reports {
@@ -380,8 +386,7 @@ impl Evaluator {
     /// The mesh from the store (the caller holds the checkpoint lock and
     /// the order).
     async fn rebuild_mesh(&self) -> Result<(), StoreError> {
-        let (servers, routes) = self.store.mesh_spec().await?;
-        let mesh = Mesh::new(servers, routes);
+        let mesh = load_mesh(&self.store).await?;
         // Built under the shared lock, so pages keep reading meanwhile:
         // the order (and, for the dirty pairs, the checkpoint lock) that
         // the caller holds keeps everything read here as it is.

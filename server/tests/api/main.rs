@@ -15,6 +15,7 @@ mod languages;
 mod live_agents;
 mod live_events;
 mod login;
+mod maintenance;
 mod networks;
 mod notifications;
 mod replicas;

@@ -27,6 +27,7 @@ const OUTBOX_TARGETS: i64 = 20261202000006;
 const SERVERS_CAN_LEAVE: i64 = 20261203000006;
 const TELEGRAM_TARGET: i64 = 20261207000001;
 const VERIFIER_NETWORK: i64 = 20261207000002;
+const MAINTENANCE: i64 = 20261208000001;
 
 /// The secrets whose hashes the fixtures hold.
 const DE_1_AGENT: &str = "de-1-agent-token-0001";
@@ -283,6 +284,14 @@ async fn assert_rows_survived(url: &str, version: i64, key: &SealingKey) {
     if version >= SERVERS_CAN_LEAVE {
         expected.push((4, "fi-1".into(), "healthy".into(), "[]".into()));
     }
+    if version >= MAINTENANCE {
+        expected.push((
+            5,
+            "de-1".into(),
+            "maintenance".into(),
+            r#"["maintenance","blocked"]"#.into(),
+        ));
+    }
     assert_eq!(history, expected, "{from}");
 
     if version >= AGENT_INGEST {
@@ -514,6 +523,34 @@ async fn assert_the_panel_serves_it(app: &TestApp, version: i64) {
         ],
         "{from}"
     );
+
+    // The maintenance windows planned before.
+    let windows: Value = http
+        .get(app.url("/api/v1/maintenance"))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("json");
+    let planned: Vec<(&str, &str)> = windows
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|w| {
+            (
+                w["note"].as_str().unwrap_or(""),
+                w["start"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    let expected: Vec<(&str, &str)> = if version >= MAINTENANCE {
+        vec![("kernel upgrade", "2099-01-01T02:00:00Z")]
+    } else {
+        Vec::new()
+    };
+    assert_eq!(planned, expected, "{from}");
 
     let settings: Value = http
         .get(app.url("/api/v1/settings"))

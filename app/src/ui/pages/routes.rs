@@ -4,12 +4,14 @@
 //! empty route), and the page warns.
 
 use crate::api::load_routes;
+use crate::flash::{outcome_of, take_for_page, Form, Outcome};
 use crate::lang::use_lang;
 use crate::live::LiveRegion;
 use crate::ui::components::{
     BlockedPerNetwork, Chip, EmptyState, ErrorNote, StaleBadge, StatusDot,
 };
 use crate::ui::frame::Frame;
+use crate::ui::maintenance::{MaintenanceForm, MaintenanceList, Scope};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use meshwatch::i18n::Ui;
@@ -20,10 +22,15 @@ use meshwatch::views::RouteOverview;
 pub fn RoutesPage() -> impl IntoView {
     let lang = use_lang();
     let routes = Resource::new(|| (), |_| load_routes());
+    let refused = match outcome_of(&take_for_page(), Form::Maintenance) {
+        Some(Outcome::Failed(error)) => Some(view! { <div class="mt-6"><ErrorNote error/></div> }),
+        _ => None,
+    };
     view! {
         <Title text=lang.ui(Ui::Routes)/>
         <Frame>
             <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Routes)}</h1>
+            {refused}
             <LiveRegion key="routes">
                 <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingRoutes)}</p> }>
                     {move || Suspend::new(async move {
@@ -63,6 +70,12 @@ fn RouteCard(route: RouteOverview) -> impl IntoView {
             {lang.route_serves_best_available(&best.name, &best.country)}
         </p>
     });
+    let all_in_maintenance = route.all_in_maintenance.then(|| view! {
+        <p role="note" class="mt-3 rounded-md border border-blue-200 bg-blue-50 px-3 py-2 text-sm text-blue-900" data-testid="route-all-in-maintenance">
+            {lang.ui(Ui::RouteAllInMaintenance)}
+        </p>
+    });
+    let scope = Scope::Route(route.id.to_string());
     // What an out-of-rotation server's row says: who serves its users.
     let served_by = (!in_rotation.is_empty()).then(|| lang.out_of_rotation_served_by(&in_rotation));
     let rows = route
@@ -90,9 +103,15 @@ fn RouteCard(route: RouteOverview) -> impl IntoView {
         <section class="rounded-xl border border-slate-200 bg-white p-5 shadow-sm" aria-label=route.name.clone()>
             <h2 class="flex items-center gap-2 text-lg font-semibold">{route.name.clone()} <Chip text=route.id.to_string()/></h2>
             <p class="text-sm text-slate-500">{per_user}</p>
+            {all_in_maintenance}
             {warning}
             <BlockedPerNetwork counts=route.blocked_per_network.clone()/>
             <ul class="mt-3 divide-y divide-slate-100">{rows}</ul>
+            <details class="mt-3 border-t border-slate-100 pt-3" open=!route.maintenance.is_empty()>
+                <summary class="cursor-pointer text-sm font-medium text-slate-700">{lang.ui(Ui::Maintenance)}</summary>
+                <MaintenanceList windows=route.maintenance.clone() scope=scope.clone()/>
+                <MaintenanceForm scope now=None/>
+            </details>
         </section>
     }
 }

@@ -12,6 +12,7 @@ use crate::ui::chart::{ChartAxis, Sparkline};
 use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::format;
 use crate::ui::frame::Frame;
+use crate::ui::maintenance::{MaintenanceForm, MaintenanceList, Scope};
 use leptos::either::Either;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
@@ -29,11 +30,17 @@ const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-
 #[component]
 pub fn ServerCardPage() -> impl IntoView {
     let lang = use_lang();
-    // Only a failed toggle has something to say; a done one shows itself.
-    let refused = match outcome_of(&take_for_page(), Form::Verifier) {
-        Some(Outcome::Failed(error)) => Some(view! { <div class="mt-6"><ErrorNote error/></div> }),
-        _ => None,
-    };
+    // Only a failed form has something to say; a done one shows itself.
+    let flash = take_for_page();
+    let refused =
+        [Form::Verifier, Form::Maintenance]
+            .into_iter()
+            .find_map(|form| match outcome_of(&flash, form) {
+                Some(Outcome::Failed(error)) => {
+                    Some(view! { <div class="mt-6"><ErrorNote error/></div> })
+                }
+                _ => None,
+            });
     let card = match preload::take::<ServerCard>() {
         Ok(card) => Either::Left(view! { <Card card=Arc::new(card)/> }),
         Err(error) => Either::Right(view! {
@@ -69,11 +76,17 @@ fn Card(
         .filter(|c| **c != ServerStatus::Healthy && **c != status)
         .map(|c| view! { <li><StatusDot status=*c/></li> })
         .collect_view();
-    let rotation = lang.ui(if v.in_rotation {
-        Ui::InRotation
-    } else {
-        Ui::OutOfRotationReplaced
-    });
+    let rotation = match v.maintenance {
+        Some(m) if m.active => lang.in_maintenance_until(&format::timestamp(m.until)),
+        Some(m) => lang.draining_for_maintenance(&format::timestamp(m.start)),
+        None => lang
+            .ui(if v.in_rotation {
+                Ui::InRotation
+            } else {
+                Ui::OutOfRotationReplaced
+            })
+            .to_owned(),
+    };
     view! {
         <Title text=title/>
         <header class="mt-2 flex flex-wrap items-start justify-between gap-4">
@@ -92,7 +105,7 @@ fn Card(
                 <p class="flex items-center justify-end gap-2 text-lg font-medium" data-testid="server-status">
                     <StatusDot status/>{badge}
                 </p>
-                <p class="mt-1 text-sm text-slate-500">{rotation}</p>
+                <p class="mt-1 max-w-sm text-sm text-slate-500" data-testid="server-rotation">{rotation}</p>
             </div>
         </header>
         {(!conditions.is_empty()).then(|| view! {
@@ -109,6 +122,7 @@ fn Card(
         <MeshView card=card.clone()/>
         <EntryPoints card=card.clone()/>
         <History card=card.clone()/>
+        <Maintenance card=card.clone()/>
         <VerifierToggle card/>
     }
 }
@@ -434,6 +448,21 @@ fn EntryPoints(card: Arc<ServerCard>) -> impl IntoView {
     }
 }
 
+/// The windows planned for it, and a form to plan one.
+#[component]
+fn Maintenance(card: Arc<ServerCard>) -> impl IntoView {
+    let lang = use_lang();
+    let scope = Scope::Server(card.server.id.to_string());
+    view! {
+        <section class=format!("{SECTION} mt-6") aria-labelledby="maintenance">
+            <h2 id="maintenance" class=HEADING>{lang.ui(Ui::Maintenance)}</h2>
+            <p class="mt-2 text-sm text-slate-600">{lang.ui(Ui::MaintenanceHelp)}</p>
+            <MaintenanceList windows=card.maintenance.clone() scope=scope.clone()/>
+            <MaintenanceForm scope now=Some(card.now)/>
+        </section>
+    }
+}
+
 /// Marks or unmarks the verifier with a form post; the browser comes back
 /// to the card, which shows the new state.
 #[component]
@@ -511,12 +540,20 @@ fn History(card: Arc<ServerCard>) -> impl IntoView {
     let uptime = [Ui::Window24h, Ui::Window7d, Ui::Window30d]
         .into_iter()
         .zip(card.uptime)
-        .map(|(window, share)| {
-            let value = share.map_or("—".to_string(), |s| lang.percent(s * 100.0, 2));
+        .map(|(window, uptime)| {
+            let value = uptime
+                .in_rotation
+                .map_or("—".to_string(), |s| lang.percent(s * 100.0, 2));
+            let planned = (uptime.maintenance_s > 0).then(|| {
+                let time =
+                    lang.maintenance_time(&lang.duration(uptime.maintenance_s.unsigned_abs()));
+                view! { <dd class="text-xs text-blue-800">{time}</dd> }
+            });
             view! {
                 <div>
                     <dt class="text-slate-500">{lang.uptime_over(lang.ui(window))}</dt>
                     <dd class="text-lg font-medium tabular-nums">{value}</dd>
+                    {planned}
                 </div>
             }
         })

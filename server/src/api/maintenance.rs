@@ -1,0 +1,93 @@
+//! `/api/v1/maintenance` (API.md § Operator features): plan, list and
+//! cancel maintenance windows.
+
+use super::{ApiError, ApiJson};
+use crate::maintenance::{self, Refusal};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{delete, get};
+use axum::Router;
+use chrono::{DateTime, Utc};
+use meshwatch::maintenance::{MaintenanceId, MaintenancePlan, MaintenanceWindow, Occurrence};
+use serde::Serialize;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/maintenance", get(list).post(create))
+        .route("/maintenance/{id}", delete(cancel))
+}
+
+/// A window as the API shows it: what was planned, and where it stands.
+#[derive(Serialize)]
+pub struct WindowView {
+    #[serde(flatten)]
+    pub window: MaintenanceWindow,
+    /// It holds now.
+    pub active: bool,
+    /// The occurrence holding now or the next one; `null` once a one-off
+    /// window has ended.
+    pub next: Option<Occurrence>,
+}
+
+impl WindowView {
+    pub fn new(window: MaintenanceWindow, now: DateTime<Utc>) -> Self {
+        let next = window.occurrence(now);
+        Self {
+            active: next.is_some_and(|o| o.start <= now),
+            next,
+            window,
+        }
+    }
+}
+
+async fn list(State(state): State<AppState>) -> ApiJson<Vec<WindowView>> {
+    let now = state.clock.now();
+    let windows = state.read_model.mesh().windows().to_vec();
+    ApiJson(
+        windows
+            .into_iter()
+            .map(|w| WindowView::new(w, now))
+            .collect(),
+    )
+}
+
+async fn create(
+    State(state): State<AppState>,
+    ApiJson(plan): ApiJson<MaintenancePlan>,
+) -> Result<(StatusCode, ApiJson<WindowView>), ApiError> {
+    let now = state.clock.now();
+    let planned =
+        maintenance::plan(&state.store, &state.evaluator, &state.read_model, plan, now).await?;
+    match planned {
+        Ok(window) => {
+            tracing::info!(window = %window.id, "maintenance window planned through the API");
+            Ok((StatusCode::CREATED, ApiJson(WindowView::new(window, now))))
+        }
+        Err(refusal) => Err(refused(refusal)),
+    }
+}
+
+fn refused(refusal: Refusal) -> ApiError {
+    let status = match refusal {
+        Refusal::Full => StatusCode::CONFLICT,
+        _ => StatusCode::UNPROCESSABLE_ENTITY,
+    };
+    ApiError::new(status, refusal.code(), refusal.to_string())
+}
+
+async fn cancel(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let missing = || ApiError::not_found(format!("no maintenance window {id:?}"));
+    let number: i64 = id.parse().map_err(|_| missing())?;
+    if !maintenance::cancel(&state.store, &state.evaluator, MaintenanceId(number)).await? {
+        return Err(missing());
+    }
+    tracing::info!(
+        window = number,
+        "maintenance window cancelled through the API"
+    );
+    Ok(StatusCode::NO_CONTENT)
+}
