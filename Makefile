@@ -9,7 +9,7 @@ setup:
 
 ## Build the release panel and start it with the demo fleet on 127.0.0.1:3000.
 run: setup build
-	MESHWATCH_DEMO=1 ./target/release/meshwatch-server
+	MESHWATCH_DEMO=1 MESHWATCH_STATUS_PAGE=1 ./target/release/meshwatch-server
 
 ## The release panel with its site inside. A file target: when no source
 ## changed since the last build, `make run` starts the panel at once instead

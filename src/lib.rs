@@ -6,6 +6,7 @@
 //! lives here, defined once.
 
 pub mod account;
+pub mod actions;
 pub mod agent_api;
 pub mod balance;
 pub mod chart;
@@ -20,6 +21,7 @@ pub mod network;
 pub mod rules;
 pub mod settings;
 pub mod status;
+pub mod status_page;
 pub mod uptime;
 pub mod verdict;
 pub mod views;

@@ -239,6 +239,8 @@ pub struct ServerCard {
     /// The maintenance windows that apply to it and have not ended, by
     /// start (the one holding first).
     pub maintenance: Vec<crate::maintenance::MaintenanceWindow>,
+    /// Its latest action runs, newest first.
+    pub action_runs: Vec<crate::actions::ActionRun>,
     /// Most witnesses can't reach most servers: this card's view of the
     /// mesh says more about the witnesses' network than about the server.
     pub witness_fault: Option<crate::verdict::WitnessFault>,

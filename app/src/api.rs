@@ -353,6 +353,125 @@ pub async fn change_password(
     settle(Form::Password, "/settings", result, |_| Outcome::Done)
 }
 
+/// Settings → Actions: the switch, the actions, their latest runs.
+#[server(prefix = "/rpc", endpoint = "actions")]
+pub async fn load_actions() -> Result<meshwatch::actions::ActionsPanel, AppError> {
+    let (backend, _) = authorize().await?;
+    backend
+        .actions_panel()
+        .await
+        .map_err(|e| fail(backend_failed(e)))
+}
+
+/// "Add action": a command (one argument per line) or an HTTP call.
+#[allow(clippy::too_many_arguments)]
+#[server(prefix = "/rpc", endpoint = "create_action")]
+pub async fn create_action(
+    name: String,
+    on: String,
+    after_minutes: String,
+    command: Option<String>,
+    url: Option<String>,
+    method: Option<String>,
+    headers: Option<String>,
+    body: Option<String>,
+) -> Result<(), AppError> {
+    use meshwatch::actions::{parse_header_lines, ActionEvent, ActionSpec, HttpCall, HttpMethod};
+    let (backend, operator) = authorize().await?;
+    let result = async {
+        let on = ActionEvent::from_wire(on.trim())
+            .ok_or_else(|| invalid(format!("{on:?} is not an event")))?;
+        let after_minutes: u32 = match after_minutes.trim() {
+            "" => 0,
+            raw => raw
+                .parse()
+                .map_err(|_| invalid(format!("{raw:?} is not a number of minutes")))?,
+        };
+        let blank = |v: &Option<String>| v.as_deref().is_none_or(|t| t.trim().is_empty());
+        let command = (!blank(&command)).then(|| {
+            command
+                .unwrap_or_default()
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        });
+        let http = if blank(&url) {
+            None
+        } else {
+            let method = match method.as_deref().unwrap_or("POST").trim() {
+                "GET" => HttpMethod::Get,
+                "PUT" => HttpMethod::Put,
+                "PATCH" => HttpMethod::Patch,
+                "DELETE" => HttpMethod::Delete,
+                _ => HttpMethod::Post,
+            };
+            let body = match body.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(raw) => Some(
+                    serde_json::from_str(raw)
+                        .map_err(|e| invalid(format!("the body is not JSON: {e}")))?,
+                ),
+            };
+            Some(HttpCall {
+                url: url.unwrap_or_default(),
+                method,
+                headers: parse_header_lines(headers.as_deref().unwrap_or("")).map_err(invalid)?,
+                body,
+            })
+        };
+        let spec = ActionSpec {
+            name,
+            on,
+            after_minutes,
+            command,
+            http,
+        };
+        let action = backend
+            .create_action(spec)
+            .await
+            .map_err(|e| fail(backend_failed(e)))?;
+        tracing::info!(action = %action.spec.name, operator = %operator.username, "action created in the panel");
+        Ok(())
+    }
+    .await;
+    settle(Form::Action, "/settings", result, |_| Outcome::Done)
+}
+
+/// Deletes an action (its past runs stay in the servers' histories).
+#[server(prefix = "/rpc", endpoint = "delete_action")]
+pub async fn delete_action(id: i64) -> Result<(), AppError> {
+    let (backend, operator) = authorize().await?;
+    let result = async {
+        if !backend
+            .delete_action(meshwatch::actions::ActionId(id))
+            .await
+            .map_err(|e| fail(backend_failed(e)))?
+        {
+            return Err(fail(AppError::NotFound));
+        }
+        tracing::info!(action = id, operator = %operator.username, "action deleted in the panel");
+        Ok(())
+    }
+    .await;
+    settle(Form::Action, "/settings", result, |_| Outcome::Done)
+}
+
+/// The switch that holds every action off (e.g. during an incident).
+#[server(prefix = "/rpc", endpoint = "switch_actions")]
+pub async fn switch_actions(enabled: bool) -> Result<(), AppError> {
+    let (backend, operator) = authorize().await?;
+    let result = backend
+        .set_actions_enabled(enabled)
+        .await
+        .map_err(|e| fail(backend_failed(e)));
+    if result.is_ok() {
+        tracing::warn!(enabled, operator = %operator.username, "actions switched in the panel");
+    }
+    settle(Form::Action, "/settings", result, |_| Outcome::Done)
+}
+
 /// The operator API tokens.
 #[server(prefix = "/rpc", endpoint = "api_tokens")]
 pub async fn load_api_tokens() -> Result<Vec<ApiTokenView>, AppError> {

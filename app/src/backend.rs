@@ -79,6 +79,17 @@ pub trait PanelBackend: Send + Sync + 'static {
         enabled: bool,
         network: Option<Option<meshwatch::network::NetworkLabel>>,
     ) -> Result<bool, BackendError>;
+    /// Settings → Actions: the switch, the actions, the latest runs.
+    async fn actions_panel(&self) -> Result<meshwatch::actions::ActionsPanel, BackendError>;
+    /// Stores an action once it is valid (`Invalid` says what is not).
+    async fn create_action(
+        &self,
+        spec: meshwatch::actions::ActionSpec,
+    ) -> Result<meshwatch::actions::ActionView, BackendError>;
+    /// Deletes an action; `false` when there is none with that id.
+    async fn delete_action(&self, id: meshwatch::actions::ActionId) -> Result<bool, BackendError>;
+    /// The switch that holds every action off.
+    async fn set_actions_enabled(&self, enabled: bool) -> Result<(), BackendError>;
     /// Plans a maintenance window (checked against the fleet); an invalid
     /// plan is refused with what is wrong, and nothing is stored.
     async fn plan_maintenance(

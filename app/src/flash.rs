@@ -21,6 +21,7 @@ pub enum Form {
     TestNotification,
     Verifier,
     Maintenance,
+    Action,
 }
 
 /// What a post of a form did.

@@ -13,6 +13,8 @@ pub mod flash;
 pub mod lang;
 pub mod live;
 pub mod preload;
+#[cfg(feature = "ssr")]
+pub mod status_page;
 pub mod ui;
 
 pub use app::{shell, App};

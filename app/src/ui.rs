@@ -1,5 +1,6 @@
 //! Everything drawn: the page frame, pages and small components.
 
+pub mod actions;
 pub mod chart;
 pub mod components;
 pub mod format;

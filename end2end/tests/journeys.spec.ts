@@ -204,3 +204,47 @@ test('7. a window scheduled on a server card: the blue dot, the drained subscrip
   await statusOf(request, id, 'healthy');
   expect(errors).toEqual([]);
 });
+
+test('8. a customer reads the public status page: every route by its public name, 30 days of bars, no server named', async ({ browser, request }) => {
+  // A customer: no session, no script needed, their own language.
+  const context = await browser.newContext({ javaScriptEnabled: false, extraHTTPHeaders: { 'Accept-Language': 'en' } });
+  const page = await context.newPage();
+  const response = await page.goto('/status');
+  expect(response?.status()).toBe(200);
+  await expect(page.getByRole('heading', { level: 1, name: 'Service status' })).toBeVisible();
+  const routes = page.getByTestId('status-route');
+  await expect(routes).toHaveCount(5);
+  for (const name of ['Finland', 'Germany', 'Japan', 'Netherlands', 'United States']) {
+    const route = routes.filter({ has: page.getByRole('heading', { level: 2, name, exact: true }) });
+    await expect(route).toHaveCount(1);
+    await expect(route.getByRole('list', { name: 'Last 30 days' }).getByRole('listitem')).toHaveCount(30);
+  }
+  // Helsinki 2's weekly window is listed under Finland, by its times alone.
+  await expect(routes.filter({ hasText: 'Finland' }).getByTestId('status-maintenance')).toContainText('UTC');
+  const html = await page.content();
+  const fleet = await api(request, '/api/v1/servers');
+  for (const server of fleet) {
+    expect(html).not.toContain(server.id);
+    expect(html).not.toContain(server.name);
+  }
+  expect(html).not.toContain('127.0.10.');
+  expect(html).not.toContain('NTT home fiber');
+  expect(html).not.toContain('Weekly kernel updates');
+  await page.screenshot({ path: 'screenshots/status-page.png', fullPage: true });
+
+  const json = await request.get('/status.json');
+  expect(json.ok()).toBeTruthy();
+  const status = await json.json();
+  expect(status.routes.map((r: { name: string }) => r.name)).toEqual(['Finland', 'Germany', 'Japan', 'Netherlands', 'United States']);
+  for (const route of status.routes) {
+    expect(['operational', 'degraded', 'partial_outage', 'maintenance']).toContain(route.state);
+    expect(route.days).toHaveLength(30);
+  }
+
+  const spanish = await browser.newContext({ javaScriptEnabled: false, extraHTTPHeaders: { 'Accept-Language': 'es-ES,es;q=0.9' } });
+  const es = await spanish.newPage();
+  await es.goto('/status');
+  await expect(es.getByRole('heading', { level: 1, name: 'Estado del servicio' })).toBeVisible();
+  await spanish.close();
+  await context.close();
+});

@@ -253,7 +253,7 @@ test('the overview counts the fleet by status', async ({ page }) => {
   await signIn(page);
   await page.getByRole('link', { name: 'Overview', exact: true }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
-  await expect(page.getByTestId('status-count')).toHaveCount(6);
+  await expect(page.getByTestId('status-count')).toHaveCount(7);
   await expect(page.getByRole('heading', { name: 'Latest status changes' })).toBeVisible();
   expect(errors).toEqual([]);
 });

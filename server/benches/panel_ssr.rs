@@ -1,5 +1,6 @@
-//! Panel page benchmark: server-side rendering of the user card and the
-//! server card for a 1000-server, 10 000-user fleet on a fresh SQLite file,
+//! Panel page benchmark: server-side rendering of the user card, the
+//! server card and the public status page for a 1000-server, 10 000-user
+//! fleet on a fresh SQLite file,
 //! under 50 concurrent connections on loopback; then the mesh page of a
 //! 300-server fleet whose every pair has evidence. The load comes from
 //! `wrk` (Debian's package), a separate process, which gives the latency
@@ -157,6 +158,8 @@ const SERVER_CARDS: Pages = Pages {
     modulo: 1000,
 };
 const SIGN_IN: Pages = Pages::only("/login");
+const STATUS_PAGE: Pages = Pages::only("/status");
+const STATUS_JSON: Pages = Pages::only("/status.json");
 const MESH: Pages = Pages::only("/mesh");
 
 impl Pages {
@@ -178,7 +181,12 @@ fn wrk_script(pages: &Pages, cookie: &str) -> String {
         step,
         modulo,
     } = pages;
-    let cookie = if *prefix == "/login" { "" } else { cookie };
+    // The sign-in page and the public status page are asked for signed out.
+    let cookie = if *prefix == "/login" || prefix.starts_with("/status") {
+        ""
+    } else {
+        cookie
+    };
     // n × step mod modulo visits every page once in `modulo` requests
     // (step and modulo are coprime); two threads start half-way apart,
     // so together they cover them all in that many requests.
@@ -336,6 +344,13 @@ async fn main() {
     load(&big, clients, 3, &SERVER_CARDS).await;
     let run = load(&big, clients, seconds, &SERVER_CARDS).await;
     report("server card (SSR)", &run);
+    // The public status page, as a crowd of customers reloads it while
+    // the fleet reports: served from memory, rebuilt every few seconds.
+    load(&big, clients, 3, &STATUS_PAGE).await;
+    let run = load(&big, clients, seconds, &STATUS_PAGE).await;
+    report("status page (public)", &run);
+    let run = load(&big, clients, seconds, &STATUS_JSON).await;
+    report("status.json (public)", &run);
     reporting.abort();
     // No data and no session to look up: what rendering any page costs.
     let run = load(&big, clients, seconds, &SIGN_IN).await;

@@ -1,5 +1,6 @@
 //! The JSON HTTP APIs of API.md: their error body, extractor and handlers.
 
+pub mod actions;
 pub mod agent;
 pub mod automation;
 pub mod error;

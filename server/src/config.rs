@@ -90,6 +90,9 @@ pub struct Config {
     /// database (`/metrics`, `/readyz`, the Overview page); the host's
     /// name by default.
     pub replica: ReplicaName,
+    /// `MESHWATCH_STATUS_PAGE=1`: serve the public status page at
+    /// `/status` and `/status.json` (off by default: 404).
+    pub status_page: bool,
 }
 
 /// A replica's name: 1 to [`ReplicaName::MAX_LEN`] letters, digits and
@@ -241,7 +244,18 @@ impl Config {
                         .to_owned(),
             });
         }
+        let status_page = match non_empty("MESHWATCH_STATUS_PAGE").as_deref().map(str::trim) {
+            None | Some("0") | Some("false") => false,
+            Some("1") | Some("true") => true,
+            Some(other) => {
+                return Err(ConfigError {
+                    var: "MESHWATCH_STATUS_PAGE",
+                    problem: format!("{other:?} is not 0 or 1"),
+                })
+            }
+        };
         Ok(Self {
+            status_page,
             listen,
             database_url,
             admin_token,
@@ -293,11 +307,28 @@ mod tests {
     }
 
     #[test]
+    fn the_status_page_is_switched_on_with_1_and_a_typo_is_refused() {
+        assert!(
+            config(&[("MESHWATCH_STATUS_PAGE", "1")])
+                .expect("on")
+                .status_page
+        );
+        assert!(
+            !config(&[("MESHWATCH_STATUS_PAGE", "0")])
+                .expect("off")
+                .status_page
+        );
+        let refused = config(&[("MESHWATCH_STATUS_PAGE", "yes")]).expect_err("a typo");
+        assert_eq!(refused.var, "MESHWATCH_STATUS_PAGE");
+    }
+
+    #[test]
     fn defaults_need_no_variables() {
         let c = config(&[]).expect("defaults");
         assert_eq!(c.listen.to_string(), DEFAULT_LISTEN);
         assert_eq!(c.database_url.as_str(), DEFAULT_DATABASE_URL);
         assert!(c.demo.is_none() && c.admin_token.is_none());
+        assert!(!c.status_page, "the public status page is off by default");
     }
 
     #[test]

@@ -229,6 +229,8 @@ pub struct Welcome {
     pub password: String,
     pub api_token: String,
     pub mode: DemoMode,
+    /// `MESHWATCH_STATUS_PAGE`: the public status page is served.
+    pub status_page: bool,
 }
 
 impl Welcome {
@@ -247,6 +249,11 @@ impl Welcome {
             format!("  API token:  {token}"),
             format!("              curl -H 'Authorization: Bearer {token}' {url}/api/v1/servers"),
         ];
+        if self.status_page {
+            lines.push(format!(
+                "  status:     {url}/status (public, for your customers; JSON at /status.json)"
+            ));
+        }
         lines.extend(match self.mode {
             DemoMode::Scripted => [
                 format!("  try first:  open {url}/ and leave the servers list on screen: within a minute de-2"),
@@ -307,6 +314,7 @@ mod tests {
             password: "pw-123".into(),
             api_token: "tok-456".into(),
             mode: crate::config::DemoMode::Scripted,
+            status_page: true,
         };
         let lines = welcome.lines("0.0.0.0:3000".parse().expect("address"));
         let text = lines.join("\n");
@@ -315,14 +323,17 @@ mod tests {
         assert!(text.contains("API token:  tok-456\n"));
         assert!(text.contains("Bearer tok-456' http://127.0.0.1:3000/api/v1/servers"));
         assert!(lines.last().is_some_and(|l| l.contains("every 5 minutes")));
+        assert!(text.contains("status:     http://127.0.0.1:3000/status (public"));
         let manual = super::Welcome {
             mode: crate::config::DemoMode::Manual,
+            status_page: false,
             ..welcome
         };
         let text = manual
             .lines("127.0.0.1:3124".parse().expect("address"))
             .join("\n");
         assert!(text.contains("http://127.0.0.1:3124/api/v1/demo/faults"));
+        assert!(!text.contains("/status"), "no status page, no line for it");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 // The panel's view types (in islands mode) are deep.
 #![recursion_limit = "256"]
 
+pub mod actions;
 pub mod api;
 pub mod card_cache;
 pub mod cli;
@@ -31,6 +32,7 @@ pub mod sessions;
 pub mod site;
 pub mod startup;
 pub mod state;
+pub mod status_page;
 pub mod store;
 pub mod subscription;
 pub mod telemetry;

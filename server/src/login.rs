@@ -195,7 +195,14 @@ pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Respon
 /// themselves and answer 401), static files and probes.
 fn is_public(path: &str) -> bool {
     const PREFIXES: [&str; 3] = ["/api/", "/rpc/", "/sub/"];
-    const EXACT: [&str; 4] = ["/login", "/healthz", "/readyz", "/metrics"];
+    const EXACT: [&str; 6] = [
+        "/login",
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/status",
+        "/status.json",
+    ];
     PREFIXES.iter().any(|p| path.starts_with(p))
         || EXACT.contains(&path)
         || crate::site::is_front_end_file(path)

@@ -162,7 +162,11 @@ fn server_ref(mesh: &Mesh, s: usize) -> ServerRef {
 
 /// `host:port` of each entry point of server `s`, each once, in order
 /// (an IPv6 host in brackets, as clients write it).
-fn addresses(mesh: &Mesh, s: usize, endpoints: &HashMap<EntryPointId, Endpoint>) -> Vec<String> {
+pub fn addresses(
+    mesh: &Mesh,
+    s: usize,
+    endpoints: &HashMap<EntryPointId, Endpoint>,
+) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for e in mesh
         .server(s)

@@ -74,6 +74,9 @@ fn backend_error(err: StoreError) -> BackendError {
     }
 }
 
+/// Action runs a server card (and Settings → Actions) lists.
+const CARD_RUNS: i64 = 20;
+
 #[async_trait::async_trait]
 impl PanelBackend for PanelAdapter {
     async fn operator_for_session(
@@ -148,7 +151,13 @@ impl PanelBackend for PanelAdapter {
             .server_index(id)
             .map(|s| meshwatch::maintenance::upcoming(mesh.windows_of(s), now))
             .unwrap_or_default();
+        let action_runs = self
+            .store
+            .action_runs(Some(id), CARD_RUNS)
+            .await
+            .map_err(backend_error)?;
         Ok(Some(ServerCard {
+            action_runs,
             maintenance,
             charts: (*charts).clone(),
             history,
@@ -400,6 +409,50 @@ impl PanelBackend for PanelAdapter {
         }
         self.evaluator.reload_fleet().await.map_err(backend_error)?;
         Ok(true)
+    }
+
+    async fn actions_panel(&self) -> Result<meshwatch::actions::ActionsPanel, BackendError> {
+        Ok(meshwatch::actions::ActionsPanel {
+            enabled: self.store.actions_enabled().await.map_err(backend_error)?,
+            actions: self
+                .store
+                .actions()
+                .await
+                .map_err(backend_error)?
+                .iter()
+                .map(|a| a.view())
+                .collect(),
+            recent: self
+                .store
+                .action_runs(None, CARD_RUNS)
+                .await
+                .map_err(backend_error)?,
+        })
+    }
+
+    async fn create_action(
+        &self,
+        spec: meshwatch::actions::ActionSpec,
+    ) -> Result<meshwatch::actions::ActionView, BackendError> {
+        let (name, on, after_minutes, kind) = spec
+            .validate()
+            .map_err(|e| BackendError::Invalid(e.to_string()))?;
+        self.store
+            .create_action(&name, on, after_minutes, &kind, self.clock.now())
+            .await
+            .map(|action| action.view())
+            .map_err(backend_error)
+    }
+
+    async fn delete_action(&self, id: meshwatch::actions::ActionId) -> Result<bool, BackendError> {
+        self.store.delete_action(id).await.map_err(backend_error)
+    }
+
+    async fn set_actions_enabled(&self, enabled: bool) -> Result<(), BackendError> {
+        self.store
+            .set_actions_enabled(enabled)
+            .await
+            .map_err(backend_error)
     }
 
     async fn plan_maintenance(

@@ -47,6 +47,8 @@ pub struct Application {
     /// The election and the listener of a replica (PostgreSQL only).
     replication: Vec<tokio::task::JoinHandle<()>>,
     delivery: Option<tokio::task::JoinHandle<()>>,
+    /// Carries out the due action runs.
+    actions: tokio::task::JoinHandle<()>,
     /// The live demo fleet's agents and listeners (`MESHWATCH_DEMO=1`).
     demo: Option<demo::live::LiveDemo>,
     /// Held from before the migrations until the database is closed: one
@@ -120,6 +122,7 @@ impl Application {
                 password: seeded.password,
                 api_token: seeded.api_token,
                 mode,
+                status_page: config.status_page,
             });
             demo_tokens = Some(seeded.agent_tokens);
         }
@@ -172,6 +175,8 @@ impl Application {
             targets: Arc::new(notification_targets(&config)),
             site: app::auth::PanelSite::new(config.public_url.clone()),
             stopping: stopping_seen,
+            status_page_enabled: config.status_page,
+            status_page: Arc::default(),
         };
         let targets = state.targets.as_ref().clone();
         let delivery = Delivery {
@@ -216,7 +221,16 @@ impl Application {
         let delivery = delivery
             .delivers_anything()
             .then(|| tokio::spawn(delivery.run(store.clone())));
+        let actions = tokio::spawn(
+            crate::actions::Runner::new(
+                store.clone(),
+                state.read_model.clone(),
+                state.clock.clone(),
+            )
+            .run(),
+        );
         Ok(Self {
+            actions,
             listener,
             router: router(state, &front_end, flashes),
             store,
@@ -269,6 +283,7 @@ impl Application {
         if let Some(delivery) = &self.delivery {
             delivery.abort();
         }
+        self.actions.abort();
         // Closing waits for pooled connections; never let it hold up exit.
         if tokio::time::timeout(Duration::from_secs(5), self.store.close())
             .await
@@ -345,6 +360,8 @@ fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes)
         .route("/sub/{token}", get(crate::subscription::serve))
         .route("/users/{id}/qr.svg", get(crate::qr::serve))
         .route("/metrics", get(crate::telemetry::serve))
+        .route("/status", get(crate::status_page::html))
+        .route("/status.json", get(crate::status_page::json))
         .route("/events", get(crate::live::events))
         .route("/lang", post(crate::language::choose))
         .nest("/api/v1", api::automation::router(state.clone()))

@@ -44,6 +44,10 @@ pub struct AppState {
     /// Turns true when the panel begins to stop: open event streams end
     /// then, or a graceful stop would wait for them until it is killed.
     pub stopping: tokio::sync::watch::Receiver<bool>,
+    /// `MESHWATCH_STATUS_PAGE`: the public status page is served.
+    pub status_page_enabled: bool,
+    /// The public status page, built at most every few seconds.
+    pub status_page: Arc<crate::status_page::StatusPage>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

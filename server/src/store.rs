@@ -16,9 +16,9 @@ mod sub_tokens;
 mod types;
 
 pub use types::{
-    Channels, Delivery, Endpoint, EvidenceSnapshot, FollowedReport, GeneratedTokens,
-    NewNotification, NotificationView, OperatorCredentials, Outgoing, PairRow, PendingReport,
-    ReceivedReport, RecordedChange, StoredReport,
+    Attempt, Channels, Delivery, DueRun, Endpoint, EvidenceSnapshot, FollowedReport,
+    GeneratedTokens, NewActionRun, NewNotification, NotificationView, OperatorCredentials,
+    Outgoing, PairRow, PendingReport, ReceivedReport, RecordedChange, StoredReport,
 };
 
 use crate::config::DatabaseUrl;
@@ -49,6 +49,7 @@ mod on_sqlite {
     use super::types::*;
     use super::{corrupt, count, StoreError};
 
+    mod actions;
     mod auth;
     mod fleet;
     mod history;
@@ -67,6 +68,7 @@ mod on_postgres {
     use super::types::*;
     use super::{corrupt, count, StoreError};
 
+    mod actions;
     mod auth;
     mod fleet;
     mod history;
@@ -210,8 +212,9 @@ delegate! {
     fn endpoints(&self) -> Result<HashMap<EntryPointId, Endpoint>, StoreError>;
     fn apply_fleet(&self, fleet: &Fleet) -> Result<GeneratedTokens, StoreError>;
     fn latest_conditions(&self) -> Result<HashMap<ServerId, Vec<ServerStatus>>, StoreError>;
-    fn record_changes(&self, changes: &[VerdictChange], notifications: &[NewNotification]) -> Result<(), StoreError>;
+    fn record_changes(&self, changes: &[VerdictChange], notifications: &[NewNotification], runs: &[NewActionRun]) -> Result<(), StoreError>;
     fn status_changes_since(&self, server: &ServerId, since: DateTime<Utc>) -> Result<Vec<(DateTime<Utc>, ServerStatus)>, StoreError>;
+    fn fleet_changes_since(&self, since: DateTime<Utc>) -> Result<Vec<(ServerId, DateTime<Utc>, ServerStatus)>, StoreError>;
     fn latest_changes(&self, limit: i64) -> Result<Vec<(ServerId, DateTime<Utc>, ServerStatus)>, StoreError>;
     fn status_history(&self, server: &ServerId, limit: i64) -> Result<Vec<(DateTime<Utc>, ServerStatus)>, StoreError>;
     fn latest_metrics(&self, server: &ServerId) -> Result<Option<Metrics>, StoreError>;
@@ -238,6 +241,15 @@ delegate! {
     fn maintenance_windows(&self) -> Result<Vec<meshwatch::maintenance::MaintenanceWindow>, StoreError>;
     fn plan_maintenance(&self, plan: &meshwatch::maintenance::MaintenancePlan, now: DateTime<Utc>) -> Result<Option<meshwatch::maintenance::MaintenanceWindow>, StoreError>;
     fn cancel_maintenance(&self, id: meshwatch::maintenance::MaintenanceId) -> Result<bool, StoreError>;
+    fn actions(&self) -> Result<Vec<meshwatch::actions::Action>, StoreError>;
+    fn create_action(&self, name: &str, on: meshwatch::actions::ActionEvent, after_minutes: u32, kind: &meshwatch::actions::ActionKind, now: DateTime<Utc>) -> Result<meshwatch::actions::Action, StoreError>;
+    fn delete_action(&self, id: meshwatch::actions::ActionId) -> Result<bool, StoreError>;
+    fn actions_enabled(&self) -> Result<bool, StoreError>;
+    fn set_actions_enabled(&self, enabled: bool) -> Result<(), StoreError>;
+    fn claim_due_runs(&self, now: DateTime<Utc>, lease: chrono::Duration, limit: i64) -> Result<Vec<DueRun>, StoreError>;
+    fn record_attempt(&self, id: i64, attempt: &Attempt) -> Result<(), StoreError>;
+    fn skip_run(&self, id: i64) -> Result<(), StoreError>;
+    fn action_runs(&self, server: Option<&ServerId>, limit: i64) -> Result<Vec<meshwatch::actions::ActionRun>, StoreError>;
 }
 
 /// The database file behind a `sqlite:` URL; `None` for an in-memory

@@ -545,6 +545,53 @@ catalogue! {
         "このルートのサーバーはすべてメンテナンス中です。サブスクリプションは利用可能な中で最良のサーバーを配信します。",
     ],
     History => ["History", "Historial", "Histórico", "Historik", "इतिहास", "履歴"],
+    /// Actions (§6): Settings → Actions, and a server's runs.
+    Actions => ["Actions", "Acciones", "Ações", "Åtgärder", "क्रियाएँ", "アクション"],
+    ActionsHelp => [
+        "An action runs a command (no shell; the event arrives as JSON on its standard input and in MESHWATCH_* variables) or makes an HTTP call when an event has held for the minutes you choose: once per incident, retried with backoff if it fails, never for a server in maintenance.",
+        "Una acción ejecuta un comando (sin shell; el evento llega como JSON por su entrada estándar y en variables MESHWATCH_*) o hace una llamada HTTP cuando un evento se mantiene durante los minutos que elijas: una vez por incidente, con reintentos espaciados si falla, y nunca para un servidor en mantenimiento.",
+        "Uma ação executa um comando (sem shell; o evento chega como JSON na entrada padrão e em variáveis MESHWATCH_*) ou faz uma chamada HTTP quando um evento se mantém pelos minutos que você escolher: uma vez por incidente, com novas tentativas espaçadas se falhar, e nunca para um servidor em manutenção.",
+        "En åtgärd kör ett kommando (inget skal; händelsen kommer som JSON på standard in och i MESHWATCH_*-variabler) eller gör ett HTTP-anrop när en händelse har varat så många minuter du väljer: en gång per incident, med glesare nya försök om den misslyckas, aldrig för en server under underhåll.",
+        "क्रिया एक कमांड चलाती है (बिना शेल के; घटना JSON के रूप में उसके स्टैंडर्ड इनपुट और MESHWATCH_* वेरिएबल में आती है) या HTTP कॉल करती है, जब कोई घटना आपके चुने मिनटों तक बनी रहे: हर घटना पर एक बार, विफल होने पर अंतराल के साथ दोबारा, और रखरखाव में चल रहे सर्वर के लिए कभी नहीं।",
+        "アクションは、イベントが指定した分数続いたときにコマンド（シェルなし。イベントは標準入力の JSON と MESHWATCH_* 変数で渡されます）を実行するか HTTP 呼び出しを行います。インシデントごとに1回、失敗時は間隔を空けて再試行し、メンテナンス中のサーバーには実行しません。",
+    ],
+    ActionsAreOn => ["Actions are on.", "Las acciones están activadas.", "As ações estão ativadas.", "Åtgärder är påslagna.", "क्रियाएँ चालू हैं।", "アクションは有効です。"],
+    ActionsAreOff => ["Actions are off: none runs until they are switched on again.", "Las acciones están desactivadas: ninguna se ejecuta hasta que se vuelvan a activar.", "As ações estão desativadas: nenhuma é executada até que sejam ativadas de novo.", "Åtgärder är avslagna: ingen körs förrän de slås på igen.", "क्रियाएँ बंद हैं: दोबारा चालू किए जाने तक कोई नहीं चलेगी।", "アクションは無効です。再び有効にするまで何も実行されません。"],
+    SwitchActionsOff => ["Switch all actions off", "Desactivar todas las acciones", "Desativar todas as ações", "Slå av alla åtgärder", "सभी क्रियाएँ बंद करें", "すべてのアクションを無効にする"],
+    SwitchActionsOn => ["Switch actions on", "Activar las acciones", "Ativar as ações", "Slå på åtgärder", "क्रियाएँ चालू करें", "アクションを有効にする"],
+    NoActions => ["No actions yet.", "Todavía no hay acciones.", "Ainda não há ações.", "Inga åtgärder än.", "अभी कोई क्रिया नहीं है।", "アクションはまだありません。"],
+    ActionName => ["Name", "Nombre", "Nome", "Namn", "नाम", "名前"],
+    ActionOn => ["Runs on", "Se ejecuta con", "Executa em", "Körs vid", "कब चलती है", "実行するイベント"],
+    AfterMinutes => ["After (minutes)", "Tras (minutos)", "Após (minutos)", "Efter (minuter)", "इतने मिनट बाद", "待機時間（分）"],
+    AtOnce => ["at once", "de inmediato", "imediatamente", "genast", "तुरंत", "すぐに"],
+    ActionCommand => ["Command: one argument per line, the program first (no shell)", "Comando: un argumento por línea, primero el programa (sin shell)", "Comando: um argumento por linha, primeiro o programa (sem shell)", "Kommando: ett argument per rad, programmet först (inget skal)", "कमांड: हर पंक्ति में एक आर्ग्युमेंट, पहले प्रोग्राम (बिना शेल)", "コマンド：1行に1つの引数、最初にプログラム（シェルなし）"],
+    ActionUrl => ["Or an HTTP call: URL", "O una llamada HTTP: URL", "Ou uma chamada HTTP: URL", "Eller ett HTTP-anrop: URL", "या HTTP कॉल: URL", "または HTTP 呼び出し：URL"],
+    ActionMethod => ["Method", "Método", "Método", "Metod", "मेथड", "メソッド"],
+    ActionHeaders => ["Headers: one “Name: value” per line (values are hidden once saved)", "Cabeceras: una «Nombre: valor» por línea (los valores se ocultan al guardar)", "Cabeçalhos: um “Nome: valor” por linha (os valores ficam ocultos ao salvar)", "Huvuden: en ”Namn: värde” per rad (värdena döljs när de sparats)", "हेडर: हर पंक्ति में एक “Name: value” (सहेजने के बाद मान छिपे रहते हैं)", "ヘッダー：1行に1つの「Name: value」（保存後は値を表示しません）"],
+    ActionBody => ["Body (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} and {{since}} are filled in", "Cuerpo (JSON): se rellenan {{server_id}}, {{server_name}}, {{event}}, {{addresses}} y {{since}}", "Corpo (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} e {{since}} são preenchidos", "Kropp (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} och {{since}} fylls i", "बॉडी (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} और {{since}} भरे जाते हैं", "本文（JSON）：{{server_id}}、{{server_name}}、{{event}}、{{addresses}}、{{since}} が埋め込まれます"],
+    AddAction => ["Add action", "Añadir acción", "Adicionar ação", "Lägg till åtgärd", "क्रिया जोड़ें", "アクションを追加"],
+    DeleteAction => ["Delete", "Eliminar", "Excluir", "Ta bort", "हटाएँ", "削除"],
+    EventCleared => ["Block cleared", "Bloqueo levantado", "Bloqueio removido", "Blockering hävd", "ब्लॉक हटा", "ブロック解除"],
+    ActionRuns => ["Action runs", "Ejecuciones de acciones", "Execuções de ações", "Körda åtgärder", "क्रियाओं के रन", "アクションの実行履歴"],
+    NoActionRuns => ["No action has run for this server.", "Ninguna acción se ha ejecutado para este servidor.", "Nenhuma ação foi executada para este servidor.", "Ingen åtgärd har körts för den här servern.", "इस सर्वर के लिए कोई क्रिया नहीं चली है।", "このサーバーで実行されたアクションはありません。"],
+    RunOk => ["Succeeded", "Correcta", "Concluída", "Lyckades", "सफल", "成功"],
+    RunFailed => ["Failed", "Fallida", "Falhou", "Misslyckades", "विफल", "失敗"],
+    RunRetrying => ["Failed, will retry", "Fallida, se reintentará", "Falhou, será repetida", "Misslyckades, försöker igen", "विफल, फिर से कोशिश होगी", "失敗（再試行予定）"],
+    RunRunning => ["Running", "En curso", "Em execução", "Körs", "चल रही है", "実行中"],
+    /// The public status page (§6).
+    ServiceStatus => ["Service status", "Estado del servicio", "Status do serviço", "Driftstatus", "सेवा की स्थिति", "サービスの稼働状況"],
+    StateOperational => ["Operational", "Operativo", "Operacional", "I drift", "चालू", "正常稼働"],
+    StateDegraded => ["Degraded", "Degradado", "Degradado", "Försämrad", "प्रदर्शन में गिरावट", "一部機能低下"],
+    StatePartialOutage => ["Partial outage", "Interrupción parcial", "Interrupção parcial", "Delvis avbrott", "आंशिक व्यवधान", "部分的な障害"],
+    OverallOperational => ["All routes are operational.", "Todas las rutas están operativas.", "Todas as rotas estão operacionais.", "Alla rutter är i drift.", "सभी रूट चालू हैं।", "すべてのルートが正常に稼働しています。"],
+    OverallMaintenance => ["Maintenance is in progress.", "Hay un mantenimiento en curso.", "Há uma manutenção em andamento.", "Underhåll pågår.", "रखरखाव चल रहा है।", "メンテナンスを実施中です。"],
+    OverallDegraded => ["Some routes are degraded.", "Algunas rutas están degradadas.", "Algumas rotas estão degradadas.", "Några rutter är försämrade.", "कुछ रूटों के प्रदर्शन में गिरावट है।", "一部のルートで機能が低下しています。"],
+    OverallPartialOutage => ["Some routes have a partial outage.", "Algunas rutas sufren una interrupción parcial.", "Algumas rotas estão com interrupção parcial.", "Några rutter har ett delvis avbrott.", "कुछ रूटों में आंशिक व्यवधान है।", "一部のルートで部分的な障害が発生しています。"],
+    PlannedMaintenance => ["Planned maintenance", "Mantenimiento programado", "Manutenção programada", "Planerat underhåll", "निर्धारित रखरखाव", "予定されたメンテナンス"],
+    Last30Days => ["Last 30 days", "Últimos 30 días", "Últimos 30 dias", "Senaste 30 dagarna", "पिछले 30 दिन", "過去30日間"],
+    NoDataDay => ["No data", "Sin datos", "Sem dados", "Inga data", "कोई डेटा नहीं", "データなし"],
+    NoRoutesPublic => ["No routes to show yet.", "Todavía no hay rutas que mostrar.", "Ainda não há rotas para mostrar.", "Inga rutter att visa än.", "दिखाने के लिए अभी कोई रूट नहीं है।", "表示するルートはまだありません。"],
+    TimesInUtc => ["Times are in UTC.", "Las horas están en UTC.", "Os horários estão em UTC.", "Tiderna anges i UTC.", "समय UTC में दिए गए हैं।", "時刻はUTCで表示しています。"],
     UptimeHelp => [
         "Uptime is the share of time in rotation (not unavailable, unreachable or blocked). Time in maintenance is counted apart.",
         "La disponibilidad es la proporción del tiempo en rotación, es decir, fuera de «Servidor no disponible», «Inaccesible desde tus servidores» y «Dirección bloqueada». El tiempo en mantenimiento se cuenta aparte.",
@@ -978,6 +1025,62 @@ impl Lang {
     }
 
     /// How long the server has been up (`duration` already formatted).
+    /// What an action waits for, in the panel's words.
+    pub fn action_event(self, event: crate::actions::ActionEvent) -> &'static str {
+        use crate::actions::ActionEvent;
+        match event {
+            ActionEvent::Blocked => self.status(crate::status::ServerStatus::Blocked),
+            ActionEvent::Unavailable => self.status(crate::status::ServerStatus::Unavailable),
+            ActionEvent::Unreachable => self.status(crate::status::ServerStatus::Unreachable),
+            ActionEvent::Cleared => self.ui(Ui::EventCleared),
+        }
+    }
+
+    /// How a run stands.
+    pub fn run_outcome(self, run: &crate::actions::ActionRun) -> &'static str {
+        use crate::actions::RunOutcome;
+        self.ui(match (run.outcome, run.retrying) {
+            (RunOutcome::Ok, _) => Ui::RunOk,
+            (RunOutcome::Running, _) => Ui::RunRunning,
+            (RunOutcome::Failed, true) => Ui::RunRetrying,
+            (RunOutcome::Failed, false) => Ui::RunFailed,
+        })
+    }
+
+    /// A route's state on the public status page.
+    pub fn route_state(self, state: crate::status_page::RouteState) -> &'static str {
+        use crate::status_page::RouteState;
+        self.ui(match state {
+            RouteState::Operational => Ui::StateOperational,
+            RouteState::Maintenance => Ui::Maintenance,
+            RouteState::Degraded => Ui::StateDegraded,
+            RouteState::PartialOutage => Ui::StatePartialOutage,
+        })
+    }
+
+    /// The status page's headline: how the worst route stands.
+    pub fn overall_state(self, state: crate::status_page::RouteState) -> &'static str {
+        use crate::status_page::RouteState;
+        self.ui(match state {
+            RouteState::Operational => Ui::OverallOperational,
+            RouteState::Maintenance => Ui::OverallMaintenance,
+            RouteState::Degraded => Ui::OverallDegraded,
+            RouteState::PartialOutage => Ui::OverallPartialOutage,
+        })
+    }
+
+    /// When the status page was made: "Updated 2026-12-04 14:00:00 UTC".
+    pub fn updated_at(self, at: &str) -> String {
+        match self {
+            Lang::En => format!("Updated {at}"),
+            Lang::Es => format!("Actualizado: {at}"),
+            Lang::Pt => format!("Atualizado: {at}"),
+            Lang::Sv => format!("Uppdaterad {at}"),
+            Lang::Hi => format!("अपडेट किया गया: {at}"),
+            Lang::Ja => format!("更新: {at}"),
+        }
+    }
+
     /// Time a window spent in maintenance: "2 hours in maintenance".
     pub fn maintenance_time(self, duration: &str) -> String {
         let d = duration;
@@ -1198,6 +1301,7 @@ pub(super) fn samples(lang: Lang) -> Vec<(&'static str, String)> {
             "in_maintenance_until",
             lang.in_maintenance_until("2026-03-04 07:00:00 UTC"),
         ),
+        ("updated_at", lang.updated_at("2026-03-04 07:00:00 UTC")),
         (
             "draining_for_maintenance",
             lang.draining_for_maintenance("2026-03-04 07:00:00 UTC"),

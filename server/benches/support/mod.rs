@@ -91,6 +91,7 @@ impl BenchPanel {
             ("MESHWATCH_LISTEN", "127.0.0.1:0".to_owned()),
             ("MESHWATCH_DATABASE_URL", database_url.clone()),
             ("MESHWATCH_ADMIN_TOKEN", ADMIN.to_owned()),
+            ("MESHWATCH_STATUS_PAGE", "1".to_owned()),
         ]);
         if database_url.starts_with("postgres") {
             vars.insert("MESHWATCH_SECRET_KEY", "11".repeat(32));

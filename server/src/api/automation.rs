@@ -39,6 +39,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/users/{id}", get(get_user))
         .route("/notifications", get(list_notifications))
         .merge(super::maintenance::router())
+        .merge(super::actions::router())
         .fallback(|| async { ApiError::not_found("no such API endpoint") })
         .route_layer(axum::middleware::from_fn_with_state(
             state,

@@ -380,6 +380,14 @@ pub fn report(config: &Config, findings: &Findings) -> Report {
             }
         },
     );
+    line(
+        "status page",
+        if config.status_page {
+            "on: /status and /status.json are public (MESHWATCH_STATUS_PAGE=1)".to_owned()
+        } else {
+            "off: /status answers 404 (MESHWATCH_STATUS_PAGE=1 serves it)".to_owned()
+        },
+    );
     if config.operator_password.is_some() {
         line(
             "operator password",
@@ -488,6 +496,9 @@ mod tests {
         assert!(line(&report, "admin API token").contains("not set"));
         assert!(line(&report, "secret key").contains("/var/lib/meshwatch/meshwatch.key (present"));
         assert!(line(&report, "demo").ends_with("off"));
+        assert!(line(&report, "status page").contains("off: /status answers 404"));
+        let on = super::report(&config(&[("MESHWATCH_STATUS_PAGE", "1")]), &fine());
+        assert!(line(&on, "status page").contains("on: /status and /status.json are public"));
     }
 
     #[test]

@@ -273,14 +273,17 @@ impl Evaluator {
     }
 
     /// Writes the changes to the status history, with the notifications
-    /// they call for, in one transaction; then they count as recorded. Not
+    /// and the action runs they call for, in one transaction; then they count as recorded. Not
     /// recorded, the next tick finds the same changes again.
     pub async fn record(
         &self,
         changes: &[VerdictChange],
         notifications: &[NewNotification],
+        runs: &[crate::store::NewActionRun],
     ) -> Result<(), StoreError> {
-        self.store.record_changes(changes, notifications).await?;
+        self.store
+            .record_changes(changes, notifications, runs)
+            .await?;
         let mut state = self.snapshot.write();
         let mut ledger = self.ledger();
         for c in changes {

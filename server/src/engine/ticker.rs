@@ -153,8 +153,8 @@ impl Ticker {
     }
 
     /// Status history rows and, for blocks starting or clearing, the
-    /// notifications (in the operator's panel language, else English) — in
-    /// one transaction.
+    /// notifications (in the operator's panel language, else English), and
+    /// the action runs the changes call for — in one transaction.
     async fn record(&self, changes: &[VerdictChange]) -> Result<(), StoreError> {
         let wants_mail = changes
             .iter()
@@ -168,7 +168,12 @@ impl Ticker {
         } else {
             Vec::new()
         };
-        self.evaluator.record(changes, &notifications).await
+        let runs = if crate::actions::may_start_incidents(changes) {
+            crate::actions::runs_for(changes, &self.store.actions().await?)
+        } else {
+            Vec::new()
+        };
+        self.evaluator.record(changes, &notifications, &runs).await
     }
 
     /// The periodic checkpoint of changed pairs, and pruning.

@@ -176,3 +176,39 @@ pub enum StoredReport {
     New { seq: i64 },
     Duplicate(ReportAck),
 }
+
+/// A run to queue: an incident of `event` on `server` began at
+/// `incident_at`; the action runs at `due_at` if it still stands.
+#[derive(Debug, Clone)]
+pub struct NewActionRun {
+    pub action_id: meshwatch::actions::ActionId,
+    pub action_name: String,
+    pub server_id: meshwatch::ServerId,
+    pub event: meshwatch::actions::ActionEvent,
+    pub incident_at: chrono::DateTime<chrono::Utc>,
+    pub due_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// A claimed run, to be carried out.
+#[derive(Debug, Clone)]
+pub struct DueRun {
+    pub id: i64,
+    pub action_id: meshwatch::actions::ActionId,
+    pub server_id: meshwatch::ServerId,
+    pub event: meshwatch::actions::ActionEvent,
+    pub incident_at: chrono::DateTime<chrono::Utc>,
+    pub attempts: u32,
+}
+
+/// How one attempt ended.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub started_at: chrono::DateTime<chrono::Utc>,
+    pub duration_ms: i64,
+    pub exit_status: Option<i32>,
+    pub http_status: Option<u16>,
+    pub output: String,
+    pub ok: bool,
+    /// When to try again; `None`: no further attempt.
+    pub retry_at: Option<chrono::DateTime<chrono::Utc>>,
+}

@@ -1,6 +1,7 @@
 //! Integration tests: the real router on port 0 with a fresh SQLite file.
 
 mod account;
+mod actions;
 mod agent;
 mod attacks;
 mod backup;
@@ -24,6 +25,7 @@ mod sealed_tokens;
 mod security_headers;
 mod server_card;
 mod site;
+mod status_page;
 mod subscription;
 mod telegram;
 mod upgrades;

@@ -28,6 +28,7 @@ const SERVERS_CAN_LEAVE: i64 = 20261203000006;
 const TELEGRAM_TARGET: i64 = 20261207000001;
 const VERIFIER_NETWORK: i64 = 20261207000002;
 const MAINTENANCE: i64 = 20261208000001;
+const ACTIONS: i64 = 20261208000002;
 
 /// The secrets whose hashes the fixtures hold.
 const DE_1_AGENT: &str = "de-1-agent-token-0001";
@@ -551,6 +552,56 @@ async fn assert_the_panel_serves_it(app: &TestApp, version: i64) {
         Vec::new()
     };
     assert_eq!(planned, expected, "{from}");
+
+    // The actions and their runs, the switch as it was.
+    let actions = http
+        .get(app.url("/api/v1/actions"))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .expect("sent")
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        !actions.contains("fixture-cloud-secret"),
+        "{from}: {actions}"
+    );
+    let actions: Value = serde_json::from_str(&actions).expect("json");
+    let runs: Value = http
+        .get(app.url("/api/v1/actions/runs?server_id=de-1"))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("json");
+    let enabled: Value = http
+        .get(app.url("/api/v1/actions/enabled"))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("json");
+    if version >= ACTIONS {
+        assert_eq!(actions[0]["name"], "rotate IP", "{from}");
+        assert_eq!(
+            actions[1]["http"]["headers"]["Authorization"], "(hidden)",
+            "{from}"
+        );
+        assert_eq!(runs[0]["output"], "new address 203.0.113.99", "{from}");
+        assert_eq!(enabled["enabled"], false, "{from}");
+    } else {
+        assert_eq!(
+            (actions, runs),
+            (Value::Array(vec![]), Value::Array(vec![])),
+            "{from}"
+        );
+        assert_eq!(enabled["enabled"], true, "{from}: on by default");
+    }
 
     let settings: Value = http
         .get(app.url("/api/v1/settings"))

@@ -8,6 +8,7 @@ use crate::flash::{outcome_of, take_for_page, Form, Outcome};
 use crate::lang::use_lang;
 use crate::live::LiveRegion;
 use crate::preload;
+use crate::ui::actions::RunList;
 use crate::ui::chart::{ChartAxis, Sparkline};
 use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::format;
@@ -583,6 +584,8 @@ fn History(card: Arc<ServerCard>) -> impl IntoView {
             } else {
                 Either::Right(view! { <ol class="mt-3 divide-y divide-slate-100 text-sm" data-testid="status-history">{changes}</ol> })
             }}
+            <h3 class="mt-5 text-sm font-semibold text-slate-700">{lang.ui(Ui::ActionRuns)}</h3>
+            <RunList runs=card.action_runs.clone()/>
         </section>
     }
 }

@@ -1,13 +1,15 @@
 //! Settings: the verdict parameters of PRODUCT.md §2, each with what it
 //! does, validated on the server before anything is stored; the operator's
-//! password; the API tokens scripts use.
+//! password; the API tokens scripts use; the actions.
 
 use crate::api::{
-    load_api_tokens, load_settings, ChangePassword, CreateApiToken, RevokeApiToken, SaveSettings,
+    load_actions, load_api_tokens, load_settings, ChangePassword, CreateApiToken, RevokeApiToken,
+    SaveSettings,
 };
 use crate::error::AppError;
 use crate::flash::{outcome_of, take_for_page, Form, Outcome};
 use crate::lang::use_lang;
+use crate::ui::actions::ActionsSection;
 use crate::ui::components::ErrorNote;
 use crate::ui::format;
 use crate::ui::frame::Frame;
@@ -29,6 +31,7 @@ pub fn SettingsPage() -> impl IntoView {
     let lang = use_lang();
     let settings = Resource::new(|| (), |_| load_settings());
     let tokens = Resource::new(|| (), |_| load_api_tokens());
+    let actions = Resource::new(|| (), |_| load_actions());
     let flash = take_for_page();
     view! {
         <Title text=lang.ui(Ui::Settings)/>
@@ -43,10 +46,12 @@ pub fn SettingsPage() -> impl IntoView {
                         Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
                     };
                     let tokens = tokens.await;
+                    let actions = actions.await;
                     view! {
                         {parameters}
                         <Account outcome=outcome_of(&flash, Form::Password)/>
                         <ApiTokens tokens created=outcome_of(&flash, Form::CreateToken) revoked=outcome_of(&flash, Form::RevokeToken)/>
+                        <ActionsSection panel=actions outcome=outcome_of(&flash, Form::Action)/>
                     }
                 })}}
             </Suspense>

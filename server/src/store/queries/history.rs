@@ -113,12 +113,14 @@ impl Store {
         &self,
         changes: &[VerdictChange],
         notifications: &[NewNotification],
+        runs: &[super::NewActionRun],
     ) -> Result<(), StoreError> {
         let mut tx = self.write_as_evaluator().await?;
         for change in changes {
             insert_change(&mut tx, change).await?;
         }
         outbox::queue_in(&mut tx, notifications).await?;
+        super::actions::queue_runs_in(&mut tx, runs).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -167,6 +169,26 @@ impl Store {
              ORDER BY id",
         )
         .bind(server)
+        .bind(since)
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(TryInto::try_into)
+        .collect()
+    }
+
+    /// Status changes of every server since `since`, each server's led by
+    /// its last change before it, oldest first (by server, then time).
+    pub async fn fleet_changes_since(
+        &self,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<(ServerId, DateTime<Utc>, ServerStatus)>, StoreError> {
+        sqlx::query_as::<_, ChangeRow>(
+            "SELECT h.server_id, h.at, h.status FROM status_history h
+             WHERE h.at >= $1 OR h.id IN
+                (SELECT MAX(id) FROM status_history WHERE at < $1 GROUP BY server_id)
+             ORDER BY h.server_id, h.id",
+        )
         .bind(since)
         .fetch_all(&self.reader)
         .await?

@@ -1,0 +1,346 @@
+//! Actions (PRODUCT.md §6) and their runs: a run is queued with the status
+//! change that starts its incident (in the same transaction), claimed
+//! with a lease when due, and its latest attempt recorded.
+
+use super::{corrupt, Attempt, DueRun, NewActionRun, Store, StoreError, Tx};
+use chrono::{DateTime, Utc};
+use meshwatch::actions::{
+    Action, ActionEvent, ActionId, ActionKind, ActionRun, RunOutcome, MAX_ACTIONS,
+};
+use meshwatch::ServerId;
+use std::sync::LazyLock;
+
+#[derive(sqlx::FromRow)]
+struct ActionRow {
+    id: i64,
+    name: String,
+    event: String,
+    after_minutes: i64,
+    command: Option<String>,
+    http: Option<String>,
+}
+
+impl TryFrom<ActionRow> for Action {
+    type Error = StoreError;
+
+    fn try_from(row: ActionRow) -> Result<Self, StoreError> {
+        let kind = match (row.command, row.http) {
+            (Some(argv), None) => ActionKind::Command(
+                serde_json::from_str(&argv).map_err(|e| corrupt("action command", e))?,
+            ),
+            (None, Some(call)) => ActionKind::Http(
+                serde_json::from_str(&call).map_err(|e| corrupt("action call", e))?,
+            ),
+            _ => return Err(corrupt("action", "neither a command nor a call")),
+        };
+        Ok(Action {
+            id: ActionId(row.id),
+            name: row.name,
+            on: event(&row.event)?,
+            after_minutes: u32::try_from(row.after_minutes)
+                .map_err(|e| corrupt("after_minutes", e))?,
+            kind,
+        })
+    }
+}
+
+fn event(raw: &str) -> Result<ActionEvent, StoreError> {
+    ActionEvent::from_wire(raw).ok_or_else(|| corrupt("action event", raw))
+}
+
+#[derive(sqlx::FromRow)]
+struct DueRow {
+    id: i64,
+    action_id: i64,
+    server_id: ServerId,
+    event: String,
+    incident_at: DateTime<Utc>,
+    attempts: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct RunRow {
+    action_id: i64,
+    action_name: String,
+    server_id: ServerId,
+    event: String,
+    state: String,
+    attempts: i64,
+    started_at: DateTime<Utc>,
+    duration_ms: Option<i64>,
+    exit_status: Option<i64>,
+    http_status: Option<i64>,
+    output: Option<String>,
+}
+
+impl TryFrom<RunRow> for ActionRun {
+    type Error = StoreError;
+
+    fn try_from(row: RunRow) -> Result<Self, StoreError> {
+        let attempts = u32::try_from(row.attempts).map_err(|e| corrupt("attempts", e))?;
+        let (outcome, retrying) = match row.state.as_str() {
+            "ok" => (RunOutcome::Ok, false),
+            "running" => (RunOutcome::Running, false),
+            "failed" => (RunOutcome::Failed, false),
+            // Pending again after a failed attempt: it is retried.
+            "pending" => (RunOutcome::Failed, true),
+            other => return Err(corrupt("run state", other)),
+        };
+        Ok(ActionRun {
+            action_id: ActionId(row.action_id),
+            action: row.action_name,
+            server_id: row.server_id,
+            event: event(&row.event)?,
+            started_at: row.started_at,
+            outcome,
+            exit_status: row.exit_status.and_then(|s| i32::try_from(s).ok()),
+            http_status: row.http_status.and_then(|s| u16::try_from(s).ok()),
+            output: row.output.unwrap_or_default(),
+            duration_ms: row.duration_ms,
+            attempts,
+            retrying,
+        })
+    }
+}
+
+static CLAIM_DUE: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "UPDATE action_runs SET lease_until = $3, state = 'running', started_at = $1
+         WHERE id IN (
+            SELECT id FROM action_runs
+            WHERE ((state = 'pending' AND due_at <= $1)
+                   -- A panel that stopped mid-run: its lease runs out.
+                   OR (state = 'running' AND lease_until <= $1))
+              AND (lease_until IS NULL OR lease_until <= $1)
+            ORDER BY due_at, id LIMIT $2 {skip_locked})
+         RETURNING id, action_id, server_id, event, incident_at, attempts",
+        skip_locked = Store::SKIP_LOCKED,
+    )
+});
+
+/// Queues runs in the transaction that records their status changes;
+/// one already queued for the same incident is left as it is.
+pub async fn queue_runs_in(tx: &mut Tx, runs: &[NewActionRun]) -> Result<(), StoreError> {
+    for run in runs {
+        sqlx::query(
+            "INSERT INTO action_runs (action_id, action_name, server_id, event, incident_at, due_at)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (action_id, server_id, incident_at) DO NOTHING",
+        )
+        .bind(run.action_id.0)
+        .bind(&run.action_name)
+        .bind(&run.server_id)
+        .bind(run.event.as_str())
+        .bind(run.incident_at)
+        .bind(run.due_at)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
+impl Store {
+    /// Every action, by name.
+    pub async fn actions(&self) -> Result<Vec<Action>, StoreError> {
+        sqlx::query_as::<_, ActionRow>(
+            "SELECT id, name, event, after_minutes, command, http FROM actions ORDER BY name",
+        )
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(Action::try_from)
+        .collect()
+    }
+
+    /// Stores a validated action; `Err(Conflict)` when its name is taken
+    /// or [`MAX_ACTIONS`] are kept already.
+    pub async fn create_action(
+        &self,
+        name: &str,
+        on: ActionEvent,
+        after_minutes: u32,
+        kind: &ActionKind,
+        now: DateTime<Utc>,
+    ) -> Result<Action, StoreError> {
+        let (command, http) = match kind {
+            ActionKind::Command(argv) => (
+                Some(serde_json::to_string(argv).map_err(|e| corrupt("action command", e))?),
+                None,
+            ),
+            ActionKind::Http(call) => (
+                None,
+                Some(serde_json::to_string(call).map_err(|e| corrupt("action call", e))?),
+            ),
+        };
+        let mut tx = self.write().await?;
+        let (kept, taken): (i64, i64) = sqlx::query_as(
+            "SELECT COUNT(*), COALESCE(SUM(CASE WHEN name = $1 THEN 1 ELSE 0 END), 0) FROM actions",
+        )
+        .bind(name)
+        .fetch_one(&mut *tx)
+        .await?;
+        if taken > 0 {
+            return Err(StoreError::Conflict {
+                code: "name_taken",
+                message: format!("an action is named {name:?} already"),
+            });
+        }
+        if usize::try_from(kept).unwrap_or(usize::MAX) >= MAX_ACTIONS {
+            return Err(StoreError::Conflict {
+                code: "too_many_actions",
+                message: format!("{MAX_ACTIONS} actions are kept already: delete one first"),
+            });
+        }
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO actions (name, event, after_minutes, command, http, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        )
+        .bind(name)
+        .bind(on.as_str())
+        .bind(i64::from(after_minutes))
+        .bind(command)
+        .bind(http)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(Action {
+            id: ActionId(id),
+            name: name.to_owned(),
+            on,
+            after_minutes,
+            kind: kind.clone(),
+        })
+    }
+
+    /// Deletes an action and its runs not yet started (those that ran
+    /// stay in the servers' histories); false when there is none.
+    pub async fn delete_action(&self, id: ActionId) -> Result<bool, StoreError> {
+        let mut tx = self.write().await?;
+        let done = sqlx::query("DELETE FROM actions WHERE id = $1")
+            .bind(id.0)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+            > 0;
+        sqlx::query(
+            "DELETE FROM action_runs WHERE action_id = $1 AND state = 'pending' AND attempts = 0",
+        )
+        .bind(id.0)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(done)
+    }
+
+    /// Whether actions run at all (the global switch).
+    pub async fn actions_enabled(&self) -> Result<bool, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT actions_enabled FROM settings WHERE id = 1")
+                .fetch_one(&self.reader)
+                .await?,
+        )
+    }
+
+    pub async fn set_actions_enabled(&self, enabled: bool) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        sqlx::query("UPDATE settings SET actions_enabled = $1 WHERE id = 1")
+            .bind(enabled)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Claims up to `limit` due runs for `lease` (marked running).
+    pub async fn claim_due_runs(
+        &self,
+        now: DateTime<Utc>,
+        lease: chrono::Duration,
+        limit: i64,
+    ) -> Result<Vec<DueRun>, StoreError> {
+        let mut rows = sqlx::query_as::<_, DueRow>(&CLAIM_DUE)
+            .bind(now)
+            .bind(limit)
+            .bind(now + lease)
+            .fetch_all(&self.writer)
+            .await?;
+        rows.sort_by_key(|r| r.id);
+        rows.into_iter()
+            .map(|r| {
+                Ok(DueRun {
+                    id: r.id,
+                    action_id: ActionId(r.action_id),
+                    server_id: r.server_id,
+                    event: event(&r.event)?,
+                    incident_at: r.incident_at,
+                    attempts: u32::try_from(r.attempts).map_err(|e| corrupt("attempts", e))?,
+                })
+            })
+            .collect()
+    }
+
+    /// Records one attempt of a claimed run.
+    pub async fn record_attempt(&self, id: i64, attempt: &Attempt) -> Result<(), StoreError> {
+        let state = match (attempt.ok, attempt.retry_at) {
+            (true, _) => "ok",
+            (false, Some(_)) => "pending",
+            (false, None) => "failed",
+        };
+        let mut tx = self.write().await?;
+        sqlx::query(
+            "UPDATE action_runs SET state = $1, attempts = attempts + 1, started_at = $2,
+                duration_ms = $3, exit_status = $4, http_status = $5, output = $6,
+                due_at = COALESCE($7, due_at), lease_until = NULL
+             WHERE id = $8",
+        )
+        .bind(state)
+        .bind(attempt.started_at)
+        .bind(attempt.duration_ms)
+        .bind(attempt.exit_status.map(i64::from))
+        .bind(attempt.http_status.map(i64::from))
+        .bind(&attempt.output)
+        .bind(attempt.retry_at)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// A claimed run that will not run (its incident is over, its server
+    /// is in maintenance, actions are off, the action is gone).
+    pub async fn skip_run(&self, id: i64) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        sqlx::query("UPDATE action_runs SET state = 'skipped', lease_until = NULL WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Runs that started, newest first, of one server or of all; at most
+    /// `limit`.
+    pub async fn action_runs(
+        &self,
+        server: Option<&ServerId>,
+        limit: i64,
+    ) -> Result<Vec<ActionRun>, StoreError> {
+        sqlx::query_as::<_, RunRow>(
+            "SELECT action_id, action_name, server_id, event, state, attempts, started_at,
+                    duration_ms, exit_status, http_status, output
+             FROM action_runs
+             WHERE started_at IS NOT NULL AND state <> 'skipped'
+               AND ($1 IS NULL OR server_id = $1)
+             ORDER BY id DESC LIMIT $2",
+        )
+        .bind(server)
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(ActionRun::try_from)
+        .collect()
+    }
+}

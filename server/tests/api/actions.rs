@@ -1,0 +1,388 @@
+//! Actions (PRODUCT.md §6, API.md "Operator features"): configured through
+//! the API and the panel; on an event a command gets the event on stdin and
+//! in its environment, or an HTTP call is made; each run is recorded, once
+//! per incident, retried when it fails, never while actions are off or the
+//! server is in maintenance.
+
+use crate::agent::{get, get_response};
+use crate::helpers::{
+    error_code, location, spawn_app, spawn_app_with_manual_clock, TestApp, ADMIN_TOKEN,
+};
+use crate::notifications::{block_de_1, webhook_receiver};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+async fn create(app: &TestApp, body: Value) -> reqwest::Response {
+    app.client
+        .post(app.url("/api/v1/actions"))
+        .bearer_auth(ADMIN_TOKEN)
+        .json(&body)
+        .send()
+        .await
+        .expect("sent")
+}
+
+/// Runs of `server` once `wanted` says they are all there (10 s at most).
+async fn runs_until(app: &TestApp, server: &str, wanted: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let runs = get(app, &format!("/api/v1/actions/runs?server_id={server}")).await;
+        let runs = runs.as_array().expect("a list").clone();
+        if wanted(&runs) || std::time::Instant::now() > deadline {
+            return runs;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A script that keeps its input and environment in `dir` and says so.
+fn recording_script(dir: &std::path::Path) -> String {
+    let script = dir.join("record.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncat > {dir}/event.json\nenv > {dir}/env.txt\necho \"rotated $MESHWATCH_SERVER_ID on $MESHWATCH_EVENT\"\n",
+            dir = dir.display()
+        ),
+    )
+    .expect("script written");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("executable");
+    script.display().to_string()
+}
+
+#[tokio::test]
+async fn actions_are_checked_listed_and_deleted_and_header_values_never_shown() {
+    let app = spawn_app().await;
+    let created = create(
+        &app,
+        json!({"name": "rotate", "on": "blocked", "after_minutes": 10, "command": ["/usr/local/bin/rotate", "--now"]}),
+    )
+    .await;
+    assert_eq!(created.status(), 201);
+    let action: Value = created.json().await.expect("json");
+    assert!(action["id"].is_i64(), "{action}");
+    assert_eq!(action["command"], json!(["/usr/local/bin/rotate", "--now"]));
+    let hook = create(
+        &app,
+        json!({"name": "tell the cloud", "on": "cleared", "http": {"url": "https://cloud.example/hook",
+               "method": "POST", "headers": {"Authorization": "Bearer cloud-secret-123"},
+               "body": {"server": "{{server_id}}"}}}),
+    )
+    .await;
+    assert_eq!(hook.status(), 201);
+    let listed = get_response(&app, "/api/v1/actions")
+        .await
+        .text()
+        .await
+        .expect("text");
+    assert!(!listed.contains("cloud-secret-123"), "{listed}");
+    let listed: Value = serde_json::from_str(&listed).expect("json");
+    assert_eq!(listed.as_array().map(Vec::len), Some(2));
+    assert_eq!(listed[1]["http"]["headers"]["Authorization"], "(hidden)");
+
+    let refused = [
+        (
+            json!({"name": "x", "on": "blocked"}),
+            422,
+            "command_or_http",
+        ),
+        (
+            json!({"name": "", "on": "blocked", "command": ["/bin/true"]}),
+            422,
+            "invalid_name",
+        ),
+        (
+            json!({"name": "x", "on": "blocked", "command": []}),
+            422,
+            "invalid_command",
+        ),
+        (
+            json!({"name": "x", "on": "blocked", "http": {"url": "ftp://a.example"}}),
+            422,
+            "invalid_http",
+        ),
+        (
+            json!({"name": "x", "on": "blocked", "after_minutes": 10081, "command": ["/bin/true"]}),
+            422,
+            "invalid_after_minutes",
+        ),
+        (
+            json!({"name": "rotate", "on": "blocked", "command": ["/bin/true"]}),
+            409,
+            "name_taken",
+        ),
+    ];
+    for (body, status, code) in refused {
+        let response = create(&app, body.clone()).await;
+        assert_eq!(response.status(), status, "{body}");
+        assert_eq!(error_code(response).await, code, "{body}");
+    }
+    let bad = create(
+        &app,
+        json!({"name": "x", "on": "sometimes", "command": ["/bin/true"]}),
+    )
+    .await;
+    assert!(bad.status().is_client_error());
+    assert_eq!(
+        get(&app, "/api/v1/actions").await.as_array().map(Vec::len),
+        Some(2)
+    );
+
+    let app = app.restart().await;
+    let id = get(&app, "/api/v1/actions").await[0]["id"].clone();
+    let delete = |id: String| {
+        let app = &app;
+        async move {
+            app.client
+                .delete(app.url(&format!("/api/v1/actions/{id}")))
+                .bearer_auth(ADMIN_TOKEN)
+                .send()
+                .await
+                .expect("sent")
+                .status()
+        }
+    };
+    assert_eq!(delete(id.to_string()).await, 204);
+    assert_eq!(delete(id.to_string()).await, 404);
+    assert_eq!(
+        get(&app, "/api/v1/actions").await.as_array().map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(
+        get_response(&app, "/api/v1/actions/runs?server_id=Not%20A%20Slug")
+            .await
+            .status(),
+        422
+    );
+    assert_eq!(
+        app.client
+            .get(app.url("/api/v1/actions"))
+            .send()
+            .await
+            .expect("sent")
+            .status(),
+        401
+    );
+}
+
+#[tokio::test]
+async fn a_block_runs_the_command_once_with_the_event_on_stdin_and_in_its_environment() {
+    let app = spawn_app().await;
+    let dir = tempfile::tempdir().expect("dir");
+    let script = recording_script(dir.path());
+    let created = create(
+        &app,
+        json!({"name": "rotate IP", "on": "blocked", "command": [script]}),
+    )
+    .await;
+    assert_eq!(created.status(), 201);
+    let action_id = created.json::<Value>().await.expect("json")["id"].clone();
+    block_de_1(&app).await;
+    app.tick().await;
+
+    let runs = runs_until(&app, "de-1", |runs| {
+        runs.iter().any(|r| r["outcome"] == "ok")
+    })
+    .await;
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let run = &runs[0];
+    assert_eq!(run["action_id"], action_id);
+    assert_eq!(
+        (run["server_id"].clone(), run["event"].clone()),
+        (json!("de-1"), json!("blocked"))
+    );
+    assert_eq!(run["outcome"], "ok", "{run}");
+    assert_eq!(run["exit_status"], 0);
+    assert_eq!(run["output"], "rotated de-1 on blocked\n");
+    assert!(run["started_at"].is_string());
+
+    let event: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("event.json")).expect("the event was written"),
+    )
+    .expect("JSON on stdin");
+    assert_eq!(event["event"], "blocked");
+    assert_eq!(event["server_id"], "de-1");
+    assert_eq!(event["addresses"], json!(["127.0.30.1:443"]));
+    assert_eq!(event["server"]["entry_points"][0]["id"], "de-1-ep");
+    let env = std::fs::read_to_string(dir.path().join("env.txt")).expect("env written");
+    for line in [
+        "MESHWATCH_EVENT=blocked",
+        "MESHWATCH_SERVER_ID=de-1",
+        "MESHWATCH_SERVER_ADDRESSES=127.0.30.1:443",
+    ] {
+        assert!(env.lines().any(|l| l == line), "{line} in {env}");
+    }
+
+    // The same incident never runs it again.
+    for _ in 0..3 {
+        app.tick().await;
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(runs_until(&app, "de-1", |_| true).await.len(), 1);
+    let cookie = app.signed_in("ops", "a long password").await;
+    let (_, html) = app.page(&cookie, "/servers/de-1").await;
+    assert!(
+        html.contains("Action runs") && html.contains("rotated de-1 on blocked"),
+        "{html}"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_run_is_retried_with_backoff() {
+    let app = spawn_app_with_manual_clock().await;
+    assert_eq!(
+        create(
+            &app,
+            json!({"name": "flaky", "on": "blocked", "command": ["/bin/false"]})
+        )
+        .await
+        .status(),
+        201
+    );
+    block_de_1(&app).await;
+    app.tick().await;
+    let runs = runs_until(&app, "de-1", |runs| runs.iter().any(|r| r["attempts"] == 1)).await;
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(
+        (runs[0]["outcome"].clone(), runs[0]["retrying"].clone()),
+        (json!("failed"), json!(true))
+    );
+    assert_eq!(runs[0]["exit_status"], 1);
+    // 30 s later: the second attempt, the same run.
+    app.advance(Duration::from_secs(31)).await;
+    let runs = runs_until(&app, "de-1", |runs| runs.iter().any(|r| r["attempts"] == 2)).await;
+    assert_eq!(
+        (runs.len(), runs[0]["attempts"].clone()),
+        (1, json!(2)),
+        "{runs:?}"
+    );
+}
+
+#[tokio::test]
+async fn nothing_runs_while_actions_are_off() {
+    let app = spawn_app().await;
+    let switched = app
+        .client
+        .put(app.url("/api/v1/actions/enabled"))
+        .bearer_auth(ADMIN_TOKEN)
+        .json(&json!({"enabled": false}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(switched.status(), 200);
+    assert_eq!(
+        get(&app, "/api/v1/actions/enabled").await,
+        json!({"enabled": false})
+    );
+    let dir = tempfile::tempdir().expect("dir");
+    let script = recording_script(dir.path());
+    assert_eq!(
+        create(
+            &app,
+            json!({"name": "rotate", "on": "blocked", "command": [script]})
+        )
+        .await
+        .status(),
+        201
+    );
+    block_de_1(&app).await;
+    app.tick().await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(
+        get(&app, "/api/v1/actions/runs").await,
+        json!([]),
+        "off: nothing ran"
+    );
+    assert!(!dir.path().join("event.json").exists());
+}
+
+#[tokio::test]
+async fn an_http_call_gets_its_body_filled_in_and_its_status_recorded() {
+    let (hook, mut calls) = webhook_receiver("/hook").await;
+    let app = spawn_app().await;
+    let created = create(
+        &app,
+        json!({"name": "hook", "on": "blocked", "http": {"url": hook, "headers": {"X-Token": "t0k"},
+               "body": {"text": "{{server_name}} ({{server_id}}) {{event}}", "at": "{{addresses}}"}}}),
+    )
+    .await;
+    assert_eq!(created.status(), 201);
+    block_de_1(&app).await;
+    app.tick().await;
+    let body = tokio::time::timeout(Duration::from_secs(10), calls.recv())
+        .await
+        .expect("a call within 10 s")
+        .expect("a body");
+    assert_eq!(
+        body,
+        json!({"text": "DE-1 (de-1) blocked", "at": "127.0.30.1:443"})
+    );
+    let runs = runs_until(&app, "de-1", |runs| {
+        runs.iter().any(|r| r["outcome"] == "ok")
+    })
+    .await;
+    assert_eq!(runs[0]["http_status"], 200, "{runs:?}");
+    assert_eq!(runs[0]["output"], "ok");
+    assert!(runs[0].get("exit_status").is_none());
+}
+
+#[tokio::test]
+async fn the_panel_adds_switches_and_deletes_actions() {
+    let app = spawn_app().await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let (_, html) = app.page(&cookie, "/settings").await;
+    assert!(
+        html.contains("No actions yet.") && html.contains("Add action"),
+        "{html}"
+    );
+    let added = app
+        .form_post(
+            &cookie,
+            "create_action",
+            &[
+                ("name", "log it"),
+                ("on", "unavailable"),
+                ("after_minutes", "5"),
+                ("command", "/bin/echo\nhello world"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        (added.status().as_u16(), location(&added)),
+        (302, "/settings")
+    );
+    let actions = get(&app, "/api/v1/actions").await;
+    assert_eq!(
+        actions[0]["command"],
+        json!(["/bin/echo", "hello world"]),
+        "{actions}"
+    );
+    assert_eq!(
+        (
+            actions[0]["on"].clone(),
+            actions[0]["after_minutes"].clone()
+        ),
+        (json!("unavailable"), json!(5))
+    );
+    let (_, html) = app.page(&cookie, "/settings").await;
+    assert!(
+        html.contains("log it") && html.contains("/bin/echo hello world"),
+        "{html}"
+    );
+
+    let off = app
+        .form_post(&cookie, "switch_actions", &[("enabled", "false")])
+        .await;
+    assert_eq!(location(&off), "/settings");
+    assert_eq!(get(&app, "/api/v1/actions/enabled").await["enabled"], false);
+    let (_, html) = app.page(&cookie, "/settings").await;
+    assert!(html.contains("Actions are off"), "{html}");
+
+    let id = actions[0]["id"].to_string();
+    let deleted = app
+        .form_post(&cookie, "delete_action", &[("id", &id)])
+        .await;
+    assert_eq!(location(&deleted), "/settings");
+    assert_eq!(get(&app, "/api/v1/actions").await, json!([]));
+}

@@ -1,0 +1,172 @@
+use super::*;
+use chrono::TimeZone;
+use ServerStatus::*;
+
+fn spec(command: Option<Vec<&str>>, http: Option<HttpCall>) -> ActionSpec {
+    ActionSpec {
+        name: "rotate IP".into(),
+        on: ActionEvent::Blocked,
+        after_minutes: 10,
+        command: command.map(|c| c.into_iter().map(String::from).collect()),
+        http,
+    }
+}
+
+fn call(url: &str) -> HttpCall {
+    HttpCall {
+        url: url.into(),
+        method: HttpMethod::Post,
+        headers: BTreeMap::new(),
+        body: None,
+    }
+}
+
+#[test]
+fn an_action_is_a_command_or_an_http_call_and_each_limit_is_checked() {
+    let (name, on, after, kind) = spec(Some(vec!["/usr/bin/rotate", "--now"]), None)
+        .validate()
+        .expect("valid");
+    assert_eq!(
+        (name.as_str(), on, after),
+        ("rotate IP", ActionEvent::Blocked, 10)
+    );
+    assert_eq!(
+        kind,
+        ActionKind::Command(vec!["/usr/bin/rotate".into(), "--now".into()])
+    );
+    assert!(spec(None, Some(call("https://hooks.example/rotate")))
+        .validate()
+        .is_ok());
+
+    let refused = |s: ActionSpec| s.validate().expect_err("refused").code();
+    assert_eq!(refused(spec(None, None)), "command_or_http");
+    assert_eq!(
+        refused(spec(
+            Some(vec!["/bin/true"]),
+            Some(call("https://a.example"))
+        )),
+        "command_or_http"
+    );
+    assert_eq!(refused(spec(Some(vec![]), None)), "invalid_command");
+    assert_eq!(refused(spec(Some(vec![" "]), None)), "invalid_command");
+    let many: Vec<&str> = std::iter::repeat_n("x", MAX_ARGS + 1).collect();
+    assert_eq!(refused(spec(Some(many), None)), "invalid_command");
+    for url in [
+        "ftp://a.example",
+        "https://",
+        "https:///path",
+        "https://a b.example",
+    ] {
+        assert_eq!(
+            refused(spec(None, Some(call(url)))),
+            "invalid_http",
+            "{url}"
+        );
+    }
+    let mut bad_header = call("https://a.example");
+    bad_header.headers.insert("Bad Header".into(), "x".into());
+    assert_eq!(refused(spec(None, Some(bad_header))), "invalid_http");
+    let mut big = call("https://a.example");
+    big.body = Some(serde_json::Value::String("x".repeat(MAX_BODY_BYTES)));
+    assert_eq!(refused(spec(None, Some(big))), "invalid_http");
+    assert_eq!(
+        refused(ActionSpec {
+            name: " ".into(),
+            ..spec(Some(vec!["/bin/true"]), None)
+        }),
+        "invalid_name"
+    );
+    assert_eq!(
+        refused(ActionSpec {
+            after_minutes: MAX_AFTER_MINUTES + 1,
+            ..spec(Some(vec!["/bin/true"]), None)
+        }),
+        "invalid_after_minutes"
+    );
+}
+
+fn change(previous: &[ServerStatus], conditions: &[ServerStatus]) -> VerdictChange {
+    VerdictChange {
+        server: ServerId::parse("de-1").expect("slug"),
+        status: conditions[0],
+        conditions: conditions.to_vec(),
+        previous: previous.to_vec(),
+        at: Utc
+            .with_ymd_and_hms(2026, 12, 4, 12, 0, 0)
+            .single()
+            .expect("a time"),
+    }
+}
+
+#[test]
+fn each_event_starts_with_its_change_and_never_in_a_window() {
+    use ActionEvent as E;
+    let cases = [
+        (E::Blocked, &[Healthy][..], &[Blocked][..], true),
+        (E::Blocked, &[Blocked], &[Blocked, NoData], false),
+        (E::Blocked, &[], &[Blocked], true),
+        (E::Cleared, &[Blocked], &[Healthy], true),
+        (E::Cleared, &[Healthy], &[NoData], false),
+        (E::Unavailable, &[Healthy], &[Unavailable, Blocked], true),
+        (E::Unreachable, &[NoData], &[Unreachable], true),
+        (E::Unreachable, &[Unreachable], &[Healthy], false),
+        // No action runs for a server in a maintenance window...
+        (E::Blocked, &[Healthy], &[Maintenance, Blocked], false),
+        (E::Cleared, &[Maintenance, Blocked], &[Maintenance], false),
+        (E::Cleared, &[Maintenance, Blocked], &[Healthy], false),
+        // ...and a condition still holding when it ends is an event then.
+        (E::Blocked, &[Maintenance, Blocked], &[Blocked], true),
+    ];
+    for (event, previous, conditions, starts) in cases {
+        assert_eq!(
+            event.starts_with(&change(previous, conditions)),
+            starts,
+            "{event:?}: {previous:?} → {conditions:?}"
+        );
+    }
+    assert!(E::Blocked.still_holds(&[Blocked]));
+    assert!(!E::Blocked.still_holds(&[Healthy]));
+    assert!(E::Cleared.still_holds(&[Healthy]));
+    assert!(!E::Cleared.still_holds(&[Blocked]));
+}
+
+#[test]
+fn the_body_template_names_the_event_in_its_strings_only() {
+    let facts = EventFacts {
+        event: ActionEvent::Blocked,
+        server_id: ServerId::parse("de-1").expect("slug"),
+        server_name: "Frankfurt 1".into(),
+        addresses: vec!["203.0.113.10:443".into(), "203.0.113.10:8443".into()],
+        since: Utc
+            .with_ymd_and_hms(2026, 12, 4, 12, 0, 0)
+            .single()
+            .expect("a time"),
+        action: "rotate".into(),
+        server: serde_json::json!({}),
+    };
+    let template = serde_json::json!({
+        "text": "{{server_name}} ({{server_id}}) is {{event}} since {{since}}",
+        "{{event}}": ["{{addresses}}", 3, true, null],
+    });
+    assert_eq!(
+        fill_template(&template, &facts),
+        serde_json::json!({
+            "text": "Frankfurt 1 (de-1) is blocked since 2026-12-04T12:00:00+00:00",
+            "{{event}}": ["203.0.113.10:443,203.0.113.10:8443", 3, true, null],
+        })
+    );
+}
+
+#[test]
+fn retries_back_off_and_wire_names_round_trip() {
+    assert_eq!(retry_after(1), chrono::Duration::seconds(30));
+    assert_eq!(retry_after(2), chrono::Duration::seconds(60));
+    assert_eq!(retry_after(4), chrono::Duration::seconds(240));
+    for e in ActionEvent::ALL {
+        assert_eq!(ActionEvent::from_wire(e.as_str()), Some(e));
+        assert_eq!(
+            serde_json::to_string(&e).expect("json"),
+            format!("\"{}\"", e.as_str())
+        );
+    }
+}
