@@ -77,6 +77,13 @@ if [ ! -x node_modules/.bin/tailwindcss ] || [ ! -x node_modules/.bin/wasm-opt ]
   npm ci --no-audit --no-fund
 fi
 
+# The cloud examples of deploy/actions are Python scripts (standard
+# library only), run by the tests.
+if ! command -v python3 >/dev/null 2>&1; then
+  step "apt-get install python3"
+  apt_install python3
+fi
+
 if [ "$with_browser" = 1 ]; then
   if [ ! -x /usr/bin/chromium ]; then
     step "apt-get install chromium"

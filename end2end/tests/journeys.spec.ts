@@ -207,7 +207,8 @@ test('7. a window scheduled on a server card: the blue dot, the drained subscrip
 
 test('8. a customer reads the public status page: every route by its public name, 30 days of bars, no server named', async ({ browser, request }) => {
   // A customer: no session, no script needed, their own language.
-  const context = await browser.newContext({ javaScriptEnabled: false, extraHTTPHeaders: { 'Accept-Language': 'en' } });
+  // The browser's language (Chromium's Accept-Language follows the locale).
+  const context = await browser.newContext({ javaScriptEnabled: false, locale: 'en-US' });
   const page = await context.newPage();
   const response = await page.goto('/status');
   expect(response?.status()).toBe(200);
@@ -241,10 +242,57 @@ test('8. a customer reads the public status page: every route by its public name
     expect(route.days).toHaveLength(30);
   }
 
-  const spanish = await browser.newContext({ javaScriptEnabled: false, extraHTTPHeaders: { 'Accept-Language': 'es-ES,es;q=0.9' } });
+  const spanish = await browser.newContext({ javaScriptEnabled: false, locale: 'es-ES' });
   const es = await spanish.newPage();
   await es.goto('/status');
   await expect(es.getByRole('heading', { level: 1, name: 'Estado del servicio' })).toBeVisible();
   await spanish.close();
   await context.close();
+});
+
+test('9. an action configured in Settings runs on a block, once, and its run shows in the server card history', async ({ page, request }) => {
+  await signInDemo(page);
+  await page.goto('/settings');
+  const form = page.getByTestId('add-action');
+  await form.getByLabel('Name').fill('Note the block');
+  await form.getByLabel('Runs on').selectOption('blocked');
+  await form.getByLabel('After (minutes)').fill('0');
+  await form.getByLabel(/^Command/).fill('echo\nrotating the address now');
+  await form.getByRole('button', { name: 'Add action' }).click();
+  const listed = page.getByTestId('action').filter({ hasText: 'Note the block' });
+  await expect(listed).toContainText('echo rotating the address now');
+  await expect(page.getByTestId('actions-switch')).toContainText('Actions are on.');
+
+  // The demo's verifier (Tokyo) loses Amsterdam 2: blocked.
+  await fault(request, { fault: 'cut', witnesses: ['jp-1'], target: 'nl-2', how: 'reset', active: true });
+  await statusOf(request, 'nl-2', 'blocked');
+  await expect
+    .poll(async () => (await api(request, '/api/v1/actions/runs?server_id=nl-2'))
+      .filter((r: { action: string; outcome: string }) => r.action === 'Note the block' && r.outcome === 'ok').length,
+    { timeout: 30_000, intervals: [500] })
+    .toBe(1);
+  const runs = await api(request, '/api/v1/actions/runs?server_id=nl-2');
+  const ours = runs.find((r: { action: string }) => r.action === 'Note the block');
+  expect(ours.event).toBe('blocked');
+  expect(ours.exit_status).toBe(0);
+  expect(ours.output).toBe('rotating the address now\n');
+
+  // A card lists a server's runs within a second of the run.
+  const history = page.getByTestId('action-runs');
+  await expect(async () => {
+    await page.goto('/servers/nl-2');
+    await expect(history.getByTestId('action-run').filter({ hasText: 'Note the block' }))
+      .toContainText('rotating the address now', { timeout: 1000 });
+  }).toPass({ timeout: 15_000 });
+  await expect(history.getByTestId('action-run').filter({ hasText: 'Note the block' })).toContainText('Succeeded');
+  await page.screenshot({ path: 'screenshots/server-card-action-run.png', fullPage: true });
+
+  await fault(request, { fault: 'cut', witnesses: ['jp-1'], target: 'nl-2', active: false });
+  await statusOf(request, 'nl-2', 'healthy');
+  // Still one run for that incident.
+  const after = await api(request, '/api/v1/actions/runs?server_id=nl-2');
+  expect(after.filter((r: { action: string }) => r.action === 'Note the block')).toHaveLength(1);
+  await page.goto('/settings');
+  await page.getByTestId('action').filter({ hasText: 'Note the block' }).getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByTestId('action').filter({ hasText: 'Note the block' })).toHaveCount(0);
 });

@@ -175,6 +175,7 @@ pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<See
         .await?;
     store.save_settings(&settings()).await?;
     plan_demo_maintenance(store).await?;
+    add_demo_action(store).await?;
     let password = password.unwrap_or_else(secrets::new_password);
     let hash = secrets::hash_password_off_thread(password.clone()).await?;
     store.upsert_operator(DEMO_OPERATOR, &hash).await?;
@@ -219,6 +220,36 @@ async fn plan_demo_maintenance(store: &Store) -> anyhow::Result<()> {
     store.plan_maintenance(&plan, now).await?;
     Ok(())
 }
+
+/// The demo's action (§6): a harmless local command on every block,
+/// which says what a real one (see `deploy/actions`) would do, from the
+/// event's variables. Added once: a restart keeps what the operator did.
+async fn add_demo_action(store: &Store) -> anyhow::Result<()> {
+    if !store.actions().await?.is_empty() {
+        return Ok(());
+    }
+    let spec = meshwatch::actions::ActionSpec {
+        name: DEMO_ACTION.into(),
+        on: meshwatch::actions::ActionEvent::Blocked,
+        after_minutes: 0,
+        command: Some(vec![
+            "sh".into(),
+            "-c".into(),
+            "echo \"$MESHWATCH_SERVER_NAME ($MESHWATCH_SERVER_ID) is blocked since $MESHWATCH_SINCE: \
+             a real action would give it a new address now (see deploy/actions).\""
+                .into(),
+        ]),
+        http: None,
+    };
+    let (name, on, after, kind) = spec.validate()?;
+    store
+        .create_action(&name, on, after, &kind, chrono::Utc::now())
+        .await?;
+    Ok(())
+}
+
+/// The name of the demo's action.
+pub const DEMO_ACTION: &str = "Announce the block (demo)";
 
 /// The note of the demo's weekly window.
 pub const DEMO_MAINTENANCE_NOTE: &str = "Weekly kernel updates";

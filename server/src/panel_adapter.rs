@@ -32,6 +32,8 @@ pub struct PanelAdapter {
     /// The budget of concurrent password checks, shared with sign-in.
     pub password_checks: Arc<crate::password_check::PasswordChecks>,
     pub card_cache: CardCache,
+    /// Which servers have action runs: the others' cards skip the query.
+    pub runs_index: crate::runs_index::RunsIndex,
     /// Where notifications go (email addresses, the webhook by its label,
     /// or nowhere).
     pub targets: Arc<Vec<crate::notify::Target>>,
@@ -151,11 +153,19 @@ impl PanelBackend for PanelAdapter {
             .server_index(id)
             .map(|s| meshwatch::maintenance::upcoming(mesh.windows_of(s), now))
             .unwrap_or_default();
-        let action_runs = self
-            .store
-            .action_runs(Some(id), CARD_RUNS)
+        let action_runs = if self
+            .runs_index
+            .has_runs(&self.store, id)
             .await
-            .map_err(backend_error)?;
+            .map_err(backend_error)?
+        {
+            self.store
+                .action_runs(Some(id), CARD_RUNS)
+                .await
+                .map_err(backend_error)?
+        } else {
+            Vec::new()
+        };
         Ok(Some(ServerCard {
             action_runs,
             maintenance,

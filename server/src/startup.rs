@@ -339,6 +339,7 @@ fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes)
         limiter: state.limiter.clone(),
         password_checks: state.password_checks.clone(),
         card_cache: Default::default(),
+        runs_index: Default::default(),
         targets: state.targets.clone(),
     });
     let routes = generate_route_list(App);

@@ -249,6 +249,7 @@ delegate! {
     fn claim_due_runs(&self, now: DateTime<Utc>, lease: chrono::Duration, limit: i64) -> Result<Vec<DueRun>, StoreError>;
     fn record_attempt(&self, id: i64, attempt: &Attempt) -> Result<(), StoreError>;
     fn skip_run(&self, id: i64) -> Result<(), StoreError>;
+    fn servers_with_runs(&self) -> Result<Vec<ServerId>, StoreError>;
     fn action_runs(&self, server: Option<&ServerId>, limit: i64) -> Result<Vec<meshwatch::actions::ActionRun>, StoreError>;
 }
 

@@ -51,6 +51,20 @@ fn recording_script(dir: &std::path::Path) -> String {
     script.display().to_string()
 }
 
+/// An action "rotate" on blocks that runs [`recording_script`] in the
+/// directory returned.
+async fn recording_action(app: &TestApp) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("dir");
+    let script = recording_script(dir.path());
+    let created = create(
+        app,
+        json!({"name": "rotate", "on": "blocked", "command": [script]}),
+    )
+    .await;
+    assert_eq!(created.status(), 201);
+    dir
+}
+
 #[tokio::test]
 async fn actions_are_checked_listed_and_deleted_and_header_values_never_shown() {
     let app = spawn_app().await;
@@ -275,17 +289,7 @@ async fn nothing_runs_while_actions_are_off() {
         get(&app, "/api/v1/actions/enabled").await,
         json!({"enabled": false})
     );
-    let dir = tempfile::tempdir().expect("dir");
-    let script = recording_script(dir.path());
-    assert_eq!(
-        create(
-            &app,
-            json!({"name": "rotate", "on": "blocked", "command": [script]})
-        )
-        .await
-        .status(),
-        201
-    );
+    let dir = recording_action(&app).await;
     block_de_1(&app).await;
     app.tick().await;
     tokio::time::sleep(Duration::from_millis(2500)).await;
@@ -385,4 +389,45 @@ async fn the_panel_adds_switches_and_deletes_actions() {
         .await;
     assert_eq!(location(&deleted), "/settings");
     assert_eq!(get(&app, "/api/v1/actions").await, json!([]));
+}
+
+#[tokio::test]
+async fn no_action_runs_for_a_server_in_a_maintenance_window() {
+    let app = spawn_app().await;
+    let dir = recording_action(&app).await;
+    let now = chrono::Utc::now();
+    let at =
+        |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let tokens = crate::agent::fleet(&app).await;
+    let planned = app
+        .client
+        .post(app.url("/api/v1/maintenance"))
+        .bearer_auth(ADMIN_TOKEN)
+        .json(
+            &json!({"servers": ["de-1"], "start": at(now - chrono::Duration::minutes(1)),
+                      "end": at(now + chrono::Duration::hours(1))}),
+        )
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(planned.status(), 201);
+    assert_eq!(app.set_verifier("ir-1", true).await.status(), 200);
+    crate::agent::all_report(&app, &tokens, 100).await;
+    crate::agent::post_rounds(
+        &app,
+        &tokens["ir-1"],
+        1,
+        crate::agent::probes("de-1-ep", false, 0, 3),
+    )
+    .await;
+    app.tick().await;
+    let view = get(&app, "/api/v1/servers/de-1").await;
+    assert_eq!(
+        view["conditions"],
+        json!(["maintenance", "blocked"]),
+        "{view}"
+    );
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(get(&app, "/api/v1/actions/runs").await, json!([]));
+    assert!(!dir.path().join("event.json").exists());
 }

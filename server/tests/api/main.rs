@@ -6,6 +6,7 @@ mod agent;
 mod attacks;
 mod backup;
 mod binary;
+mod cloud_actions;
 mod crash;
 mod fleet;
 mod forms;

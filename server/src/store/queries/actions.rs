@@ -320,6 +320,16 @@ impl Store {
         Ok(())
     }
 
+    /// The servers with runs that started.
+    pub async fn servers_with_runs(&self) -> Result<Vec<ServerId>, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT DISTINCT server_id FROM action_runs
+             WHERE started_at IS NOT NULL AND state <> 'skipped'",
+        )
+        .fetch_all(&self.reader)
+        .await?)
+    }
+
     /// Runs that started, newest first, of one server or of all; at most
     /// `limit`.
     pub async fn action_runs(
