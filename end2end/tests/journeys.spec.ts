@@ -254,7 +254,7 @@ test('9. an action configured in Settings runs on a block, once, and its run sho
   await signInDemo(page);
   await page.goto('/settings');
   const form = page.getByTestId('add-action');
-  await form.getByLabel('Name').fill('Note the block');
+  await form.getByLabel('Name', { exact: true }).fill('Note the block');
   await form.getByLabel('Runs on').selectOption('blocked');
   await form.getByLabel('After (minutes)').fill('0');
   await form.getByLabel(/^Command/).fill('echo\nrotating the address now');

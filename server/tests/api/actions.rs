@@ -271,6 +271,32 @@ async fn a_failed_run_is_retried_with_backoff() {
         (1, json!(2)),
         "{runs:?}"
     );
+    // Switched off, the next attempt does not happen; the run stays
+    // listed as failed.
+    let off = app
+        .client
+        .put(app.url("/api/v1/actions/enabled"))
+        .bearer_auth(ADMIN_TOKEN)
+        .json(&json!({"enabled": false}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(off.status(), 200);
+    app.advance(Duration::from_secs(61)).await;
+    let runs = runs_until(&app, "de-1", |runs| {
+        runs.iter().any(|r| r["retrying"] == false)
+    })
+    .await;
+    assert_eq!(
+        (
+            runs.len(),
+            runs[0]["outcome"].clone(),
+            runs[0]["retrying"].clone(),
+            runs[0]["attempts"].clone()
+        ),
+        (1, json!("failed"), json!(false), json!(2)),
+        "{runs:?}"
+    );
 }
 
 #[tokio::test]

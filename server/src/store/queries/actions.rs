@@ -309,13 +309,18 @@ impl Store {
     }
 
     /// A claimed run that will not run (its incident is over, its server
-    /// is in maintenance, actions are off, the action is gone).
+    /// is in maintenance, actions are off, the action is gone). One that
+    /// failed before stays listed as failed, no longer retried.
     pub async fn skip_run(&self, id: i64) -> Result<(), StoreError> {
         let mut tx = self.write().await?;
-        sqlx::query("UPDATE action_runs SET state = 'skipped', lease_until = NULL WHERE id = $1")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "UPDATE action_runs SET lease_until = NULL,
+                state = CASE WHEN attempts > 0 THEN 'failed' ELSE 'skipped' END
+             WHERE id = $1",
+        )
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(())
     }
