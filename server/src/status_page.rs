@@ -138,16 +138,10 @@ fn public_route(
     if let Some(today) = days.last_mut() {
         today.state = Some(today.state.map_or(state, |s| s.worst(state)));
     }
-    let mut maintenance: Vec<Occurrence> = mesh
-        .windows()
+    // A window naming the route applies to each of its servers.
+    let mut maintenance: Vec<Occurrence> = servers
         .iter()
-        .filter(|w| {
-            w.plan.routes.contains(&route.id)
-                || w.plan
-                    .servers
-                    .iter()
-                    .any(|id| mesh.server_index(id).is_some_and(|s| servers.contains(&s)))
-        })
+        .flat_map(|&s| mesh.windows_of(s))
         .filter_map(|w| w.occurrence(now))
         .collect();
     maintenance.sort_by_key(|o| (o.start, o.end));

@@ -4,7 +4,7 @@
 //! tokens, session and password of before. A database that a newer
 //! meshwatch migrated is refused, naming both versions.
 
-use crate::agent::report;
+use crate::agent::{get, get_response, report};
 use crate::binary::{command, run};
 use crate::helpers::{location, session_cookie, spawn_app_in, sqlite_only, TestApp, ADMIN_TOKEN};
 use meshwatch::UserId;
@@ -526,15 +526,7 @@ async fn assert_the_panel_serves_it(app: &TestApp, version: i64) {
     );
 
     // The maintenance windows planned before.
-    let windows: Value = http
-        .get(app.url("/api/v1/maintenance"))
-        .bearer_auth(ADMIN_TOKEN)
-        .send()
-        .await
-        .expect("sent")
-        .json()
-        .await
-        .expect("json");
+    let windows = get(app, "/api/v1/maintenance").await;
     let planned: Vec<(&str, &str)> = windows
         .as_array()
         .expect("a list")
@@ -554,12 +546,8 @@ async fn assert_the_panel_serves_it(app: &TestApp, version: i64) {
     assert_eq!(planned, expected, "{from}");
 
     // The actions and their runs, the switch as it was.
-    let actions = http
-        .get(app.url("/api/v1/actions"))
-        .bearer_auth(ADMIN_TOKEN)
-        .send()
+    let actions = get_response(app, "/api/v1/actions")
         .await
-        .expect("sent")
         .text()
         .await
         .expect("text");
@@ -568,24 +556,8 @@ async fn assert_the_panel_serves_it(app: &TestApp, version: i64) {
         "{from}: {actions}"
     );
     let actions: Value = serde_json::from_str(&actions).expect("json");
-    let runs: Value = http
-        .get(app.url("/api/v1/actions/runs?server_id=de-1"))
-        .bearer_auth(ADMIN_TOKEN)
-        .send()
-        .await
-        .expect("sent")
-        .json()
-        .await
-        .expect("json");
-    let enabled: Value = http
-        .get(app.url("/api/v1/actions/enabled"))
-        .bearer_auth(ADMIN_TOKEN)
-        .send()
-        .await
-        .expect("sent")
-        .json()
-        .await
-        .expect("json");
+    let runs = get(app, "/api/v1/actions/runs?server_id=de-1").await;
+    let enabled = get(app, "/api/v1/actions/enabled").await;
     if version >= ACTIONS {
         assert_eq!(actions[0]["name"], "rotate IP", "{from}");
         assert_eq!(
