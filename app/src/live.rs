@@ -5,7 +5,8 @@
 //! the stream was down — fetches the same page again and swaps each
 //! [`LiveRegion`] whose HTML changed. Dots, captions and badges are thus
 //! redrawn in place by the very code that drew them first; open entry
-//! points and focus are kept, and forms live outside the regions.
+//! points, focus and whatever the operator has typed, ticked or chosen in
+//! a form inside a region (by the field's id) are kept.
 
 use leptos::prelude::*;
 
@@ -65,7 +66,10 @@ mod browser {
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
-    use web_sys::{Document, Element, HtmlElement};
+    use web_sys::{
+        Document, Element, HtmlElement, HtmlInputElement, HtmlOptionElement, HtmlSelectElement,
+        HtmlTextAreaElement,
+    };
 
     /// Opens the stream (the browser reconnects a dropped one by itself).
     pub fn listen(connected: RwSignal<bool>) {
@@ -173,6 +177,7 @@ mod browser {
                 continue;
             }
             let open = ids_of(&old, "details[open][id]")?;
+            let edits = edits_in(&old)?;
             let focused = page
                 .active_element()
                 .filter(|e| old.contains(Some(e)))
@@ -184,6 +189,11 @@ mod browser {
                     details.set_attribute("open", "")?;
                 }
             }
+            for (id, edit) in edits {
+                if let Some(field) = page.get_element_by_id(&id) {
+                    edit.put_back(field);
+                }
+            }
             if let Some(element) = focused
                 .and_then(|id| page.get_element_by_id(&id))
                 .and_then(|e| e.dyn_into::<HtmlElement>().ok())
@@ -192,6 +202,92 @@ mod browser {
             }
         }
         Ok(())
+    }
+
+    /// What the operator changed in one field since the page drew it.
+    enum Edit {
+        Text(String),
+        Checked(bool),
+    }
+
+    impl Edit {
+        fn put_back(self, field: Element) {
+            match self {
+                Edit::Checked(on) => {
+                    if let Ok(input) = field.dyn_into::<HtmlInputElement>() {
+                        input.set_checked(on);
+                    }
+                }
+                Edit::Text(value) => {
+                    let field = match field.dyn_into::<HtmlInputElement>() {
+                        Ok(input) => return input.set_value(&value),
+                        Err(other) => other,
+                    };
+                    let field = match field.dyn_into::<HtmlTextAreaElement>() {
+                        Ok(area) => return area.set_value(&value),
+                        Err(other) => other,
+                    };
+                    if let Ok(select) = field.dyn_into::<HtmlSelectElement>() {
+                        select.set_value(&value);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The fields under `root` (by id) whose value or check differs from
+    /// what the page drew: a refresh redraws them as drawn, so these are
+    /// put back afterwards. Untouched fields take the fresh page's value.
+    fn edits_in(root: &Element) -> Result<Vec<(String, Edit)>, JsValue> {
+        let fields = root.query_selector_all("input[id], textarea[id], select[id]")?;
+        let mut edits = Vec::new();
+        for field in (0..fields.length()).filter_map(|i| fields.item(i)) {
+            let Ok(field) = field.dyn_into::<Element>() else {
+                continue;
+            };
+            let id = field.id();
+            let field = match field.dyn_into::<HtmlInputElement>() {
+                Ok(input) => {
+                    if matches!(input.type_().as_str(), "checkbox" | "radio") {
+                        if input.checked() != input.default_checked() {
+                            edits.push((id, Edit::Checked(input.checked())));
+                        }
+                    } else if input.value() != input.default_value() {
+                        edits.push((id, Edit::Text(input.value())));
+                    }
+                    continue;
+                }
+                Err(other) => other,
+            };
+            let field = match field.dyn_into::<HtmlTextAreaElement>() {
+                Ok(area) => {
+                    if Ok(area.value()) != area.default_value() {
+                        edits.push((id, Edit::Text(area.value())));
+                    }
+                    continue;
+                }
+                Err(other) => other,
+            };
+            if let Ok(select) = field.dyn_into::<HtmlSelectElement>() {
+                if select.value() != drawn_choice(&select)? {
+                    edits.push((id, Edit::Text(select.value())));
+                }
+            }
+        }
+        Ok(edits)
+    }
+
+    /// The option a `<select>` was drawn with: the one marked `selected`,
+    /// else the first.
+    fn drawn_choice(select: &HtmlSelectElement) -> Result<String, JsValue> {
+        let option = match select.query_selector("option[selected]")? {
+            Some(marked) => Some(marked),
+            None => select.query_selector("option")?,
+        };
+        Ok(option
+            .and_then(|o| o.dyn_into::<HtmlOptionElement>().ok())
+            .map(|o| o.value())
+            .unwrap_or_default())
     }
 
     fn ids_of(root: &Element, selector: &str) -> Result<Vec<String>, JsValue> {

@@ -117,6 +117,13 @@ test('a status change appears on an open page without a reload', async ({ page, 
   await expect(page.getByTestId('live')).toHaveAttribute('data-live', 'on');
   await expect(page.getByTestId('server-status')).toContainText('No data from server');
   await page.evaluate(() => { (window as unknown as { stillHere: boolean }).stillHere = true; });
+  // What the operator is typing in the card's forms outlives the refresh.
+  const network = page.getByLabel('Network of this verifier (optional)');
+  await network.fill('Beeline home');
+  const note = page.getByTestId('maintenance-form').getByLabel('Note (optional)');
+  await note.fill('Disk swap');
+  const weekly = page.getByTestId('maintenance-form').getByLabel('Repeat every week');
+  await weekly.check();
 
   const report = await request.post('/api/agent/v1/report', {
     headers: { authorization: `Bearer ${tokens.agent_tokens[`fra-${tag}`]}` },
@@ -128,6 +135,9 @@ test('a status change appears on an open page without a reload', async ({ page, 
   expect(report.status()).toBe(202);
   await expect(page.getByTestId('server-status')).toContainText('Server unavailable');
   expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
+  await expect(network).toHaveValue('Beeline home');
+  await expect(note).toHaveValue('Disk swap');
+  await expect(weekly).toBeChecked();
 
   expect(errors).toEqual([]);
 });

@@ -106,7 +106,7 @@ pub fn MaintenanceForm(scope: Scope, now: Option<DateTime<Utc>>) -> impl IntoVie
                 <input id=field("note") name="note" type="text" maxlength=MAX_NOTE_CHARS.to_string() class=INPUT/>
             </div>
             <label class="flex items-center gap-2 text-sm">
-                <input name="weekly" type="checkbox" value="on" class="rounded border-slate-300"/>
+                <input id=field("weekly") name="weekly" type="checkbox" value="on" class="rounded border-slate-300"/>
                 {lang.ui(Ui::RepeatWeekly)}
             </label>
             <div class="sm:text-right">
