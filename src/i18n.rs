@@ -422,7 +422,6 @@ mod tests {
         assert_eq!(en.ui(Ui::ChangeLanguage), "Change language");
         assert_eq!(en.ui(Ui::SignedInAs), "Signed in as ");
         assert_eq!(en.ui(Ui::WitnessServer), "Witness \\ server");
-        assert_eq!(en.ui(Ui::LoadingFleet), "Loading the fleet…");
         assert_eq!(en.ui(Ui::ChartStart), "24 h ago");
         assert_eq!(
             en.ui(Ui::StaleAfterHelp),

@@ -4,6 +4,7 @@ use crate::agent_api::Metrics;
 use crate::balance::Placement;
 use crate::fleet::Protocol;
 use crate::ids::{EntryPointId, RouteId, ServerId, UserId};
+use crate::server_list::{count, Paging};
 use crate::status::ServerStatus;
 use crate::verdict::{MeshCell, Verdict};
 use chrono::{DateTime, Utc};
@@ -43,81 +44,7 @@ pub struct ServerListItem {
     pub stale: bool,
 }
 
-impl ServerListItem {
-    /// What the servers filter looks at. The page writes these into each
-    /// row, so the browser filters the rendered list with the same rule.
-    pub fn filter_keys(&self) -> FilterKeys {
-        let text = [
-            self.server.id.as_str(),
-            self.server.name.as_str(),
-            self.server.country.as_str(),
-        ]
-        .into_iter()
-        .chain(self.server.routes.iter().map(RouteId::as_str))
-        .chain(self.server.entry_points.iter().map(|e| e.host.as_str()))
-        .chain([self.status.caption_en()])
-        .map(str::to_lowercase)
-        .collect::<Vec<_>>()
-        .join(KEY_SEPARATOR);
-        FilterKeys {
-            text,
-            status: self.status.as_str().to_owned(),
-            country: self.server.country.clone(),
-            routes: self
-                .server
-                .routes
-                .iter()
-                .map(RouteId::as_str)
-                .collect::<Vec<_>>()
-                .join(KEY_SEPARATOR),
-        }
-    }
-
-    /// Whether a free-text filter matches (see [`ServerFilter`]).
-    pub fn matches(&self, text: &str) -> bool {
-        ServerFilter {
-            text: text.to_owned(),
-            ..ServerFilter::default()
-        }
-        .admits(&self.filter_keys())
-    }
-}
-
-/// Joins the values of a [`FilterKeys`] list (a search box yields no newline).
-const KEY_SEPARATOR: &str = "\n";
-
-/// A listed server as the filter sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FilterKeys {
-    /// Id, name, country, routes, entry point hosts and the status wording,
-    /// lower case, one per line.
-    pub text: String,
-    /// The status's wire name (`blocked`, …).
-    pub status: String,
-    pub country: String,
-    /// Route ids, one per line.
-    pub routes: String,
-}
-
-/// The servers list's filter: free text (case-insensitive, any field) and
-/// status, country and route facets; empty means any.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ServerFilter {
-    pub text: String,
-    pub status: String,
-    pub country: String,
-    pub route: String,
-}
-
-impl ServerFilter {
-    pub fn admits(&self, keys: &FilterKeys) -> bool {
-        let needle = self.text.trim().to_lowercase();
-        (needle.is_empty() || keys.text.split(KEY_SEPARATOR).any(|h| h.contains(&needle)))
-            && (self.status.is_empty() || keys.status == self.status)
-            && (self.country.is_empty() || keys.country == self.country)
-            && (self.route.is_empty() || keys.routes.split(KEY_SEPARATOR).any(|r| r == self.route))
-    }
-}
+pub use crate::server_list::{FilterKeys, ServerFilter, ServersPage};
 
 /// A user row of the users list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,15 +55,60 @@ pub struct UserSummary {
 }
 
 impl UserSummary {
-    /// Whether a search (case-insensitive) matches the user's id, name or
-    /// one of their routes.
-    pub fn matches(&self, query: &str) -> bool {
-        let needle = query.trim().to_lowercase();
-        needle.is_empty()
-            || [self.id.as_str(), self.name.as_str()]
+    /// What the users search looks in: id, name and routes, lower case,
+    /// one per line.
+    pub fn search_text(&self) -> String {
+        [self.id.as_str(), self.name.as_str()]
+            .into_iter()
+            .chain(self.routes.iter().map(RouteId::as_str))
+            .map(str::to_lowercase)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Every user with their [`UserSummary::search_text`], built once and
+/// searched by every users page.
+#[derive(Debug, Clone, Default)]
+pub struct SearchableUsers {
+    users: Vec<(UserSummary, String)>,
+}
+
+impl SearchableUsers {
+    pub fn new(users: Vec<UserSummary>) -> Self {
+        Self {
+            users: users
                 .into_iter()
-                .chain(self.routes.iter().map(RouteId::as_str))
-                .any(|h| h.to_lowercase().contains(&needle))
+                .map(|u| {
+                    let text = u.search_text();
+                    (u, text)
+                })
+                .collect(),
+        }
+    }
+
+    /// The `page`th slice (1-based, clamped) of the users matching `query`.
+    pub fn page(&self, query: &str, page: u32) -> UsersPage {
+        let needle = query.trim().to_lowercase();
+        let matching: Vec<&UserSummary> = self
+            .users
+            .iter()
+            .filter(|(_, text)| needle.is_empty() || text.split('\n').any(|h| h.contains(&needle)))
+            .map(|(user, _)| user)
+            .collect();
+        let paging = Paging::of(matching.len(), UsersPage::SIZE, page);
+        UsersPage {
+            search: query.to_owned(),
+            total: count(matching.len()),
+            users: matching
+                .into_iter()
+                .skip(paging.skip)
+                .take(UsersPage::SIZE)
+                .cloned()
+                .collect(),
+            page: paging.page,
+            pages: paging.pages,
+        }
     }
 }
 
@@ -144,6 +116,8 @@ impl UserSummary {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UsersPage {
     pub users: Vec<UserSummary>,
+    /// The search it answers.
+    pub search: String,
     /// Users matching the search.
     pub total: u32,
     /// 1-based; `pages` is at least 1.
@@ -153,26 +127,6 @@ pub struct UsersPage {
 
 impl UsersPage {
     pub const SIZE: usize = 50;
-
-    /// The `page`th slice (1-based, clamped) of the users matching `query`.
-    pub fn of(all: Vec<UserSummary>, query: &str, page: u32) -> Self {
-        let matching: Vec<UserSummary> = all.into_iter().filter(|u| u.matches(query)).collect();
-        let total = matching.len();
-        let pages = total.div_ceil(Self::SIZE).max(1);
-        let page = (page.max(1) as usize).min(pages);
-        let users = matching
-            .into_iter()
-            .skip((page - 1) * Self::SIZE)
-            .take(Self::SIZE)
-            .collect();
-        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-        Self {
-            users,
-            total: count(total),
-            page: count(page),
-            pages: count(pages),
-        }
-    }
 }
 
 /// A route with how many servers it groups.
@@ -605,75 +559,6 @@ mod tests {
         );
     }
 
-    fn server() -> ServerSummary {
-        ServerSummary {
-            id: ServerId::parse("de-1").expect("slug"),
-            name: "Frankfurt 1".into(),
-            country: "DE".into(),
-            routes: vec![RouteId::parse("germany").expect("slug")],
-            verifier: false,
-            verifier_network: None,
-            entry_points: vec![EntryPointSummary {
-                id: EntryPointId::parse("de-1-vless").expect("slug"),
-                protocol: Protocol::Vless,
-                host: "203.0.113.10".into(),
-                port: 443,
-                sni: None,
-            }],
-        }
-    }
-
-    #[test]
-    fn the_filter_matches_any_visible_field_ignoring_case() {
-        let s = ServerListItem {
-            server: server(),
-            status: ServerStatus::Healthy,
-            stale: false,
-        };
-        for hit in ["", "  ", "frank", "DE-1", "de", "GERM", "203.0.113"] {
-            assert!(s.matches(hit), "{hit:?} should match");
-        }
-        for miss in ["paris", "nl", "198.51"] {
-            assert!(!s.matches(miss), "{miss:?} should not match");
-        }
-    }
-
-    #[test]
-    fn the_filter_also_matches_the_status_wording() {
-        let item = ServerListItem {
-            server: server(),
-            status: ServerStatus::Blocked,
-            stale: false,
-        };
-        assert!(item.matches("blocked"));
-        assert!(item.matches("frank"));
-        assert!(!item.matches("no data"));
-    }
-
-    #[test]
-    fn the_facets_admit_only_their_status_country_and_route() {
-        let item = ServerListItem {
-            server: server(),
-            status: ServerStatus::Blocked,
-            stale: false,
-        };
-        let keys = item.filter_keys();
-        let admits = |status: &str, country: &str, route: &str| {
-            ServerFilter {
-                text: String::new(),
-                status: status.into(),
-                country: country.into(),
-                route: route.into(),
-            }
-            .admits(&keys)
-        };
-        assert!(admits("", "", ""));
-        assert!(admits("blocked", "DE", "germany"));
-        assert!(!admits("healthy", "", ""));
-        assert!(!admits("", "NL", ""));
-        assert!(!admits("", "", "germ"), "a route facet is the whole id");
-    }
-
     #[test]
     fn users_are_searched_and_paged() {
         let user = |i: usize| UserSummary {
@@ -683,18 +568,18 @@ mod tests {
                 RouteId::parse(if i.is_multiple_of(2) { "de" } else { "nl" }).expect("route"),
             ],
         };
-        let all: Vec<UserSummary> = (0..120).map(user).collect();
-        let first = UsersPage::of(all.clone(), "", 1);
+        let all = SearchableUsers::new((0..120).map(user).collect());
+        let first = all.page("", 1);
         assert_eq!((first.total, first.pages, first.users.len()), (120, 3, 50));
-        let last = UsersPage::of(all.clone(), "", 9);
+        let last = all.page("", 9);
         assert_eq!(
             (last.page, last.users.len()),
             (3, 20),
             "past the end clamps to the last page"
         );
-        let dutch = UsersPage::of(all.clone(), "NL", 1);
+        let dutch = all.page("NL", 1);
         assert_eq!(dutch.total, 60);
-        let none = UsersPage::of(all, "nobody", 1);
+        let none = all.page("nobody", 1);
         assert_eq!((none.total, none.pages, none.users.len()), (0, 1, 0));
     }
 }

@@ -4,11 +4,9 @@ use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::flash::{Flash, Form, Outcome};
 use leptos::prelude::*;
-use meshwatch::views::{
-    ApiTokenView, MeshMatrix, NewApiToken, OutboxItem, Overview, RouteOverview, ServerListItem,
-};
+use meshwatch::views::{ApiTokenView, NewApiToken, ServerListItem};
 #[cfg(feature = "ssr")]
-use meshwatch::views::{ServerCard, UserCard};
+use meshwatch::views::{MeshMatrix, OutboxItem, Overview, RouteOverview, ServerCard, UserCard};
 
 #[cfg(feature = "ssr")]
 use crate::backend::{authorize, backend_failed, fail, Backend, PasswordChange};
@@ -59,12 +57,32 @@ pub async fn list_servers() -> Result<Vec<ServerListItem>, AppError> {
     backend.servers().await.map_err(|e| fail(backend_failed(e)))
 }
 
+/// One page of the servers list: the servers `filter` admits, 100 a
+/// page. Loaded ahead of its page (see `crate::preload`).
+#[cfg(feature = "ssr")]
+pub async fn servers_page_of(
+    backend: &Backend,
+    filter: &meshwatch::views::ServerFilter,
+    page: u32,
+) -> Result<meshwatch::views::ServersPage, AppError> {
+    backend
+        .servers_page(filter, page)
+        .await
+        .map_err(backend_failed)
+}
+
 /// One page (50) of the users matching a search (id, name or route).
-#[server(prefix = "/rpc", endpoint = "users")]
-pub async fn list_users(query: String, page: u32) -> Result<meshwatch::views::UsersPage, AppError> {
-    let (backend, _) = authorize().await?;
-    let all = backend.users().await.map_err(|e| fail(backend_failed(e)))?;
-    Ok(meshwatch::views::UsersPage::of(all, &query, page))
+/// Loaded ahead of its page.
+#[cfg(feature = "ssr")]
+pub async fn users_page_of(
+    backend: &Backend,
+    search: &str,
+    page: u32,
+) -> Result<meshwatch::views::UsersPage, AppError> {
+    backend
+        .users_page(search, page)
+        .await
+        .map_err(backend_failed)
 }
 
 /// One server's card: verdict, self-check, metrics, mesh view, entry
@@ -209,21 +227,16 @@ pub async fn user_card_of(
         .ok_or(AppError::NotFound)
 }
 
-/// The reachability matrix: witnesses × targets.
-#[server(prefix = "/rpc", endpoint = "mesh")]
-pub async fn load_mesh() -> Result<MeshMatrix, AppError> {
-    let (backend, _) = authorize().await?;
-    backend
-        .mesh_matrix()
-        .await
-        .map_err(|e| fail(backend_failed(e)))
+/// The reachability matrix: witnesses × targets. Loaded ahead of its page.
+#[cfg(feature = "ssr")]
+pub async fn mesh_of(backend: &Backend) -> Result<MeshMatrix, AppError> {
+    backend.mesh_matrix().await.map_err(backend_failed)
 }
 
-/// The notification outbox, newest first.
-#[server(prefix = "/rpc", endpoint = "outbox")]
-pub async fn load_outbox() -> Result<Vec<OutboxItem>, AppError> {
-    let (backend, _) = authorize().await?;
-    backend.outbox().await.map_err(|e| fail(backend_failed(e)))
+/// The notification outbox, newest first. Loaded ahead of its page.
+#[cfg(feature = "ssr")]
+pub async fn outbox_of(backend: &Backend) -> Result<Vec<OutboxItem>, AppError> {
+    backend.outbox().await.map_err(backend_failed)
 }
 
 /// "Send test email": queues a test message to every configured target.
@@ -239,21 +252,17 @@ pub async fn send_test_notification() -> Result<usize, AppError> {
     })
 }
 
-/// Every route: its servers, who is in rotation, the best-available warning.
-#[server(prefix = "/rpc", endpoint = "routes")]
-pub async fn load_routes() -> Result<Vec<RouteOverview>, AppError> {
-    let (backend, _) = authorize().await?;
-    backend.routes().await.map_err(|e| fail(backend_failed(e)))
+/// Every route: its servers, who is in rotation, the best-available
+/// warning. Loaded ahead of its page.
+#[cfg(feature = "ssr")]
+pub async fn routes_of(backend: &Backend) -> Result<Vec<RouteOverview>, AppError> {
+    backend.routes().await.map_err(backend_failed)
 }
 
-/// The fleet at a glance.
-#[server(prefix = "/rpc", endpoint = "overview")]
-pub async fn load_overview() -> Result<Overview, AppError> {
-    let (backend, _) = authorize().await?;
-    backend
-        .overview()
-        .await
-        .map_err(|e| fail(backend_failed(e)))
+/// The fleet at a glance. Loaded ahead of its page.
+#[cfg(feature = "ssr")]
+pub async fn overview_of(backend: &Backend) -> Result<Overview, AppError> {
+    backend.overview().await.map_err(backend_failed)
 }
 
 /// The verdict parameters of PRODUCT.md §2 in force.

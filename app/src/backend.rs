@@ -5,7 +5,7 @@ use crate::auth;
 use crate::error::AppError;
 use meshwatch::views::{
     ApiTokenView, MeshMatrix, OperatorView, OutboxItem, Overview, RouteOverview, ServerCard,
-    ServerListItem, UserCard, UserSummary,
+    ServerFilter, ServerListItem, ServersPage, UserCard, UsersPage,
 };
 use meshwatch::{ServerId, UserId};
 use std::sync::Arc;
@@ -47,7 +47,14 @@ pub trait PanelBackend: Send + Sync + 'static {
         -> Result<Option<OperatorView>, BackendError>;
     /// Every server with its current verdict.
     async fn servers(&self) -> Result<Vec<ServerListItem>, BackendError>;
-    async fn users(&self) -> Result<Vec<UserSummary>, BackendError>;
+    /// One page of the servers `filter` admits, with their verdicts.
+    async fn servers_page(
+        &self,
+        filter: &ServerFilter,
+        page: u32,
+    ) -> Result<ServersPage, BackendError>;
+    /// One page of the users a search matches.
+    async fn users_page(&self, query: &str, page: u32) -> Result<UsersPage, BackendError>;
     /// One server's card; `None` for an unknown server.
     async fn server_card(&self, id: &ServerId) -> Result<Option<ServerCard>, BackendError>;
     /// One user's card; `panel_url` (scheme://host) makes the subscription

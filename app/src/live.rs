@@ -133,21 +133,31 @@ mod browser {
 
     async fn refresh_page() -> Result<(), JsValue> {
         let window = web_sys::window().ok_or("no window")?;
+        let Some(fresh) = fetch_page(&window.location().href()?).await? else {
+            return Ok(());
+        };
+        swap_regions(&fresh)?;
         let page = window.document().ok_or("no document")?;
+        page.dispatch_event(&web_sys::Event::new(REFRESHED_EVENT)?)?;
+        Ok(())
+    }
+
+    /// The page at `href` as the panel renders it now, parsed; `None` when
+    /// it is not there to show (signed out meanwhile — sent to the sign-in
+    /// page: what is shown stays, the next navigation asks to sign in).
+    pub async fn fetch_page(href: &str) -> Result<Option<Document>, JsValue> {
+        let window = web_sys::window().ok_or("no window")?;
         let headers = web_sys::Headers::new()?;
         headers.set(REFRESH_HEADER, "1")?;
         headers.set("accept", "text/html")?;
         let init = web_sys::RequestInit::new();
         init.set_headers(&headers);
-        let href = window.location().href()?;
         let response: web_sys::Response =
-            JsFuture::from(window.fetch_with_str_and_init(&href, &init))
+            JsFuture::from(window.fetch_with_str_and_init(href, &init))
                 .await?
                 .dyn_into()?;
-        // Signed out meanwhile (sent to the sign-in page): keep what is
-        // shown; the next navigation asks to sign in.
         if !response.ok() || response.redirected() {
-            return Ok(());
+            return Ok(None);
         }
         let html = JsFuture::from(response.text()?)
             .await?
@@ -155,12 +165,24 @@ mod browser {
             .unwrap_or_default();
         let fresh = web_sys::DomParser::new()?
             .parse_from_string(&html, web_sys::SupportedType::TextHtml)?;
-        swap_regions(&page, &fresh)?;
-        page.dispatch_event(&web_sys::Event::new(REFRESHED_EVENT)?)?;
-        Ok(())
+        Ok(Some(fresh))
     }
 
-    fn swap_regions(page: &Document, fresh: &Document) -> Result<(), JsValue> {
+    /// Waits `ms` milliseconds.
+    pub async fn pause(ms: i32) {
+        let wait = web_sys::js_sys::Promise::new(&mut |resolve, _| {
+            if let Some(window) = web_sys::window() {
+                let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+            }
+        });
+        let _ = JsFuture::from(wait).await;
+    }
+
+    /// Swaps each region of the page whose HTML differs in `fresh`.
+    pub fn swap_regions(fresh: &Document) -> Result<(), JsValue> {
+        let page = web_sys::window()
+            .and_then(|w| w.document())
+            .ok_or("no document")?;
         let regions = page.query_selector_all("[data-live-region]")?;
         for i in 0..regions.length() {
             let Some(old) = regions.item(i).and_then(|n| n.dyn_into::<Element>().ok()) else {
@@ -299,6 +321,9 @@ mod browser {
             .collect())
     }
 }
+
+#[cfg(feature = "hydrate")]
+pub use browser::{fetch_page, pause, swap_regions};
 
 #[cfg(not(feature = "hydrate"))]
 mod browser {

@@ -1,42 +1,150 @@
-//! The card pages' data, loaded for the request before its page renders.
-//! The cards are the panel's most viewed pages: loading them ahead lets the
-//! page render in one synchronous pass, without a resource, a suspense
-//! boundary and the async rendering they need. The page guard calls
-//! [`load`] once the session is checked; the page takes what it left in
-//! the request with [`take`].
+//! Pages' data, loaded for the request before its page renders. Loading
+//! ahead lets a page render in one synchronous pass, without a resource, a
+//! suspense boundary and the async rendering they need. The page guard
+//! calls [`load`] once the session is checked, with the route the router
+//! matched for the request; the page takes what it left in the request
+//! with [`take`].
 
 use crate::error::AppError;
 
-/// A card page's data for the request being rendered, or why there is none.
+/// A page's data for the request being rendered, or why there is none.
 pub type Loaded<T> = Result<T, AppError>;
 
-/// Loads the data of the card page `path` names (`/servers/{id}`,
-/// `/users/{id}`, whose subscription link starts with `site`'s address)
-/// into the request's `extensions`; other paths load nothing.
-/// Only for a request the page guard has signed in.
+/// The pages whose data is loaded ahead, by the route that serves them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageRoute {
+    Servers,
+    ServerCard,
+    Users,
+    UserCard,
+    Overview,
+    Routes,
+    Notifications,
+    Mesh,
+}
+
+impl PageRoute {
+    pub const ALL: [PageRoute; 8] = [
+        PageRoute::Servers,
+        PageRoute::ServerCard,
+        PageRoute::Users,
+        PageRoute::UserCard,
+        PageRoute::Overview,
+        PageRoute::Routes,
+        PageRoute::Notifications,
+        PageRoute::Mesh,
+    ];
+
+    /// The route's path as the server's router registers it (the app's
+    /// `<Route>`, in axum's syntax): the router matches the request once,
+    /// and this names what it matched.
+    pub const fn path(self) -> &'static str {
+        match self {
+            PageRoute::Servers => "/",
+            PageRoute::ServerCard => "/servers/{id}",
+            PageRoute::Users => "/users",
+            PageRoute::UserCard => "/users/{id}",
+            PageRoute::Overview => "/overview",
+            PageRoute::Routes => "/routes",
+            PageRoute::Notifications => "/notifications",
+            PageRoute::Mesh => "/mesh",
+        }
+    }
+
+    /// The page the router's match `matched` serves, if its data is
+    /// loaded ahead.
+    pub fn of_route(matched: &str) -> Option<PageRoute> {
+        Self::ALL.into_iter().find(|route| route.path() == matched)
+    }
+}
+
+/// What a request to a page asked for beyond its route.
+#[cfg(feature = "ssr")]
+pub struct PageRequest<'a> {
+    /// The `{id}` of a card's route.
+    pub id: Option<&'a str>,
+    /// The query string's parameters, as the router reads them.
+    pub query: leptos_router::params::ParamsMap,
+    pub headers: &'a http::HeaderMap,
+}
+
+#[cfg(feature = "ssr")]
+impl PageRequest<'_> {
+    fn text(&self, name: &str) -> String {
+        self.query.get(name).unwrap_or_default()
+    }
+
+    /// `?page=`, 1 when absent or not a number.
+    fn page(&self) -> u32 {
+        self.query
+            .get("page")
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or(1)
+    }
+}
+
+/// The query string `query` (without `?`) as the router reads it.
+#[cfg(feature = "ssr")]
+pub fn query_params(query: &str) -> leptos_router::params::ParamsMap {
+    leptos_router::location::RequestUrl::new(&format!("/?{query}"))
+        .parse()
+        .map(|url| url.search_params().clone())
+        .unwrap_or_default()
+}
+
+/// Loads the data of the page `route` serves into the request's
+/// `extensions` (a user card's subscription link starts with `site`'s
+/// address). Only for a request the page guard has signed in.
 #[cfg(feature = "ssr")]
 pub async fn load(
     backend: &crate::backend::Backend,
     site: &crate::auth::PanelSite,
-    path: &str,
-    headers: &http::HeaderMap,
+    route: PageRoute,
+    request: PageRequest<'_>,
     extensions: &mut http::Extensions,
 ) {
-    if let Some(id) = card_id(path, "/servers/") {
-        let card = crate::api::server_card_of(backend, id).await;
-        extensions.insert(slot::Slot::new(card));
-    } else if let Some(id) = card_id(path, "/users/") {
-        let url = site.url(headers);
-        let card = crate::api::user_card_of(backend, id, &url).await;
-        extensions.insert(slot::Slot::new(card));
+    use crate::api;
+    let id = request.id.unwrap_or_default();
+    match route {
+        PageRoute::Servers => {
+            let filter = meshwatch::views::ServerFilter {
+                text: request.text("q"),
+                status: request.text("status"),
+                country: request.text("country"),
+                route: request.text("route"),
+            };
+            put(
+                extensions,
+                api::servers_page_of(backend, &filter, request.page()).await,
+            );
+        }
+        PageRoute::ServerCard => put(extensions, api::server_card_of(backend, id).await),
+        PageRoute::Users => {
+            let search = request.text("q");
+            put(
+                extensions,
+                api::users_page_of(backend, &search, request.page()).await,
+            );
+        }
+        PageRoute::UserCard => {
+            let url = site.url(request.headers);
+            put(extensions, api::user_card_of(backend, id, &url).await);
+        }
+        PageRoute::Overview => put(extensions, api::overview_of(backend).await),
+        PageRoute::Routes => put(extensions, api::routes_of(backend).await),
+        PageRoute::Notifications => put(extensions, api::outbox_of(backend).await),
+        PageRoute::Mesh => {
+            let view = api::mesh_of(backend).await.map(|matrix| {
+                crate::ui::pages::mesh::MeshView::of(matrix, |name| request.query.get(name))
+            });
+            put(extensions, view);
+        }
     }
 }
 
-/// The id in `{prefix}{id}`, a card page's path (not a file under it).
 #[cfg(feature = "ssr")]
-fn card_id<'a>(path: &'a str, prefix: &str) -> Option<&'a str> {
-    path.strip_prefix(prefix)
-        .filter(|id| !id.is_empty() && !id.contains('/'))
+fn put<T: Send + Sync + 'static>(extensions: &mut http::Extensions, loaded: Loaded<T>) {
+    extensions.insert(slot::Slot::new(loaded));
 }
 
 /// The data [`load`] left for the page being rendered, taken (a page
@@ -47,7 +155,7 @@ pub fn take<T: Send + Sync + 'static>() -> Loaded<T> {
         let loaded = leptos::prelude::use_context::<http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<slot::Slot<T>>()?.take());
         let loaded = loaded.unwrap_or_else(|| {
-            tracing::error!("a card page rendered without its data loaded");
+            tracing::error!("a page rendered without its data loaded");
             Err(AppError::Internal)
         });
         // The page's answer carries the error's status (404 for an
@@ -88,13 +196,22 @@ mod slot {
 
 #[cfg(all(test, feature = "ssr"))]
 mod tests {
-    use super::card_id;
+    use super::{query_params, PageRoute};
 
     #[test]
-    fn only_a_card_page_path_names_a_card() {
-        assert_eq!(card_id("/servers/s1", "/servers/"), Some("s1"));
-        assert_eq!(card_id("/servers/", "/servers/"), None);
-        assert_eq!(card_id("/users/u1/qr.svg", "/users/"), None);
-        assert_eq!(card_id("/users", "/users/"), None);
+    fn each_route_names_one_page() {
+        for route in PageRoute::ALL {
+            assert_eq!(PageRoute::of_route(route.path()), Some(route));
+        }
+        assert_eq!(PageRoute::of_route("/settings"), None);
+        assert_eq!(PageRoute::of_route("/users/{id}/qr.svg"), None);
+    }
+
+    #[test]
+    fn the_query_is_read_as_the_router_reads_it() {
+        let query = query_params("q=de%201&page=2&status=");
+        assert_eq!(query.get("q").as_deref(), Some("de 1"));
+        assert_eq!(query.get("page").as_deref(), Some("2"));
+        assert_eq!(query_params("").get("q"), None);
     }
 }

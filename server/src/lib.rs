@@ -19,6 +19,7 @@ pub mod live;
 pub mod login;
 pub mod login_limit;
 pub mod maintenance;
+pub mod mesh_picture;
 pub mod notify;
 pub mod ops;
 pub mod panel_adapter;

@@ -12,8 +12,8 @@ use meshwatch::network::{blocked_per_network, NetworkLabel};
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{
     ApiTokenView, DeliveryState, EntryPointSummary, MeshMatrix, OperatorView, OutboxItem, Overview,
-    PreviewEntry, ReplicaRoles, RouteOverview, RouteServer, ServerCard, ServerListItem, ServerRef,
-    UserCard, UserSummary,
+    PreviewEntry, ReplicaRoles, RouteOverview, RouteServer, ServerCard, ServerFilter,
+    ServerListItem, ServerRef, ServersPage, UserCard, UsersPage,
 };
 use meshwatch::{ServerId, UserId};
 use std::sync::Arc;
@@ -114,8 +114,31 @@ impl PanelBackend for PanelAdapter {
         }))
     }
 
-    async fn users(&self) -> Result<Vec<UserSummary>, BackendError> {
-        self.store.users().await.map_err(backend_error)
+    async fn servers_page(
+        &self,
+        filter: &ServerFilter,
+        page: u32,
+    ) -> Result<ServersPage, BackendError> {
+        let listed = self
+            .read_model
+            .listed_servers()
+            .await
+            .map_err(backend_error)?;
+        Ok(self.read_model.with_verdicts(|mesh, verdicts| {
+            listed.page(filter, page, |server| {
+                let v = &verdicts[mesh.server_index(&server.id)?];
+                Some((v.status, v.stale))
+            })
+        }))
+    }
+
+    async fn users_page(&self, query: &str, page: u32) -> Result<UsersPage, BackendError> {
+        let users = self
+            .read_model
+            .searchable_users()
+            .await
+            .map_err(backend_error)?;
+        Ok(users.page(query, page))
     }
 
     async fn server_card(&self, id: &ServerId) -> Result<Option<ServerCard>, BackendError> {
@@ -302,7 +325,7 @@ impl PanelBackend for PanelAdapter {
     }
 
     async fn routes(&self) -> Result<Vec<RouteOverview>, BackendError> {
-        let names = self.store.route_names().await.map_err(backend_error)?;
+        let names = self.read_model.route_names().await.map_err(backend_error)?;
         let now = self.clock.now();
         let mut routes: Vec<RouteOverview> = self.read_model.with_verdicts(|mesh, verdicts| {
             mesh.routes()
@@ -381,26 +404,7 @@ impl PanelBackend for PanelAdapter {
     }
 
     async fn mesh_matrix(&self) -> Result<MeshMatrix, BackendError> {
-        let (mesh, cells, failure_streak) = self.read_model.matrix();
-        let n = mesh.servers().len();
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| {
-            let (a, b) = (mesh.server(a), mesh.server(b));
-            (&a.country, &a.name, &a.id).cmp(&(&b.country, &b.name, &b.id))
-        });
-        let cells = order
-            .iter()
-            .flat_map(|&w| order.iter().map(move |&s| (w, s)))
-            .map(|(w, s)| cells[w * n + s].to_char())
-            .collect();
-        Ok(MeshMatrix {
-            servers: order
-                .iter()
-                .filter_map(|&i| server_ref(&mesh, &mesh.server(i).id))
-                .collect(),
-            cells,
-            failure_streak,
-        })
+        Ok(self.read_model.mesh_matrix())
     }
 
     async fn set_verifier(
@@ -568,9 +572,10 @@ impl PanelBackend for PanelAdapter {
     }
 }
 
-/// Loads a card page's data before the page renders (see `app::preload`).
-/// It runs inside the page guard, so only for a signed-in operator.
-pub async fn preload_cards(
+/// Loads a page's data before the page renders (see `app::preload`), by
+/// the route the router matched: a route layer, inside the page guard, so
+/// only for a signed-in operator.
+pub async fn preload_pages(
     axum::extract::State((backend, site)): axum::extract::State<(
         app::backend::Backend,
         app::auth::PanelSite,
@@ -578,19 +583,34 @@ pub async fn preload_cards(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
+    use axum::extract::{FromRequestParts, MatchedPath, RawPathParams};
     let signed_in = request.extensions().get::<app::auth::SignedIn>().is_some();
-    if !signed_in || !crate::login::is_page_view(request.method()) {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .and_then(|matched| app::preload::PageRoute::of_route(matched.as_str()));
+    let (Some(route), true, true) = (
+        route,
+        signed_in,
+        crate::login::is_page_view(request.method()),
+    ) else {
         return next.run(request).await;
-    }
+    };
     let (mut parts, body) = request.into_parts();
-    app::preload::load(
-        &backend,
-        &site,
-        parts.uri.path(),
-        &parts.headers,
-        &mut parts.extensions,
-    )
-    .await;
+    let params = RawPathParams::from_request_parts(&mut parts, &())
+        .await
+        .ok();
+    let id = params
+        .as_ref()
+        .and_then(|p| p.iter().find(|(name, _)| *name == "id").map(|(_, v)| v));
+    let page = app::preload::PageRequest {
+        id,
+        query: app::preload::query_params(parts.uri.query().unwrap_or_default()),
+        headers: &parts.headers,
+    };
+    let mut extensions = std::mem::take(&mut parts.extensions);
+    app::preload::load(&backend, &site, route, page, &mut extensions).await;
+    parts.extensions = extensions;
     next.run(axum::extract::Request::from_parts(parts, body))
         .await
 }

@@ -360,6 +360,7 @@ fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes)
         .route("/logout", post(login::logout))
         .route("/sub/{token}", get(crate::subscription::serve))
         .route("/users/{id}/qr.svg", get(crate::qr::serve))
+        .route("/mesh.svg", get(crate::mesh_picture::serve))
         .route("/metrics", get(crate::telemetry::serve))
         .route("/status", get(crate::status_page::html))
         .route("/status.json", get(crate::status_page::json))
@@ -373,15 +374,16 @@ fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes)
         )
         .leptos_routes_with_context(&state, routes, context.clone(), move || {
             shell(leptos.clone())
-        });
+        })
+        // After routing: a page's data is loaded by the route it matched.
+        .route_layer(axum::middleware::from_fn_with_state(
+            (backend_for_pages, state.site.clone()),
+            crate::panel_adapter::preload_pages,
+        ));
     // The front end's files, and the not-found page — a Leptos page too:
     // it needs the nonce.
     let pages = front_end
         .fallback(pages, state.leptos.clone(), context, shell)
-        .layer(axum::middleware::from_fn_with_state(
-            (backend_for_pages, state.site.clone()),
-            crate::panel_adapter::preload_cards,
-        ))
         .layer(axum::middleware::from_fn_with_state(
             state.site.clone(),
             crate::flashes::clear_shown,

@@ -154,6 +154,24 @@ impl Lang {
         }
     }
 
+    /// "196 of 200 servers in rotation" (a big route's card).
+    pub fn in_rotation_of(self, in_rotation: usize, total: usize) -> String {
+        let one = self.plural(total as u64) == Plural::One;
+        let (n, total) = (self.number(in_rotation as u64), self.number(total as u64));
+        match (self, one) {
+            (Lang::En, true) => format!("{n} of {total} server in rotation"),
+            (Lang::En, false) => format!("{n} of {total} servers in rotation"),
+            (Lang::Es, true) => format!("{n} de {total} servidor en rotación"),
+            (Lang::Es, false) => format!("{n} de {total} servidores en rotación"),
+            (Lang::Pt, true) => format!("{n} de {total} servidor em rotação"),
+            (Lang::Pt, false) => format!("{n} de {total} servidores em rotação"),
+            (Lang::Sv, true) => format!("{n} av {total} server i rotation"),
+            (Lang::Sv, false) => format!("{n} av {total} servrar i rotation"),
+            (Lang::Hi, _) => format!("{total} में से {n} सर्वर रोटेशन में"),
+            (Lang::Ja, _) => format!("{total}台中{n}台がローテーション中"),
+        }
+    }
+
     /// "Test message queued for 2 targets."
     pub fn test_message_queued(self, targets: usize) -> String {
         let one = self.plural(targets as u64) == Plural::One;
@@ -474,6 +492,7 @@ pub(super) fn phrases() -> Vec<(&'static str, CountedPhrase)> {
         ("test_message_queued", |l, n| {
             l.test_message_queued(n as usize)
         }),
+        ("in_rotation_of", |l, n| l.in_rotation_of(1, n as usize)),
         ("after_attempts", |l, n| {
             l.after_attempts("timeout", n as i64)
         }),

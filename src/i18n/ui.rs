@@ -154,7 +154,6 @@ catalogue! {
     BackToServers => ["Back to the servers", "Volver a los servidores", "Voltar aos servidores", "Tillbaka till servrarna", "सर्वरों पर वापस जाएँ", "サーバー一覧に戻る"],
 
     // ── Overview ────────────────────────────────────────────────────────
-    LoadingFleet => ["Loading the fleet…", "Cargando la flota…", "Carregando a frota…", "Läser in serverparken…", "सर्वर-समूह लोड हो रहा है…", "フリートを読み込み中…"],
     EveryServerInRotation => [
         "Every server is in rotation.",
         "Todos los servidores están en rotación.",
@@ -184,7 +183,6 @@ catalogue! {
     ],
 
     // ── Routes ──────────────────────────────────────────────────────────
-    LoadingRoutes => ["Loading routes…", "Cargando rutas…", "Carregando rotas…", "Läser in rutter…", "रूट लोड हो रहे हैं…", "ルートを読み込み中…"],
     NoRoutesYet => ["No routes yet", "Aún no hay rutas", "Ainda não há rotas", "Inga rutter än", "अभी कोई रूट नहीं", "ルートはまだありません"],
     EveryServerToEveryUser => [
         "every server to every user",
@@ -204,7 +202,6 @@ catalogue! {
         "पंक्तियाँ: साक्षी। स्तंभ: वह सर्वर जिसकी वह जाँच करता है।",
         "行: 観測元。列: 観測元がプローブするサーバー。",
     ],
-    LoadingMesh => ["Loading the mesh…", "Cargando la malla…", "Carregando a malha…", "Läser in meshnätet…", "मेश लोड हो रहा है…", "メッシュを読み込み中…"],
     /// Mesh cell: the witness and the server are the same.
     CellItself => ["itself", "él mismo", "ele mesmo", "sig själv", "स्वयं", "自身"],
     CellNotProbed => ["no fresh result", "sin resultado reciente", "sem resultado recente", "inget färskt resultat", "कोई ताज़ा परिणाम नहीं", "最新の結果なし"],
@@ -221,12 +218,41 @@ catalogue! {
         "पहुँच मैट्रिक्स: पंक्तियाँ साक्षी हैं, स्तंभ वे सर्वर हैं जिनकी वे जाँच करते हैं",
         "到達可能性マトリクス: 行は観測元、列はプローブ先のサーバー",
     ],
+    OutOfRotationServedByRoute => [
+        "Out of rotation — its users are served by the route's other servers in rotation",
+        "Fuera de rotación — a sus usuarios los atienden los demás servidores en rotación de la ruta",
+        "Fora de rotação — seus usuários são atendidos pelos outros servidores em rotação da rota",
+        "Ur rotation — dess användare betjänas av ruttens övriga servrar i rotation",
+        "रोटेशन से बाहर — इसके उपयोगकर्ताओं को रूट के रोटेशन में मौजूद अन्य सर्वरों से सेवा मिल रही है",
+        "ローテーション外 — ユーザーにはルート内のローテーション中の他のサーバーが提供されます",
+    ],
+    AllServersOfRoute => ["All servers of this route", "Todos los servidores de esta ruta", "Todos os servidores desta rota", "Alla servrar på den här rutten", "इस रूट के सभी सर्वर", "このルートの全サーバー"],
+    MeshPictureHint => [
+        "Each square is one witness and one server. Click a square, or choose a server, to list what it says.",
+        "Cada cuadro es un testigo y un servidor. Haz clic en un cuadro, o elige un servidor, para ver lo que dice.",
+        "Cada quadrado é uma testemunha e um servidor. Clique em um quadrado, ou escolha um servidor, para ver o que ele diz.",
+        "Varje ruta är ett vittne och en server. Klicka på en ruta, eller välj en server, för att se vad den säger.",
+        "हर वर्ग एक साक्षी और एक सर्वर है। वह क्या कहता है, यह देखने के लिए किसी वर्ग पर क्लिक करें या कोई सर्वर चुनें।",
+        "各マスは観測元とサーバーの組です。マスをクリックするか、サーバーを選ぶと内容を一覧できます。",
+    ],
+    MeshPictureAlt => [
+        "Reachability picture: rows are witnesses, columns are the servers they probe, grouped by country",
+        "Imagen de alcanzabilidad: las filas son testigos y las columnas, los servidores que sondean, agrupados por país",
+        "Imagem de alcançabilidade: as linhas são testemunhas e as colunas, os servidores que elas sondam, agrupados por país",
+        "Nåbarhetsbild: raderna är vittnen, kolumnerna är servrarna de sonderar, grupperade per land",
+        "पहुँच चित्र: पंक्तियाँ साक्षी हैं, स्तंभ वे सर्वर हैं जिनकी वे जाँच करते हैं, देश के अनुसार समूहित",
+        "到達可能性の図: 行は観測元、列はプローブ先のサーバー（国ごと）",
+    ],
+    MeshAsWitness => ["What this witness sees", "Lo que ve este testigo", "O que esta testemunha vê", "Vad vittnet ser", "यह साक्षी क्या देखता है", "この観測元から見た結果"],
+    MeshAsTarget => ["Who reaches this server", "Quién alcanza este servidor", "Quem alcança este servidor", "Vem når servern", "इस सर्वर तक कौन पहुँचता है", "このサーバーへの到達状況"],
+    ShowMeshTable => ["Show", "Mostrar", "Mostrar", "Visa", "दिखाएँ", "表示"],
+    MeshNone => ["(none)", "(ninguno)", "(nenhum)", "(ingen)", "(कोई नहीं)", "（なし）"],
+    MeshCell => ["Result", "Resultado", "Resultado", "Resultat", "परिणाम", "結果"],
     /// The corner header of the mesh matrix.
     WitnessServer => ["Witness \\ server", "Testigo \\ servidor", "Testemunha \\ servidor", "Vittne \\ server", "साक्षी \\ सर्वर", "観測元 \\ サーバー"],
 
     // ── Notifications ───────────────────────────────────────────────────
     SendTestEmail => ["Send test email", "Enviar correo de prueba", "Enviar e-mail de teste", "Skicka testmeddelande via e-post", "परीक्षण ईमेल भेजें", "テストメールを送信"],
-    LoadingOutbox => ["Loading the outbox…", "Cargando la bandeja de salida…", "Carregando a caixa de saída…", "Läser in utkorgen…", "आउटबॉक्स लोड हो रहा है…", "送信キューを読み込み中…"],
     NoNotificationsYet => ["No notifications yet", "Aún no hay notificaciones", "Ainda não há notificações", "Inga aviseringar än", "अभी कोई सूचना नहीं", "通知はまだありません"],
     NotificationsHint => [
         "A blocked address (and its clearing) queues one here.",
@@ -271,7 +297,6 @@ catalogue! {
         "नाम, देश, रूट, होस्ट या स्थिति",
         "名前、国、ルート、ホスト、ステータス",
     ],
-    LoadingServers => ["Loading servers…", "Cargando servidores…", "Carregando servidores…", "Läser in servrar…", "सर्वर लोड हो रहे हैं…", "サーバーを読み込み中…"],
     /// The empty choice of a filter.
     Any => ["Any", "Cualquiera", "Qualquer", "Alla", "कोई भी", "すべて"],
     FilterFacets => [
@@ -289,7 +314,6 @@ catalogue! {
     SearchUsers => ["Search users", "Buscar usuarios", "Buscar usuários", "Sök användare", "उपयोगकर्ता खोजें", "ユーザーを検索"],
     UserSearchPlaceholder => ["Id, name or route", "ID, nombre o ruta", "ID, nome ou rota", "Id, namn eller rutt", "आईडी, नाम या रूट", "ID、名前、ルート"],
     Search => ["Search", "Buscar", "Buscar", "Sök", "खोजें", "検索"],
-    LoadingUsers => ["Loading users…", "Cargando usuarios…", "Carregando usuários…", "Läser in användare…", "उपयोगकर्ता लोड हो रहे हैं…", "ユーザーを読み込み中…"],
     /// `aria-label` of the pager.
     Pages => ["Pages", "Páginas", "Páginas", "Sidor", "पृष्ठ", "ページ"],
     Previous => ["Previous", "Anterior", "Anterior", "Föregående", "पिछला", "前へ"],
@@ -302,6 +326,14 @@ catalogue! {
         "Lägg upp användare med PUT /api/v1/fleet.",
         "PUT /api/v1/fleet से उपयोगकर्ता जोड़ें।",
         "PUT /api/v1/fleet でユーザーを登録してください。",
+    ],
+    NoServerMatches => [
+        "No server matches this filter",
+        "Ningún servidor coincide con este filtro",
+        "Nenhum servidor corresponde a este filtro",
+        "Ingen server matchar filtret",
+        "इस फ़िल्टर से कोई सर्वर मेल नहीं खाता",
+        "この条件に一致するサーバーはありません",
     ],
     NoUserMatches => [
         "No user matches this search",

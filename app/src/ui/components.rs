@@ -48,11 +48,7 @@ pub fn Chip(
     #[prop(into)]
     text: String,
 ) -> impl IntoView {
-    view! {
-        <span class="inline-flex items-center rounded-md bg-slate-100 px-2 py-0.5 text-xs font-medium text-slate-700">
-            {text}
-        </span>
-    }
+    view! { <span class="chip">{text}</span> }
 }
 
 /// A server's status: a dot whose colour *and* shape tell the tone (red
@@ -63,19 +59,17 @@ pub fn StatusDot(
     /// The status to show.
     status: ServerStatus,
 ) -> impl IntoView {
+    // Shapes in the stylesheet (`.dot-*`): lists carry a dot per row.
     let shape = match status.tone() {
-        Tone::Red => "size-2.5 rounded-[2px] bg-red-600",
-        Tone::Amber => "size-2.5 rotate-45 rounded-[1px] bg-amber-500",
-        Tone::Grey => "size-2.5 rounded-full border-2 border-slate-400 bg-white",
-        Tone::Green => "size-2.5 rounded-full bg-emerald-500",
-        Tone::Blue => "h-1.5 w-3 rounded-full bg-blue-600",
+        Tone::Red => "dot dot-red",
+        Tone::Amber => "dot dot-amber",
+        Tone::Grey => "dot dot-grey",
+        Tone::Green => "dot dot-green",
+        Tone::Blue => "dot dot-blue",
     };
     let text = use_lang().status(status);
     view! {
-        <span class="inline-flex items-center gap-2">
-            <span aria-hidden="true" class=format!("inline-block shrink-0 {shape}")></span>
-            <span>{text}</span>
-        </span>
+        <span class="status"><span aria-hidden="true" class=shape></span><span>{text}</span></span>
     }
 }
 
@@ -107,11 +101,7 @@ pub fn BlockedPerNetwork(counts: Vec<meshwatch::network::BlockedOnNetwork>) -> i
 
 #[component]
 pub fn StaleBadge() -> impl IntoView {
-    view! {
-        <span class="inline-flex items-center rounded-md bg-slate-200 px-1.5 py-0.5 text-xs font-medium text-slate-700">
-            {use_lang().text(Text::Stale)}
-        </span>
-    }
+    view! { <span class="badge">{use_lang().text(Text::Stale)}</span> }
 }
 
 /// Copies `text` to the clipboard (an island: the one part of the user
@@ -141,5 +131,25 @@ pub fn CopyButton(
             class="rounded-md border border-slate-300 px-3 py-1 text-sm font-medium hover:bg-slate-100 focus:outline-none focus:ring-2 focus:ring-sky-400">
             {move || if done.get() { copied.clone() } else { copy.clone() }}
         </button>
+    }
+}
+
+/// Previous / next links of a paged list, each to `path` with the list's
+/// `params` (its search and filters: the links keep them) and the page.
+#[component]
+pub fn Pager(
+    page: u32,
+    pages: u32,
+    path: &'static str,
+    params: Vec<(&'static str, String)>,
+) -> impl IntoView {
+    let lang = use_lang();
+    let link = move |to: u32| crate::ui::format::list_address(path, &params, to);
+    view! {
+        <nav aria-label=lang.ui(Ui::Pages) class="mt-4 flex items-center gap-3 text-sm">
+            {(page > 1).then(|| view! { <a href=link(page - 1) rel="prev" class="rounded-md border border-slate-300 px-3 py-1 hover:bg-slate-100">{lang.ui(Ui::Previous)}</a> })}
+            <span class="text-slate-500">{lang.page_of(page, pages)}</span>
+            {(page < pages).then(|| view! { <a href=link(page + 1) rel="next" class="rounded-md border border-slate-300 px-3 py-1 hover:bg-slate-100">{lang.ui(Ui::Next)}</a> })}
+        </nav>
     }
 }

@@ -34,6 +34,35 @@ pub fn timestamp(at: chrono::DateTime<chrono::Utc>) -> String {
     )
 }
 
+/// A list page's address: `path` with the non-empty `params`
+/// (percent-encoded) and `page` when past the first.
+pub fn list_address(path: &str, params: &[(&str, String)], page: u32) -> String {
+    let encode = |value: &str| -> String {
+        value
+            .bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => {
+                    char::from(b).to_string()
+                }
+                other => format!("%{other:02X}"),
+            })
+            .collect()
+    };
+    let page = (page > 1).then(|| page.to_string());
+    let query: Vec<String> = params
+        .iter()
+        .map(|(name, value)| (*name, value.as_str()))
+        .chain(page.as_deref().map(|p| ("page", p)))
+        .filter(|(_, value)| !value.is_empty())
+        .map(|(name, value)| format!("{name}={}", encode(value)))
+        .collect();
+    if query.is_empty() {
+        path.to_owned()
+    } else {
+        format!("{path}?{}", query.join("&"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -52,5 +81,21 @@ mod tests {
         assert_eq!(super::bytes(Lang::Es, 1536), "1,5 KiB");
         assert_eq!(super::bytes(Lang::Sv, 3 * 1024 * 1024 * 1024), "3,0 GiB");
         assert_eq!(super::bytes(Lang::En, 1023), "1,023 B");
+    }
+
+    #[test]
+    fn list_addresses_keep_the_filters_and_drop_what_is_empty() {
+        assert_eq!(
+            super::list_address("/users", &[("q", String::new())], 1),
+            "/users"
+        );
+        assert_eq!(
+            super::list_address("/users", &[("q", "de 1&x".into())], 2),
+            "/users?q=de%201%26x&page=2"
+        );
+        assert_eq!(
+            super::list_address("/", &[("q", String::new()), ("country", "NL".into())], 3),
+            "/?country=NL&page=3"
+        );
     }
 }

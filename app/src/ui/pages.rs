@@ -1,7 +1,7 @@
 //! One module per page.
 
 mod login;
-mod mesh;
+pub mod mesh;
 mod not_found;
 mod notifications;
 mod overview;

@@ -5,6 +5,8 @@
 // Each bench uses part of this module.
 #![allow(dead_code)]
 
+pub mod signed_in;
+
 use meshwatch_server::config::Config;
 use meshwatch_server::startup::Application;
 use serde_json::{json, Value};

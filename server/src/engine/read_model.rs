@@ -9,10 +9,11 @@ use super::serving::Serving;
 use super::snapshot::SharedSnapshot;
 use crate::store::{Endpoint, Store, StoreError};
 use meshwatch::mesh::Mesh;
+use meshwatch::server_list::ListedServers;
 use meshwatch::settings::Settings;
 use meshwatch::verdict::{MeshCell, Verdict, WitnessFault};
-use meshwatch::views::{CountryOpinion, ServerSummary, UserSummary};
-use meshwatch::{EntryPointId, ServerId, UserId};
+use meshwatch::views::{CountryOpinion, MeshMatrix, SearchableUsers, ServerSummary, UserSummary};
+use meshwatch::{EntryPointId, RouteId, ServerId, UserId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -28,7 +29,13 @@ pub struct ReadModel {
     endpoints: PerFleet<(), Endpoints>,
     users: PerFleet<UserId, KeptUser>,
     servers: PerFleet<ServerId, Arc<ServerSummary>>,
+    listed_servers: PerFleet<(), Arc<ListedServers>>,
+    searchable_users: PerFleet<(), Arc<SearchableUsers>>,
+    route_names: PerFleet<(), RouteNames>,
 }
+
+/// Every route's display name, by id.
+pub type RouteNames = Arc<HashMap<RouteId, String>>;
 
 impl ReadModel {
     /// Serves `snapshot` (see [`super::Evaluator::snapshot`]), reading the
@@ -40,6 +47,9 @@ impl ReadModel {
             endpoints: PerFleet::default(),
             users: PerFleet::default(),
             servers: PerFleet::default(),
+            listed_servers: PerFleet::default(),
+            searchable_users: PerFleet::default(),
+            route_names: PerFleet::default(),
         }
     }
 
@@ -136,5 +146,64 @@ impl ReadModel {
         self.servers
             .get_or_read(self.mesh(), id.clone(), read)
             .await
+    }
+
+    /// Every server with what the list's filter reads (the servers list),
+    /// read once per fleet change.
+    pub async fn listed_servers(&self) -> Result<Arc<ListedServers>, StoreError> {
+        let read = async {
+            let servers = self.store.servers().await?;
+            Ok::<_, StoreError>(Some(Arc::new(ListedServers::new(servers))))
+        };
+        let kept = self
+            .listed_servers
+            .get_or_read(self.mesh(), (), read)
+            .await?;
+        Ok(kept.unwrap_or_default())
+    }
+
+    /// Every user, ready to be searched (the users list), read once per
+    /// fleet change.
+    pub async fn searchable_users(&self) -> Result<Arc<SearchableUsers>, StoreError> {
+        let read = async {
+            let users = self.store.users().await?;
+            Ok::<_, StoreError>(Some(Arc::new(SearchableUsers::new(users))))
+        };
+        let kept = self
+            .searchable_users
+            .get_or_read(self.mesh(), (), read)
+            .await?;
+        Ok(kept.unwrap_or_default())
+    }
+
+    /// Every route's name, read once per fleet change.
+    pub async fn route_names(&self) -> Result<RouteNames, StoreError> {
+        let read = async { self.store.route_names().await.map(|n| Some(Arc::new(n))) };
+        let kept = self.route_names.get_or_read(self.mesh(), (), read).await?;
+        Ok(kept.unwrap_or_default())
+    }
+
+    /// The reachability matrix, rows and columns by country, then name.
+    pub fn mesh_matrix(&self) -> MeshMatrix {
+        let (mesh, cells, failure_streak) = self.matrix();
+        let n = mesh.servers().len();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| {
+            let (a, b) = (mesh.server(a), mesh.server(b));
+            (&a.country, &a.name, &a.id).cmp(&(&b.country, &b.name, &b.id))
+        });
+        let cells = order
+            .iter()
+            .flat_map(|&w| order.iter().map(move |&s| (w, s)))
+            .map(|(w, s)| cells[w * n + s].to_char())
+            .collect();
+        MeshMatrix {
+            servers: order
+                .iter()
+                .filter_map(|&i| super::server_ref(&mesh, &mesh.server(i).id))
+                .collect(),
+            cells,
+            failure_streak,
+        }
     }
 }

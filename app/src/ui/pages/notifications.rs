@@ -2,10 +2,11 @@
 //! with its target and delivery state (including why it was not sent), and
 //! "Send test email" to prove the delivery path.
 
-use crate::api::{load_outbox, SendTestNotification};
+use crate::api::SendTestNotification;
 use crate::flash::{outcome_of, take_for_page, Form, Outcome};
 use crate::lang::use_lang;
 use crate::live::LiveRegion;
+use crate::preload;
 use crate::ui::components::{EmptyState, ErrorNote};
 use crate::ui::format;
 use crate::ui::frame::Frame;
@@ -18,7 +19,6 @@ use meshwatch::views::{DeliveryState, NotificationKind, OutboxItem};
 #[component]
 pub fn NotificationsPage() -> impl IntoView {
     let lang = use_lang();
-    let outbox = Resource::new(|| (), |_| load_outbox());
     let result = match outcome_of(&take_for_page(), Form::TestNotification) {
         Some(Outcome::Queued(n)) => view! {
             <p role="status" class="mt-3 text-sm text-emerald-800">{lang.test_message_queued(n)}</p>
@@ -28,6 +28,13 @@ pub fn NotificationsPage() -> impl IntoView {
             view! { <div class="mt-3"><ErrorNote error/></div> }.into_any()
         }
         _ => ().into_any(),
+    };
+    let loaded = match preload::take::<Vec<OutboxItem>>() {
+                Ok(items) if items.is_empty() => view! {
+                    <div class="mt-6"><EmptyState title=lang.ui(Ui::NoNotificationsYet) hint=lang.ui(Ui::NotificationsHint)/></div>
+                }.into_any(),
+                Ok(items) => view! { <Outbox items/> }.into_any(),
+                Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
     };
     view! {
         <Title text=lang.ui(Ui::Notifications)/>
@@ -42,17 +49,7 @@ pub fn NotificationsPage() -> impl IntoView {
             </div>
             {result}
             <LiveRegion key="outbox">
-                <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingOutbox)}</p> }>
-                    {move || Suspend::new(async move {
-                        match outbox.await {
-                            Ok(items) if items.is_empty() => view! {
-                                <div class="mt-6"><EmptyState title=lang.ui(Ui::NoNotificationsYet) hint=lang.ui(Ui::NotificationsHint)/></div>
-                            }.into_any(),
-                            Ok(items) => view! { <Outbox items/> }.into_any(),
-                            Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
-                        }
-                    })}
-                </Transition>
+                {loaded}
             </LiveRegion>
         </Frame>
     }

@@ -2,9 +2,9 @@
 //! why, routes serving their best available server, the latest status
 //! changes, and notifications that were not delivered.
 
-use crate::api::load_overview;
 use crate::lang::use_lang;
 use crate::live::LiveRegion;
+use crate::preload;
 use crate::ui::components::{BlockedPerNetwork, ErrorNote, StatusDot};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
@@ -18,20 +18,16 @@ const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-
 #[component]
 pub fn OverviewPage() -> impl IntoView {
     let lang = use_lang();
-    let overview = Resource::new(|| (), |_| load_overview());
+    let loaded = match preload::take::<Overview>() {
+        Ok(o) => view! { <Glance o/> }.into_any(),
+        Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
+    };
     view! {
         <Title text=lang.ui(Ui::Overview)/>
         <Frame>
             <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Overview)}</h1>
             <LiveRegion key="overview">
-                <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingFleet)}</p> }>
-                    {move || Suspend::new(async move {
-                        match overview.await {
-                            Ok(o) => view! { <Glance o/> }.into_any(),
-                            Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
-                        }
-                    })}
-                </Transition>
+                {loaded}
             </LiveRegion>
         </Frame>
     }

@@ -3,10 +3,10 @@
 //! when none is left the route serves its best available server (never an
 //! empty route), and the page warns.
 
-use crate::api::load_routes;
 use crate::flash::{outcome_of, take_for_page, Form, Outcome};
 use crate::lang::use_lang;
 use crate::live::LiveRegion;
+use crate::preload;
 use crate::ui::components::{
     BlockedPerNetwork, Chip, EmptyState, ErrorNote, StaleBadge, StatusDot,
 };
@@ -21,10 +21,20 @@ use meshwatch::views::RouteOverview;
 #[component]
 pub fn RoutesPage() -> impl IntoView {
     let lang = use_lang();
-    let routes = Resource::new(|| (), |_| load_routes());
     let refused = match outcome_of(&take_for_page(), Form::Maintenance) {
         Some(Outcome::Failed(error)) => Some(view! { <div class="mt-6"><ErrorNote error/></div> }),
         _ => None,
+    };
+    let loaded = match preload::take::<Vec<RouteOverview>>() {
+                Ok(list) if list.is_empty() => view! {
+                    <div class="mt-6"><EmptyState title=lang.ui(Ui::NoRoutesYet) hint=lang.ui(Ui::ProvisionFleetHint)/></div>
+                }.into_any(),
+                Ok(list) => view! {
+                    <div class="mt-6 grid gap-6 lg:grid-cols-2">
+                        {list.into_iter().map(|route| view! { <RouteCard route/> }).collect_view()}
+                    </div>
+                }.into_any(),
+                Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
     };
     view! {
         <Title text=lang.ui(Ui::Routes)/>
@@ -32,25 +42,18 @@ pub fn RoutesPage() -> impl IntoView {
             <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Routes)}</h1>
             {refused}
             <LiveRegion key="routes">
-                <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingRoutes)}</p> }>
-                    {move || Suspend::new(async move {
-                        match routes.await {
-                            Ok(list) if list.is_empty() => view! {
-                                <div class="mt-6"><EmptyState title=lang.ui(Ui::NoRoutesYet) hint=lang.ui(Ui::ProvisionFleetHint)/></div>
-                            }.into_any(),
-                            Ok(list) => view! {
-                                <div class="mt-6 grid gap-6 lg:grid-cols-2">
-                                    {list.into_iter().map(|route| view! { <RouteCard route/> }).collect_view()}
-                                </div>
-                            }.into_any(),
-                            Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
-                        }
-                    })}
-                </Transition>
+                {loaded}
             </LiveRegion>
         </Frame>
     }
 }
+
+/// Up to this many servers a route card lists every one of them.
+const ROUTE_LIST_MAX: usize = 12;
+
+/// Up to this many servers in rotation are named as the cover of one out
+/// of rotation.
+const SERVED_BY_NAMED_MAX: usize = 3;
 
 #[component]
 fn RouteCard(route: RouteOverview) -> impl IntoView {
@@ -76,11 +79,30 @@ fn RouteCard(route: RouteOverview) -> impl IntoView {
         </p>
     });
     let scope = Scope::Route(route.id.to_string());
-    // What an out-of-rotation server's row says: who serves its users.
-    let served_by = (!in_rotation.is_empty()).then(|| lang.out_of_rotation_served_by(&in_rotation));
+    // What an out-of-rotation server's row says: who serves its users (by
+    // name while they are few).
+    let served_by = match in_rotation.len() {
+        0 => None,
+        1..=SERVED_BY_NAMED_MAX => Some(lang.out_of_rotation_served_by(&in_rotation)),
+        _ => Some(lang.ui(Ui::OutOfRotationServedByRoute).to_string()),
+    };
+    // A big route lists the servers out of rotation, counts the rest and
+    // links to all of them in the servers list.
+    let total = route.servers.len();
+    let big = total > ROUTE_LIST_MAX;
+    let summary = big.then(|| {
+        let all = crate::ui::format::list_address("/", &[("route", route.id.to_string())], 1);
+        view! {
+            <p class="mt-3 flex flex-wrap items-center gap-x-4 text-sm" data-testid="route-summary">
+                <span>{lang.in_rotation_of(in_rotation.len(), total)}</span>
+                <a href=all class="font-medium text-sky-700 hover:underline">{lang.ui(Ui::AllServersOfRoute)}</a>
+            </p>
+        }
+    });
     let rows = route
         .servers
         .into_iter()
+        .filter(|s| !big || !s.in_rotation)
         .map(|s| {
             let note = if s.in_rotation {
                 lang.ui(Ui::InRotation).to_string()
@@ -106,6 +128,7 @@ fn RouteCard(route: RouteOverview) -> impl IntoView {
             {all_in_maintenance}
             {warning}
             <BlockedPerNetwork counts=route.blocked_per_network.clone()/>
+            {summary}
             <ul class="mt-3 divide-y divide-slate-100">{rows}</ul>
             <details class="mt-3 border-t border-slate-100 pt-3" open=!route.maintenance.is_empty()>
                 <summary class="cursor-pointer text-sm font-medium text-slate-700">{lang.ui(Ui::Maintenance)}</summary>

@@ -1,52 +1,42 @@
-//! The servers list. The server renders every row and hides those the
-//! filter in the address (`?q=`, `?status=`, `?country=`, `?route=`) does
-//! not admit, so filtering works without JavaScript; the `ServerFilters`
-//! island then filters the same rows as the operator types, with the same
-//! rule (`meshwatch::views::ServerFilter`).
+//! The servers list, 100 servers a page, filtered on the panel by the
+//! address (`?q=`, `?status=`, `?country=`, `?route=`, `?page=`), so it
+//! works without JavaScript and stays as fast at 3000 servers as at 10.
+//! Hydrated, the `ServerFilters` island filters the rows the page has at
+//! once, as the operator types, with the same rule
+//! (`meshwatch::server_list::ServerFilter`), then asks the panel for the
+//! filter's first page and swaps it in.
 
-use crate::api::list_servers;
 use crate::lang::use_lang;
-use crate::ui::components::{Chip, EmptyState, ErrorNote, StaleBadge, StatusDot};
+use crate::live::LiveRegion;
+use crate::preload;
+use crate::ui::components::{EmptyState, ErrorNote, Pager, StaleBadge, StatusDot};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_query_map;
 use meshwatch::i18n::{Lang, Slotted, Ui};
+use meshwatch::server_list::{ServerFilter, ServersPage};
 use meshwatch::status::ServerStatus;
-use meshwatch::views::{FilterKeys, ServerFilter, ServerListItem};
+use meshwatch::views::ServerListItem;
 use serde::{Deserialize, Serialize};
 
 #[component]
 pub fn ServersPage() -> impl IntoView {
     let lang = use_lang();
-    let servers = Resource::new(|| (), |_| list_servers());
-    let query = use_query_map();
-    let filter = query.with_untracked(|q| ServerFilter {
-        text: q.get("q").unwrap_or_default(),
-        status: q.get("status").unwrap_or_default(),
-        country: q.get("country").unwrap_or_default(),
-        route: q.get("route").unwrap_or_default(),
-    });
+    let list = match preload::take::<ServersPage>() {
+        Ok(page) if page.fleet == 0 => view! {
+            <div class="mt-6">
+                <EmptyState title=lang.ui(Ui::NoServersYet) hint=lang.ui(Ui::ProvisionFleetHint)/>
+            </div>
+        }
+        .into_any(),
+        Ok(page) => view! { <ServersList page/> }.into_any(),
+        Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
+    };
     view! {
         <Title text=lang.ui(Ui::Servers)/>
         <Frame>
             <h1 class="text-2xl font-semibold tracking-tight">{lang.ui(Ui::Servers)}</h1>
-            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingServers)}</p> }>
-                {move || {
-                    let filter = filter.clone();
-                    Suspend::new(async move {
-                        match servers.await {
-                            Ok(list) if list.is_empty() => view! {
-                                <div class="mt-6">
-                                    <EmptyState title=lang.ui(Ui::NoServersYet) hint=lang.ui(Ui::ProvisionFleetHint)/>
-                                </div>
-                            }.into_any(),
-                            Ok(list) => view! { <ServersTable servers=list filter/> }.into_any(),
-                            Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
-                        }
-                    })
-                }}
-            </Transition>
+            {list}
         </Frame>
     }
 }
@@ -61,92 +51,101 @@ pub struct FacetOptions {
 }
 
 impl FacetOptions {
-    fn of(servers: &[ServerListItem], lang: Lang) -> Self {
-        let statuses = ServerStatus::ALL
-            .iter()
-            .map(|s| (s.as_str().to_owned(), lang.status(*s).to_owned()))
-            .collect();
-        let mut countries: Vec<String> = servers.iter().map(|s| s.server.country.clone()).collect();
-        countries.sort();
-        countries.dedup();
-        let mut routes: Vec<String> = servers
-            .iter()
-            .flat_map(|s| s.server.routes.iter().map(|r| r.to_string()))
-            .collect();
-        routes.sort();
-        routes.dedup();
+    fn of(page: &ServersPage, lang: Lang) -> Self {
         FacetOptions {
-            statuses,
-            countries,
-            routes,
+            statuses: ServerStatus::ALL
+                .iter()
+                .map(|s| (s.as_str().to_owned(), lang.status(*s).to_owned()))
+                .collect(),
+            countries: page.countries.clone(),
+            routes: page.routes.iter().map(|r| r.to_string()).collect(),
         }
     }
 }
 
+/// The filter as the pager's links carry it.
+fn filter_params(filter: &ServerFilter) -> Vec<(&'static str, String)> {
+    vec![
+        ("q", filter.text.clone()),
+        ("status", filter.status.clone()),
+        ("country", filter.country.clone()),
+        ("route", filter.route.clone()),
+    ]
+}
+
 #[component]
-fn ServersTable(
-    /// Every server with its verdict, sorted by id.
-    servers: Vec<ServerListItem>,
-    /// The filter from the address.
-    filter: ServerFilter,
+fn ServersList(
+    /// The page of servers the filter in the address admits.
+    page: ServersPage,
 ) -> impl IntoView {
     let lang = use_lang();
-    let showing = lang.showing_servers_of(servers.len());
-    let options = FacetOptions::of(&servers, lang);
-    let rows: Vec<_> = servers
-        .into_iter()
-        .map(|item| {
-            let keys = item.filter_keys();
-            (filter.admits(&keys), keys, item)
-        })
-        .collect();
-    let shown = rows.iter().filter(|(admitted, _, _)| *admitted).count();
+    let showing = lang.showing_servers_of(page.fleet as usize);
+    let options = FacetOptions::of(&page, lang);
+    let ServersPage {
+        servers,
+        filter,
+        matched,
+        page,
+        pages,
+        ..
+    } = page;
+    let params = filter_params(&filter);
+    let empty = servers.is_empty().then(|| {
+        view! { <p class="px-4 py-6 text-sm text-slate-500">{lang.ui(Ui::NoServerMatches)}</p> }
+    });
     view! {
-        <ServerFilters lang filter options shown showing/>
-        <div class="mt-6 overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
-            <table class="min-w-full divide-y divide-slate-200 text-left text-sm">
-                <caption class="sr-only">{lang.ui(Ui::Servers)}</caption>
-                <thead class="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-                    <tr>
-                        <th scope="col" class="px-4 py-3">{lang.ui(Ui::Server)}</th>
-                        <th scope="col" class="px-4 py-3">{lang.ui(Ui::Status)}</th>
-                        <th scope="col" class="px-4 py-3">{lang.ui(Ui::Country)}</th>
-                        <th scope="col" class="px-4 py-3">{lang.ui(Ui::Routes)}</th>
-                        <th scope="col" class="px-4 py-3">{lang.ui(Ui::EntryPoints)}</th>
-                        <th scope="col" class="px-4 py-3">{lang.ui(Ui::Role)}</th>
-                    </tr>
-                </thead>
-                // A live region (see `LiveRegion`), as a table allows no <div> here.
-                <tbody class="divide-y divide-slate-100" data-live-region="servers">
-                    {rows.into_iter().map(|(admitted, keys, item)| view! {
-                        <ServerRow item hidden=!admitted keys/>
-                    }).collect_view()}
-                </tbody>
-            </table>
-        </div>
+        <ServerFilters lang filter options shown=matched as usize showing/>
+        // The region the filter and the live refresh swap: rows, pager and
+        // how many servers the filter admits.
+        <LiveRegion key="servers">
+            <div data-servers-matched=matched.to_string()>
+                <div class="mt-6 overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
+                    <table class="sl min-w-full divide-y divide-slate-200 text-left text-sm">
+                        <caption class="sr-only">{lang.ui(Ui::Servers)}</caption>
+                        <thead class="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+                            <tr>
+                                <th scope="col">{lang.ui(Ui::Server)}</th>
+                                <th scope="col">{lang.ui(Ui::Status)}</th>
+                                <th scope="col">{lang.ui(Ui::Country)}</th>
+                                <th scope="col">{lang.ui(Ui::Routes)}</th>
+                                <th scope="col">{lang.ui(Ui::EntryPoints)}</th>
+                                <th scope="col">{lang.ui(Ui::Role)}</th>
+                            </tr>
+                        </thead>
+                        <tbody class="divide-y divide-slate-100">
+                            {servers.into_iter().map(|item| view! { <ServerRow item lang/> }).collect_view()}
+                        </tbody>
+                    </table>
+                    {empty}
+                </div>
+                {(pages > 1).then(|| view! { <Pager page pages path="/" params/> })}
+            </div>
+        </LiveRegion>
     }
 }
 
-/// The search box and the facets: a plain GET form (the server filters);
-/// hydrated, every keystroke and choice filters the rendered rows at once
-/// and the address follows, so a reload or a shared link shows the same.
+/// The search box and the facets: a plain GET form (the panel filters);
+/// hydrated, every keystroke and choice filters the rows on the page at
+/// once, then the filter's first page comes from the panel (the rows on
+/// other pages too) and the address follows, so a reload or a shared link
+/// shows the same.
 #[island]
 fn ServerFilters(
     lang: Lang,
     filter: ServerFilter,
     options: FacetOptions,
-    /// Rows the filter admits now.
+    /// Servers the filter admits now.
     shown: usize,
     /// "Showing … of 10 servers", in its form for the fleet's size.
     showing: Slotted,
 ) -> impl IntoView {
     let current = RwSignal::new(filter.clone());
     let shown = RwSignal::new(shown);
-    let apply = move || browser::apply(current.get_untracked(), shown);
+    let apply = move || browser::filter(current.get_untracked(), shown);
     // Rows redrawn by the live refresh are filtered again (effects run only
     // in the browser).
     Effect::new(move |_| {
-        browser::on_refresh(move || browser::apply(current.get_untracked(), shown))
+        browser::on_refresh(move || browser::refreshed(&current.get_untracked(), shown))
     });
     let any = lang.ui(Ui::Any);
     let facet = move |name: &'static str,
@@ -194,19 +193,68 @@ fn ServerFilters(
 
 #[cfg(feature = "hydrate")]
 mod browser {
+    use super::filter_params;
     use leptos::prelude::*;
-    use meshwatch::views::{FilterKeys, ServerFilter};
+    use meshwatch::server_list::{FilterKeys, ServerFilter};
+    use std::cell::Cell;
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::JsCast;
 
-    /// Hides the rows `filter` does not admit, counts the rest and puts
-    /// the filter in the address.
-    pub fn apply(filter: ServerFilter, shown: RwSignal<usize>) {
+    thread_local! {
+        /// The latest filter asked of the panel: an answer to an older one
+        /// is dropped.
+        static ASKED: Cell<u64> = const { Cell::new(0) };
+    }
+
+    /// Filters the rows on the page at once, then (after a short pause, so
+    /// typing asks once) shows the filter's first page from the panel.
+    pub fn filter(filter: ServerFilter, shown: RwSignal<usize>) {
+        shown.set(filter_rows(&filter));
+        let address = crate::ui::format::list_address("/", &filter_params(&filter), 1);
+        remember(&address);
+        let asked = ASKED.with(|a| {
+            a.set(a.get() + 1);
+            a.get()
+        });
+        let latest = move || ASKED.with(Cell::get) == asked;
+        leptos::task::spawn_local(async move {
+            crate::live::pause(PAUSE_MS).await;
+            if !latest() {
+                return;
+            }
+            match crate::live::fetch_page(&address).await {
+                Ok(Some(fresh)) if latest() => {
+                    if let Err(error) = crate::live::swap_regions(&fresh) {
+                        leptos::logging::warn!("servers filter: {error:?}");
+                    }
+                    if let Some(matched) = matched_in_page() {
+                        shown.set(matched);
+                    }
+                }
+                Ok(_) => {}
+                Err(error) => leptos::logging::warn!("servers filter: {error:?}"),
+            }
+        });
+    }
+
+    /// After the live refresh redrew the rows: filtered again, and counted
+    /// as the panel counted them.
+    pub fn refreshed(filter: &ServerFilter, shown: RwSignal<usize>) {
+        let on_page = filter_rows(filter);
+        shown.set(matched_in_page().unwrap_or(on_page));
+    }
+
+    /// How long typing must pause before the panel is asked.
+    const PAUSE_MS: i32 = 150;
+
+    /// Hides the rows on the page `filter` does not admit; how many are
+    /// left.
+    fn filter_rows(filter: &ServerFilter) -> usize {
         let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-            return;
+            return 0;
         };
         let Ok(rows) = document.query_selector_all("tr[data-filter-text]") else {
-            return;
+            return 0;
         };
         let mut count = 0;
         for row in (0..rows.length()).filter_map(|i| rows.item(i)) {
@@ -227,32 +275,21 @@ mod browser {
                 let _ = row.set_attribute("hidden", "");
             }
         }
-        shown.set(count);
-        remember(&filter);
+        count
     }
 
-    fn remember(filter: &ServerFilter) {
-        let Ok(params) = web_sys::UrlSearchParams::new() else {
-            return;
-        };
-        for (name, value) in [
-            ("q", &filter.text),
-            ("status", &filter.status),
-            ("country", &filter.country),
-            ("route", &filter.route),
-        ] {
-            if !value.is_empty() {
-                params.append(name, value);
-            }
-        }
-        let query = String::from(params.to_string());
-        let url = if query.is_empty() {
-            "/".to_owned()
-        } else {
-            format!("/?{query}")
-        };
+    /// How many servers the page's region says its filter admits.
+    fn matched_in_page() -> Option<usize> {
+        web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.query_selector("[data-servers-matched]").ok().flatten())
+            .and_then(|e| e.get_attribute("data-servers-matched"))
+            .and_then(|n| n.parse().ok())
+    }
+
+    fn remember(address: &str) {
         if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
-            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(address));
         }
     }
 
@@ -272,9 +309,10 @@ mod browser {
 #[cfg(not(feature = "hydrate"))]
 mod browser {
     use leptos::prelude::RwSignal;
-    use meshwatch::views::ServerFilter;
+    use meshwatch::server_list::ServerFilter;
 
-    pub fn apply(_: ServerFilter, _: RwSignal<usize>) {}
+    pub fn filter(_: ServerFilter, _: RwSignal<usize>) {}
+    pub fn refreshed(_: &ServerFilter, _: RwSignal<usize>) {}
     pub fn on_refresh(_: impl Fn() + 'static) {}
 }
 
@@ -282,11 +320,10 @@ mod browser {
 fn ServerRow(
     /// The server and its verdict.
     item: ServerListItem,
-    /// Not admitted by the filter in the address.
-    hidden: bool,
-    /// What the browser's filter reads.
-    keys: FilterKeys,
+    lang: Lang,
 ) -> impl IntoView {
+    // Written into the row, so the browser filters with the panel's rule.
+    let keys = item.filter_keys();
     let ServerListItem {
         server,
         status,
@@ -295,38 +332,27 @@ fn ServerRow(
     // "No data" already says the agent is silent; the badge flags stale
     // evidence behind any other status.
     let badge = (stale && status != ServerStatus::NoData).then(|| view! { <StaleBadge/> });
-    let verifier = use_lang().ui(Ui::Verifier);
-    let role = server.verifier.then(|| view! {
-        <span class="inline-flex items-center rounded-md bg-violet-100 px-2 py-0.5 text-xs font-medium text-violet-800">{verifier}</span>
-    });
+    let role = server
+        .verifier
+        .then(|| view! { <span class="role">{lang.ui(Ui::Verifier)}</span> });
+    // The list's cells are styled by the table's class (`sl`, in the
+    // stylesheet): a hundred rows carry no utility classes.
     view! {
-        <tr class="align-top hover:bg-slate-50" hidden=hidden
-            data-filter-text=keys.text data-filter-status=keys.status
+        <tr data-filter-text=keys.text data-filter-status=keys.status
             data-filter-country=keys.country data-filter-routes=keys.routes>
-            <th scope="row" class="px-4 py-3 font-medium text-slate-900">
-                <a href=format!("/servers/{}", server.id) class="hover:underline focus:underline">{server.name}</a>
-                <span class="block font-mono text-xs font-normal text-slate-500">{server.id.to_string()}</span>
+            <th scope="row">
+                <a href=format!("/servers/{}", server.id)>{server.name}</a>
+                <span class="id">{server.id.to_string()}</span>
             </th>
-            <td class="px-4 py-3">
-                <span class="inline-flex items-center gap-2"><StatusDot status/>{badge}</span>
+            <td><StatusDot status/>{badge}</td>
+            <td><span class="chip">{server.country}</span></td>
+            <td>{server.routes.into_iter().map(|r| view! { <span class="chip">{r.to_string()}</span> }).collect_view()}</td>
+            <td>
+                {server.entry_points.into_iter().map(|e| view! {
+                    <span class="ep"><b>{e.protocol.to_string()}</b>" "{format!("{}:{}", e.host, e.port)}</span>
+                }).collect_view()}
             </td>
-            <td class="px-4 py-3"><Chip text=server.country/></td>
-            <td class="px-4 py-3">
-                <div class="flex flex-wrap gap-1">
-                    {server.routes.into_iter().map(|r| view! { <Chip text=r.to_string()/> }).collect_view()}
-                </div>
-            </td>
-            <td class="px-4 py-3">
-                <ul class="space-y-1">
-                    {server.entry_points.into_iter().map(|e| view! {
-                        <li class="font-mono text-xs text-slate-700">
-                            <span class="font-sans font-medium">{e.protocol.to_string()}</span>
-                            " "{format!("{}:{}", e.host, e.port)}
-                        </li>
-                    }).collect_view()}
-                </ul>
-            </td>
-            <td class="px-4 py-3">{role}</td>
+            <td>{role}</td>
         </tr>
     }
 }

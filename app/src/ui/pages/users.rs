@@ -1,29 +1,28 @@
 //! The users list: a search (id, name or route) and pages of 50, both
 //! plain query parameters, so they work without JavaScript too.
 
-use crate::api::list_users;
 use crate::lang::use_lang;
-use crate::ui::components::{Chip, EmptyState, ErrorNote};
+use crate::preload;
+use crate::ui::components::{Chip, EmptyState, ErrorNote, Pager};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_query_map;
 use meshwatch::i18n::Ui;
 use meshwatch::views::{UserSummary, UsersPage as Page};
 
 #[component]
 pub fn UsersPage() -> impl IntoView {
     let lang = use_lang();
-    let query = use_query_map();
-    let search = move || query.read().get("q").unwrap_or_default();
-    let page = move || {
-        query
-            .read()
-            .get("page")
-            .and_then(|p| p.parse().ok())
-            .unwrap_or(1u32)
+    let (table, search) = match preload::take::<Page>() {
+        Ok(page) => {
+            let search = page.search.clone();
+            (view! { <UsersTable page/> }.into_any(), search)
+        }
+        Err(error) => (
+            view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
+            String::new(),
+        ),
     };
-    let users = Resource::new(move || (search(), page()), |(q, p)| list_users(q, p));
     view! {
         <Title text=lang.ui(Ui::Users)/>
         <Frame>
@@ -38,51 +37,19 @@ pub fn UsersPage() -> impl IntoView {
                     <button type="submit" class="rounded-md border border-slate-300 px-3 py-2 text-sm font-medium hover:bg-slate-100">{lang.ui(Ui::Search)}</button>
                 </form>
             </div>
-            <Transition fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingUsers)}</p> }>
-                {move || Suspend::new(async move {
-                    match users.await {
-                        Ok(page) => view! { <UsersTable page query=search()/> }.into_any(),
-                        Err(error) => view! { <div class="mt-6"><ErrorNote error/></div> }.into_any(),
-                    }
-                })}
-            </Transition>
+            {table}
         </Frame>
-    }
-}
-
-/// Previous / next links keeping the search.
-#[component]
-fn Pager(page: u32, pages: u32, query: String) -> impl IntoView {
-    let lang = use_lang();
-    let link = move |to: u32| {
-        let q: String = query
-            .bytes()
-            .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => {
-                    char::from(b).to_string()
-                }
-                other => format!("%{other:02X}"),
-            })
-            .collect();
-        format!("/users?q={q}&page={to}")
-    };
-    view! {
-        <nav aria-label=lang.ui(Ui::Pages) class="mt-4 flex items-center gap-3 text-sm">
-            {(page > 1).then(|| view! { <a href=link(page - 1) rel="prev" class="rounded-md border border-slate-300 px-3 py-1 hover:bg-slate-100">{lang.ui(Ui::Previous)}</a> })}
-            <span class="text-slate-500">{lang.page_of(page, pages)}</span>
-            {(page < pages).then(|| view! { <a href=link(page + 1) rel="next" class="rounded-md border border-slate-300 px-3 py-1 hover:bg-slate-100">{lang.ui(Ui::Next)}</a> })}
-        </nav>
     }
 }
 
 #[component]
 fn UsersTable(
-    /// One page of the matching users, sorted by id.
+    /// One page of the matching users, sorted by id, and the search it
+    /// answers.
     page: Page,
-    /// The search it answers.
-    query: String,
 ) -> impl IntoView {
     let lang = use_lang();
+    let query = page.search.clone();
     if page.users.is_empty() {
         let (title, hint) = if query.trim().is_empty() {
             (Ui::NoUsersYet, Ui::ProvisionUsersHint)
@@ -129,7 +96,7 @@ fn UsersTable(
                 </tbody>
             </table>
         </div>
-        <Pager page=page.page pages=page.pages query/>
+        <Pager page=page.page pages=page.pages path="/users" params=vec![("q", query)]/>
     }
     .into_any()
 }
