@@ -21,6 +21,9 @@ export const tlsURL = `https://127.0.0.1:${tlsPort}`;
 export const tlsRedirectPort = Number(process.env.E2E_TLS_HTTP_PORT ?? 3480);
 export const tlsPanelPort = Number(process.env.E2E_TLS_PANEL_PORT ?? 3126);
 export const tlsPanelLog = path.join(os.tmpdir(), `meshwatch-e2e-tls-${tlsPort}.log`);
+// A panel of its own for the 1000-server fleet the big-fleet tests build.
+const bigPort = Number(process.env.E2E_BIG_PORT ?? 3127);
+export const bigURL = `http://127.0.0.1:${bigPort}`;
 export const adminToken = 'e2e-admin-token-0123456789';
 export const operator = { username: 'e2e', password: 'e2e-password-0123' };
 
@@ -63,6 +66,20 @@ export default defineConfig({
     gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
     env: {
       E2E_PORT: String(port),
+      MESHWATCH_ADMIN_TOKEN: adminToken,
+      E2E_OPERATOR: operator.username,
+      E2E_PASSWORD: operator.password,
+    },
+  }, {
+    command: 'bash ./start-server.sh',
+    url: `${bigURL}/readyz`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
+    env: {
+      E2E_PORT: String(bigPort),
       MESHWATCH_ADMIN_TOKEN: adminToken,
       E2E_OPERATOR: operator.username,
       E2E_PASSWORD: operator.password,

@@ -171,15 +171,34 @@ pub fn svg(matrix: &MeshMatrix) -> String {
 }
 
 /// What the picture of `matrix` is drawn from, as a number: equal
-/// matrices draw the same picture.
+/// matrices draw the same picture. A multiply-rotate hash eight cells at a
+/// time: a million cells take a fraction of a millisecond.
 pub fn fingerprint(matrix: &MeshMatrix) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mix = |hash: u64, word: u64| (hash ^ word).wrapping_mul(K).rotate_left(29);
+    let mut hash = mix(0, matrix.servers.len() as u64);
     for server in &matrix.servers {
-        (server.id.as_str(), server.country.as_str()).hash(&mut hasher);
+        for part in [server.id.as_str(), server.country.as_str()] {
+            for chunk in part.as_bytes().chunks(8) {
+                let mut word = [0u8; 8];
+                word[..chunk.len()].copy_from_slice(chunk);
+                hash = mix(hash, u64::from_le_bytes(word));
+            }
+            hash = mix(hash, 0xFF);
+        }
     }
-    matrix.cells.hash(&mut hasher);
-    hasher.finish()
+    let cells = matrix.cells.as_bytes();
+    let mut words = cells.chunks_exact(8);
+    for word in words.by_ref() {
+        hash = mix(
+            hash,
+            u64::from_le_bytes(word.try_into().unwrap_or_default()),
+        );
+    }
+    for byte in words.remainder() {
+        hash = mix(hash, u64::from(*byte));
+    }
+    hash
 }
 
 /// Text safe inside an SVG element.
@@ -240,6 +259,15 @@ mod tests {
             svg.contains(r#"d="M52 16v60M28 40h60""#),
             "a line between DE and NL"
         );
+    }
+
+    #[test]
+    fn the_fingerprint_follows_every_cell_and_server() {
+        let m = matrix(&["DE", "NL"], " oo ");
+        let same = matrix(&["DE", "NL"], " oo ");
+        assert_eq!(fingerprint(&m), fingerprint(&same));
+        assert_ne!(fingerprint(&m), fingerprint(&matrix(&["DE", "NL"], " ox ")));
+        assert_ne!(fingerprint(&m), fingerprint(&matrix(&["DE", "FI"], " oo ")));
     }
 
     #[test]

@@ -236,22 +236,32 @@ impl ListedServers {
         page: u32,
         verdict_of: impl Fn(&ServerSummary) -> Option<(ServerStatus, bool)>,
     ) -> ServersPage {
-        let prepared = filter.prepared();
-        let admitted: Vec<(&ServerSummary, ServerStatus, bool)> = self
-            .servers
-            .iter()
-            .filter_map(|(server, text)| {
-                let (status, stale) = verdict_of(server).unwrap_or((ServerStatus::NoData, true));
-                prepared
-                    .admits(
-                        text,
-                        status,
-                        &server.country,
-                        server.routes.iter().map(RouteId::as_str),
-                    )
-                    .then_some((server, status, stale))
-            })
-            .collect();
+        let verdict =
+            |server: &ServerSummary| verdict_of(server).unwrap_or((ServerStatus::NoData, true));
+        // No filter: every server is admitted, and only the page's own
+        // verdicts are read.
+        let admitted: Vec<(&ServerSummary, Option<(ServerStatus, bool)>)> = if filter.is_empty() {
+            self.servers
+                .iter()
+                .map(|(server, _)| (server, None))
+                .collect()
+        } else {
+            let prepared = filter.prepared();
+            self.servers
+                .iter()
+                .filter_map(|(server, text)| {
+                    let (status, stale) = verdict(server);
+                    prepared
+                        .admits(
+                            text,
+                            status,
+                            &server.country,
+                            server.routes.iter().map(RouteId::as_str),
+                        )
+                        .then_some((server, Some((status, stale))))
+                })
+                .collect()
+        };
         let paging = Paging::of(admitted.len(), SERVERS_PER_PAGE, page);
         ServersPage {
             matched: count(admitted.len()),
@@ -259,10 +269,13 @@ impl ListedServers {
                 .into_iter()
                 .skip(paging.skip)
                 .take(SERVERS_PER_PAGE)
-                .map(|(server, status, stale)| ServerListItem {
-                    server: server.clone(),
-                    status,
-                    stale,
+                .map(|(server, known)| {
+                    let (status, stale) = known.unwrap_or_else(|| verdict(server));
+                    ServerListItem {
+                        server: server.clone(),
+                        status,
+                        stale,
+                    }
                 })
                 .collect(),
             filter: filter.clone(),

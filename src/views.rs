@@ -349,7 +349,13 @@ pub struct RouteOverview {
     pub id: RouteId,
     pub name: String,
     pub servers_per_user: Option<u32>,
+    /// Every server of the route while it has at most
+    /// [`RouteOverview::LIST_MAX`]; beyond, only those out of rotation,
+    /// and those in rotation while they are few enough to be named.
     pub servers: Vec<RouteServer>,
+    /// Servers of the route, and how many of them are in rotation.
+    pub total: u32,
+    pub in_rotation: u32,
     /// Every server is out: subscriptions serve this one (best available).
     pub best_available: Option<ServerRef>,
     /// Its blocked servers, counted per verifier network (§6).
@@ -362,6 +368,28 @@ pub struct RouteOverview {
     /// The windows that name the route and have not ended, by start.
     #[serde(default)]
     pub maintenance: Vec<crate::maintenance::MaintenanceWindow>,
+}
+
+impl RouteOverview {
+    /// Up to this many servers a route lists every one of them.
+    pub const LIST_MAX: usize = 12;
+    /// Up to this many servers in rotation are named as the cover of one
+    /// out of rotation.
+    pub const NAMED_COVER_MAX: usize = 3;
+
+    /// Whether the route is too big to list every server.
+    pub fn is_big(&self) -> bool {
+        self.total as usize > Self::LIST_MAX
+    }
+
+    /// Which of a route's servers its overview lists, given whether each
+    /// is in rotation: every one of a small route; of a big one, those out
+    /// of rotation, and those in rotation while they can be named.
+    pub fn listed(in_rotation: &[bool]) -> impl Fn(usize) -> bool + '_ {
+        let big = in_rotation.len() > Self::LIST_MAX;
+        let named = in_rotation.iter().filter(|r| **r).count() <= Self::NAMED_COVER_MAX;
+        move |i| !big || !in_rotation[i] || named
+    }
 }
 
 /// The fleet at a glance.
@@ -556,6 +584,32 @@ mod tests {
                 ("NL", "", "nl-1"),
                 ("SE", "se-1", "")
             ]
+        );
+    }
+
+    #[test]
+    fn a_big_route_lists_what_is_out_of_rotation_and_the_cover_while_few() {
+        let listed = |rotation: &[bool]| {
+            let listed = RouteOverview::listed(rotation);
+            (0..rotation.len())
+                .filter(|i| listed(*i))
+                .collect::<Vec<usize>>()
+        };
+        assert_eq!(
+            listed(&[true, false, true]),
+            [0, 1, 2],
+            "a small route lists all"
+        );
+        let mut big = vec![true; 20];
+        big[4] = false;
+        assert_eq!(listed(&big), [4], "a big route lists what is out");
+        let mut thin = vec![false; 20];
+        thin[1] = true;
+        thin[7] = true;
+        assert_eq!(
+            listed(&thin).len(),
+            20,
+            "two in rotation are named, so listed too"
         );
     }
 

@@ -2,7 +2,9 @@
 //! server card and the public status page for a 1000-server, 10 000-user
 //! fleet on a fresh SQLite file,
 //! under 50 concurrent connections on loopback; then the mesh page of a
-//! 300-server fleet whose every pair has evidence. The load comes from
+//! 300- and a 1000-server fleet whose every pair has evidence (the latter
+//! a picture, also painted in Debian's Chromium when Playwright is
+//! installed in `end2end/`). The load comes from
 //! `wrk` (Debian's package), a separate process, which gives the latency
 //! percentiles; the panel's own CPU time per request is read from
 //! `/proc/self/stat`. Pages are fetched as a browser without JavaScript
@@ -11,15 +13,16 @@
 //!
 //! Run: `cargo bench -p server --bench panel_ssr` (needs `wrk`:
 //! `apt-get install wrk`; `MESHWATCH_BENCH_SECONDS` per page, default 15;
-//! `MESHWATCH_BENCH_CLIENTS`, default 50).
+//! `MESHWATCH_BENCH_CLIENTS`, default 50; `MESHWATCH_BENCH_ONLY=mesh` for
+//! the mesh pages alone).
 
 mod support;
 
 use std::time::Duration;
 use support::env_or;
 use support::signed_in::{
-    keep_reporting, load, page_bytes, panel, report, Evidence, MESH, SERVER_CARDS, SIGN_IN,
-    STATUS_JSON, STATUS_PAGE, USER_CARDS,
+    keep_reporting, load, page_bytes, panel, report, Evidence, MESH, MESH_PICTURE, SERVER_CARDS,
+    SIGN_IN, STATUS_JSON, STATUS_PAGE, USER_CARDS,
 };
 
 #[tokio::main]
@@ -27,6 +30,14 @@ async fn main() {
     let seconds = env_or("MESHWATCH_BENCH_SECONDS", 15);
     let clients = env_or("MESHWATCH_BENCH_CLIENTS", 50);
 
+    // `MESHWATCH_BENCH_ONLY=mesh` measures the mesh pages alone.
+    if std::env::var("MESHWATCH_BENCH_ONLY").as_deref() != Ok("mesh") {
+        cards_and_status_page(seconds, clients).await;
+    }
+    mesh_pages(seconds).await;
+}
+
+async fn cards_and_status_page(seconds: usize, clients: usize) {
     let big = panel(1000, 10_000, Evidence::DayOfMetrics).await;
     println!(
         "panel_ssr: 1000 servers, 10 000 users, SQLite; wrk, {clients} connections on loopback, {seconds} s per page"
@@ -58,10 +69,52 @@ async fn main() {
     let run = load(&big, clients, seconds, &SIGN_IN).await;
     report("sign-in page (SSR floor)", &run);
     big.panel.stop().await;
+}
 
-    let mesh = panel(300, 10, Evidence::FullMesh).await;
-    println!("panel_ssr: mesh page of 300 servers (90 000 cells), one connection");
-    load(&mesh, 1, 2, &MESH).await;
-    report("mesh page (SSR)", &load(&mesh, 1, seconds, &MESH).await);
-    mesh.panel.stop().await;
+async fn mesh_pages(seconds: usize) {
+    for servers in [300, 1000] {
+        let mesh = panel(servers, 10, Evidence::FullMesh).await;
+        println!(
+            "panel_ssr: mesh page of {servers} servers ({} cells), one connection",
+            servers * servers
+        );
+        load(&mesh, 1, 2, &MESH).await;
+        report("mesh page (SSR)", &load(&mesh, 1, seconds, &MESH).await);
+        if servers > meshwatch::mesh_picture::TABLE_MAX_SERVERS {
+            println!(
+                "  page {} B, picture {} B",
+                page_bytes(&mesh, "/mesh").await,
+                page_bytes(&mesh, "/mesh.svg").await
+            );
+            report(
+                "mesh picture (/mesh.svg)",
+                &load(&mesh, 1, seconds, &MESH_PICTURE).await,
+            );
+            paint_in_chromium(&mesh).await;
+        }
+        mesh.panel.stop().await;
+    }
+}
+
+/// The mesh page's paint in Debian's Chromium (`end2end/bench/mesh_paint.mjs`,
+/// Playwright from `end2end/node_modules`); skipped, saying so, without them.
+async fn paint_in_chromium(panel: &support::signed_in::Panel) {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../end2end/bench/mesh_paint.mjs"
+    );
+    let run = std::process::Command::new("node")
+        .args([script, &panel.panel.base, &panel.cookie, "10"])
+        .output();
+    match run {
+        Ok(out) if out.status.success() => print!("{}", String::from_utf8_lossy(&out.stdout)),
+        Ok(out) => println!(
+            "  mesh paint in Chromium skipped: {}",
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .next()
+                .unwrap_or("failed")
+        ),
+        Err(error) => println!("  mesh paint in Chromium skipped: node: {error}"),
+    }
 }

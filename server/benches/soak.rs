@@ -21,116 +21,11 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use support::panel_process::{ms, percentile, report, rss_mib, start_replica, Replica};
 use support::{agent_token, env_or, fleet, postgres_database, ADMIN};
-
-const BIN: &str = env!("CARGO_BIN_EXE_meshwatch-server");
-
-/// One panel process.
-struct Replica {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Replica {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_replica(database_url: &str, name: &str, dir: &std::path::Path) -> Replica {
-    let mut cmd = Command::new(BIN);
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("RUST_LOG", "warn,meshwatch_server=info")
-        .env("NO_COLOR", "1")
-        .env("MESHWATCH_DATABASE_URL", database_url)
-        .env("MESHWATCH_LISTEN", "127.0.0.1:0")
-        .env("MESHWATCH_ADMIN_TOKEN", ADMIN)
-        .env("MESHWATCH_REPLICA", name)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    if database_url.starts_with("postgres") {
-        cmd.env("MESHWATCH_SECRET_KEY", "11".repeat(32));
-    }
-    let mut child = cmd.spawn().expect("the panel starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let base = loop {
-        let line = lines
-            .next()
-            .expect("the panel says where it listens")
-            .expect("a line");
-        if let Some(rest) = line.split("listening on ").nth(1) {
-            break rest.trim().to_owned();
-        }
-    };
-    // Keep draining its output.
-    std::thread::spawn(move || for _ in lines.by_ref() {});
-    Replica { child, base }
-}
-
-fn rss_mib(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(0.0, |kib| kib / 1024.0)
-}
-
-/// The report of server `w` for round `round`: one result per peer.
-fn report(n: usize, w: usize, round: usize, at: &str) -> Vec<u8> {
-    use std::fmt::Write;
-    let mut body = String::with_capacity(n * 120 + 400);
-    let _ = write!(
-        body,
-        r#"{{"report_id":"00000000-0000-4000-8000-{:012}","agent_version":"soak","sent_at":"{at}","self_check":{{"listener_ok":true,"service_ok":true}},"metrics":{{"cpu_pct":3.5,"connections":120}},"probes":["#,
-        round * n + w
-    );
-    let mut first = true;
-    for t in (0..n).filter(|&t| t != w) {
-        if !first {
-            body.push(',');
-        }
-        first = false;
-        // About 1 % of the pairs fail, the same ones every round (as a
-        // real fleet's blocked or broken paths do).
-        let ok = !(w * 31 + t * 17).is_multiple_of(97);
-        if ok {
-            let _ = write!(
-                body,
-                r#"{{"entry_point_id":"s{t}-ep","at":"{at}","ok":true,"latency_ms":35}}"#
-            );
-        } else {
-            let _ = write!(
-                body,
-                r#"{{"entry_point_id":"s{t}-ep","at":"{at}","ok":false,"error":"timeout"}}"#
-            );
-        }
-    }
-    body.push_str("]}");
-    body.into_bytes()
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i.min(sorted.len() - 1)]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
 
 /// The evaluator's full evaluations so far: (count, total seconds).
 async fn evaluations(http: &reqwest::Client, base: &str) -> (f64, f64) {

@@ -28,6 +28,6 @@ pub use clock::{Clock, ManualClock};
 pub use evaluator::{Evaluator, CHANGES_RECORDED, FLEET_CHANGED, REPORTS_STORED, SETTINGS_CHANGED};
 pub use read_model::{Endpoints, KeptUser, ReadModel};
 pub use replication::Replication;
-pub use serving::{server_ref, Serving};
+pub use serving::{server_ref, server_ref_at, Serving};
 pub use snapshot::SharedSnapshot;
 pub use ticker::{Ticker, Ticks};

@@ -3,12 +3,13 @@
 //! (settings and verifier changes) and the store.
 
 use crate::card_cache::{CardCache, HISTORY_DAYS};
-use crate::engine::{server_ref, Clock, Evaluator, ReadModel};
+use crate::engine::{server_ref, server_ref_at, Clock, Evaluator, ReadModel};
 use crate::secrets::{self, TokenHash};
 use crate::store::{Store, StoreError};
 use app::backend::{BackendError, PanelBackend, PasswordChange};
 use meshwatch::maintenance::{MaintenanceId, MaintenancePlan, MaintenanceWindow};
 use meshwatch::network::{blocked_per_network, NetworkLabel};
+use meshwatch::server_list::count;
 use meshwatch::status::ServerStatus;
 use meshwatch::views::{
     ApiTokenView, DeliveryState, EntryPointSummary, MeshMatrix, OperatorView, OutboxItem, Overview,
@@ -257,32 +258,43 @@ impl PanelBackend for PanelAdapter {
     }
 
     async fn overview(&self) -> Result<Overview, BackendError> {
-        let (counts, stale, out_of_rotation, blocked_per_network) =
+        let names = self.read_model.route_names().await.map_err(backend_error)?;
+        let (counts, stale, out_of_rotation, blocked_per_network, best_available) =
             self.read_model.with_verdicts(|mesh, verdicts| {
-                let counts = ServerStatus::ALL
-                    .iter()
-                    .map(|status| {
-                        let n = verdicts.iter().filter(|v| v.status == *status).count();
-                        (*status, u32::try_from(n).unwrap_or(u32::MAX))
-                    })
-                    .collect();
+                let mut by_status = [0u32; ServerStatus::ALL.len()];
+                for v in verdicts {
+                    if let Some(i) = ServerStatus::ALL.iter().position(|s| *s == v.status) {
+                        by_status[i] = by_status[i].saturating_add(1);
+                    }
+                }
+                let counts = ServerStatus::ALL.iter().copied().zip(by_status).collect();
                 let stale = verdicts.iter().filter(|v| v.stale).count();
                 let out_of_rotation = verdicts
                     .iter()
-                    .filter(|v| !v.in_rotation)
-                    .filter_map(|v| Some((server_ref(mesh, &v.server)?, v.status)))
+                    .enumerate()
+                    .filter(|(_, v)| !v.in_rotation)
+                    .map(|(s, v)| (server_ref_at(mesh, s), v.status))
                     .collect();
                 let blocked = blocked_per_network(mesh, verdicts, 0..mesh.server_count());
-                (counts, stale, out_of_rotation, blocked)
+                // Only the routes serving their best available server.
+                let mut best: Vec<(String, ServerRef)> = mesh
+                    .routes()
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(r, route)| {
+                        let s = meshwatch::balance::route_fallback(mesh, verdicts, r)?;
+                        let name = names
+                            .get(&route.id)
+                            .cloned()
+                            .unwrap_or_else(|| route.id.to_string());
+                        Some((name, server_ref_at(mesh, s)))
+                    })
+                    .collect();
+                best.sort_by(|a, b| a.0.cmp(&b.0));
+                (counts, stale, out_of_rotation, blocked, best)
             });
         let mesh = self.read_model.mesh();
         let reference = |id: &ServerId| server_ref(&mesh, id);
-        let best_available = self
-            .routes()
-            .await?
-            .into_iter()
-            .filter_map(|r| Some((r.name, r.best_available?)))
-            .collect();
         let latest_changes = self
             .store
             .latest_changes(15)
@@ -338,20 +350,32 @@ impl PanelBackend for PanelAdapter {
                         .cloned()
                         .unwrap_or_else(|| route.id.to_string()),
                     servers_per_user: route.servers_per_user,
-                    servers: mesh
-                        .servers_of_route(r)
-                        .iter()
-                        .filter_map(|&s| {
-                            Some(RouteServer {
-                                server: server_ref(mesh, &mesh.server(s).id)?,
+                    servers: {
+                        let members = mesh.servers_of_route(r);
+                        let rotation: Vec<bool> =
+                            members.iter().map(|&s| verdicts[s].in_rotation).collect();
+                        let listed = RouteOverview::listed(&rotation);
+                        members
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, _)| listed(*i))
+                            .map(|(_, &s)| RouteServer {
+                                server: server_ref_at(mesh, s),
                                 status: verdicts[s].status,
                                 in_rotation: verdicts[s].in_rotation,
                                 stale: verdicts[s].stale,
                             })
-                        })
-                        .collect(),
+                            .collect()
+                    },
+                    total: count(mesh.servers_of_route(r).len()),
+                    in_rotation: count(
+                        mesh.servers_of_route(r)
+                            .iter()
+                            .filter(|&&s| verdicts[s].in_rotation)
+                            .count(),
+                    ),
                     best_available: meshwatch::balance::route_fallback(mesh, verdicts, r)
-                        .and_then(|s| server_ref(mesh, &mesh.server(s).id)),
+                        .map(|s| server_ref_at(mesh, s)),
                     blocked_per_network: blocked_per_network(
                         mesh,
                         verdicts,

@@ -59,18 +59,16 @@ pub fn StatusDot(
     /// The status to show.
     status: ServerStatus,
 ) -> impl IntoView {
-    // Shapes in the stylesheet (`.dot-*`): lists carry a dot per row.
-    let shape = match status.tone() {
-        Tone::Red => "dot dot-red",
-        Tone::Amber => "dot dot-amber",
-        Tone::Grey => "dot dot-grey",
-        Tone::Green => "dot dot-green",
-        Tone::Blue => "dot dot-blue",
+    // The dot is the class's `::before` (in the stylesheet): lists carry
+    // one per row, and a drawn shape says nothing to a screen reader.
+    let class = match status.tone() {
+        Tone::Red => "status dot-red",
+        Tone::Amber => "status dot-amber",
+        Tone::Grey => "status dot-grey",
+        Tone::Green => "status dot-green",
+        Tone::Blue => "status dot-blue",
     };
-    let text = use_lang().status(status);
-    view! {
-        <span class="status"><span aria-hidden="true" class=shape></span><span>{text}</span></span>
-    }
+    view! { <span class=class>{use_lang().status(status)}</span> }
 }
 
 /// The "stale" badge: the last report is older than `stale_after`.

@@ -5,6 +5,7 @@
 // Each bench uses part of this module.
 #![allow(dead_code)]
 
+pub mod panel_process;
 pub mod signed_in;
 
 use meshwatch_server::config::Config;

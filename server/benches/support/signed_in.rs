@@ -104,6 +104,11 @@ pub async fn sign_in(panel: &BenchPanel) -> String {
         .await
         .expect("login");
     assert_eq!(login.status(), 303, "signed in");
+    session_cookie(&login)
+}
+
+/// The session cookie (`name=value`) a sign-in's answer sets.
+pub fn session_cookie(login: &reqwest::Response) -> String {
     login
         .headers()
         .get_all("set-cookie")
@@ -228,6 +233,7 @@ pub const SIGN_IN: Pages = Pages::only("/login");
 pub const STATUS_PAGE: Pages = Pages::only("/status");
 pub const STATUS_JSON: Pages = Pages::only("/status.json");
 pub const MESH: Pages = Pages::only("/mesh");
+pub const MESH_PICTURE: Pages = Pages::only("/mesh.svg");
 
 impl Pages {
     /// The same page for every request.

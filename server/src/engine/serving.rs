@@ -28,14 +28,17 @@ pub struct Serving {
 
 /// A server as pages name it; `None` when the mesh does not know it.
 pub fn server_ref(mesh: &Mesh, id: &ServerId) -> Option<ServerRef> {
-    mesh.server_index(id).map(|i| {
-        let s = mesh.server(i);
-        ServerRef {
-            id: s.id.clone(),
-            name: s.name.clone(),
-            country: s.country.clone(),
-        }
-    })
+    mesh.server_index(id).map(|i| server_ref_at(mesh, i))
+}
+
+/// The mesh's server `i` as pages name it.
+pub fn server_ref_at(mesh: &Mesh, i: usize) -> ServerRef {
+    let s = mesh.server(i);
+    ServerRef {
+        id: s.id.clone(),
+        name: s.name.clone(),
+        country: s.country.clone(),
+    }
 }
 
 impl Serving {

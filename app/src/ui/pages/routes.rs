@@ -48,13 +48,6 @@ pub fn RoutesPage() -> impl IntoView {
     }
 }
 
-/// Up to this many servers a route card lists every one of them.
-const ROUTE_LIST_MAX: usize = 12;
-
-/// Up to this many servers in rotation are named as the cover of one out
-/// of rotation.
-const SERVED_BY_NAMED_MAX: usize = 3;
-
 #[component]
 fn RouteCard(route: RouteOverview) -> impl IntoView {
     let lang = use_lang();
@@ -81,20 +74,21 @@ fn RouteCard(route: RouteOverview) -> impl IntoView {
     let scope = Scope::Route(route.id.to_string());
     // What an out-of-rotation server's row says: who serves its users (by
     // name while they are few).
-    let served_by = match in_rotation.len() {
+    let served_by = match route.in_rotation as usize {
         0 => None,
-        1..=SERVED_BY_NAMED_MAX => Some(lang.out_of_rotation_served_by(&in_rotation)),
+        n if n <= RouteOverview::NAMED_COVER_MAX => {
+            Some(lang.out_of_rotation_served_by(&in_rotation))
+        }
         _ => Some(lang.ui(Ui::OutOfRotationServedByRoute).to_string()),
     };
     // A big route lists the servers out of rotation, counts the rest and
     // links to all of them in the servers list.
-    let total = route.servers.len();
-    let big = total > ROUTE_LIST_MAX;
+    let big = route.is_big();
     let summary = big.then(|| {
         let all = crate::ui::format::list_address("/", &[("route", route.id.to_string())], 1);
         view! {
             <p class="mt-3 flex flex-wrap items-center gap-x-4 text-sm" data-testid="route-summary">
-                <span>{lang.in_rotation_of(in_rotation.len(), total)}</span>
+                <span>{lang.in_rotation_of(route.in_rotation as usize, route.total as usize)}</span>
                 <a href=all class="font-medium text-sky-700 hover:underline">{lang.ui(Ui::AllServersOfRoute)}</a>
             </p>
         }
