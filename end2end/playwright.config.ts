@@ -81,6 +81,7 @@ export default defineConfig({
     env: {
       E2E_PORT: String(bigPort),
       MESHWATCH_ADMIN_TOKEN: adminToken,
+      MESHWATCH_STATUS_PAGE: '1',
       E2E_OPERATOR: operator.username,
       E2E_PASSWORD: operator.password,
     },

@@ -428,7 +428,7 @@ impl PanelBackend for PanelAdapter {
     }
 
     async fn mesh_matrix(&self) -> Result<MeshMatrix, BackendError> {
-        Ok(self.read_model.mesh_matrix())
+        Ok(MeshMatrix::clone(&self.read_model.mesh_matrix()))
     }
 
     async fn set_verifier(

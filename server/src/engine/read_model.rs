@@ -11,7 +11,7 @@ use crate::store::{Endpoint, Store, StoreError};
 use meshwatch::mesh::Mesh;
 use meshwatch::server_list::ListedServers;
 use meshwatch::settings::Settings;
-use meshwatch::verdict::{MeshCell, Verdict, WitnessFault};
+use meshwatch::verdict::{Verdict, WitnessFault};
 use meshwatch::views::{CountryOpinion, MeshMatrix, SearchableUsers, ServerSummary, UserSummary};
 use meshwatch::{EntryPointId, RouteId, ServerId, UserId};
 use std::collections::HashMap;
@@ -32,6 +32,8 @@ pub struct ReadModel {
     listed_servers: PerFleet<(), Arc<ListedServers>>,
     searchable_users: PerFleet<(), Arc<SearchableUsers>>,
     route_names: PerFleet<(), RouteNames>,
+    /// The last matrix built, with the snapshot version it was built from.
+    matrix: std::sync::Mutex<Option<(u64, Arc<MeshMatrix>)>>,
 }
 
 /// Every route's display name, by id.
@@ -50,6 +52,7 @@ impl ReadModel {
             listed_servers: PerFleet::default(),
             searchable_users: PerFleet::default(),
             route_names: PerFleet::default(),
+            matrix: std::sync::Mutex::default(),
         }
     }
 
@@ -102,13 +105,6 @@ impl ReadModel {
             .map(witness);
         let opinions = CountryOpinion::group(mesh.countries(), reaching, failing);
         Some((mesh.clone(), verdict.clone(), opinions))
-    }
-
-    /// The mesh matrix as of the last evaluation, with the mesh it indexes.
-    pub fn matrix(&self) -> (Arc<Mesh>, Vec<MeshCell>, u32) {
-        let state = self.snapshot.read();
-        let cells = state.evaluation.matrix(&state.mesh, &state.evidence);
-        (state.mesh.clone(), cells, state.settings.failure_streak)
     }
 
     /// Most witnesses can't reach most servers, as of the last evaluation.
@@ -183,9 +179,29 @@ impl ReadModel {
         Ok(kept.unwrap_or_default())
     }
 
-    /// The reachability matrix, rows and columns by country, then name.
-    pub fn mesh_matrix(&self) -> MeshMatrix {
-        let (mesh, cells, failure_streak) = self.matrix();
+    /// The reachability matrix, rows and columns by country, then name;
+    /// built once per snapshot (the page and its picture share it).
+    pub fn mesh_matrix(&self) -> Arc<MeshMatrix> {
+        let kept = |m: &std::sync::Mutex<Option<(u64, Arc<MeshMatrix>)>>| {
+            m.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone()
+        };
+        let (version, mesh, cells, failure_streak) = {
+            let state = self.snapshot.read();
+            if let Some((built, matrix)) = kept(&self.matrix) {
+                if built == state.version() {
+                    return matrix;
+                }
+            }
+            let cells = state.evaluation.matrix(&state.mesh, &state.evidence);
+            (
+                state.version(),
+                state.mesh.clone(),
+                cells,
+                state.settings.failure_streak,
+            )
+        };
         let n = mesh.servers().len();
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| {
@@ -197,13 +213,18 @@ impl ReadModel {
             .flat_map(|&w| order.iter().map(move |&s| (w, s)))
             .map(|(w, s)| cells[w * n + s].to_char())
             .collect();
-        MeshMatrix {
+        let matrix = Arc::new(MeshMatrix {
             servers: order
                 .iter()
-                .filter_map(|&i| super::server_ref(&mesh, &mesh.server(i).id))
+                .map(|&i| super::server_ref_at(&mesh, i))
                 .collect(),
             cells,
             failure_streak,
-        }
+        });
+        *self
+            .matrix
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((version, matrix.clone()));
+        matrix
     }
 }

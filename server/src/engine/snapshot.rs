@@ -32,6 +32,9 @@ pub(super) struct Snapshot {
     written: HashMap<ServerId, u64>,
     /// The last mark handed out; marks only grow.
     written_seq: u64,
+    /// Moves on with every write: what was derived from an older version
+    /// may be out of date.
+    version: u64,
 }
 
 impl Snapshot {
@@ -50,6 +53,7 @@ impl Snapshot {
             fleet_version,
             written: HashMap::new(),
             written_seq: 0,
+            version: 0,
         }
     }
 
@@ -63,6 +67,11 @@ impl Snapshot {
     /// A mark that moves whenever the server's latest report or status
     /// history grows in the store. It moves after the write, so whatever is
     /// read from the store after taking it is at least that new.
+    /// See `version`: equal versions are the same snapshot.
+    pub(super) fn version(&self) -> u64 {
+        self.version
+    }
+
     pub(super) fn written(&self, server: &ServerId) -> u64 {
         self.written.get(server).copied().unwrap_or(0)
     }
@@ -92,8 +101,11 @@ impl SharedSnapshot {
     }
 
     pub(super) fn write(&self) -> RwLockWriteGuard<'_, Snapshot> {
-        self.0
+        let mut snapshot = self
+            .0
             .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        snapshot.version += 1;
+        snapshot
     }
 }
