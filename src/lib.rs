@@ -16,6 +16,7 @@ pub mod i18n;
 pub mod ids;
 pub mod intake;
 pub mod maintenance;
+pub mod markup;
 pub mod mesh;
 pub mod mesh_picture;
 pub mod network;

@@ -6,6 +6,7 @@
 //! mesh is a few hundred kilobytes, not a million elements. The picture is
 //! a fixed size, so a click on it names one cell (see [`Picture::cell_at`]).
 
+use crate::markup::escape;
 use crate::verdict::MeshCell;
 use crate::views::MeshMatrix;
 use std::fmt::Write as _;
@@ -80,9 +81,9 @@ impl Picture {
     }
 }
 
-/// Whether a cell is drawn in the colour of `kind` (every failing streak
-/// length is one colour).
-fn same_kind(cell: MeshCell, kind: MeshCell) -> bool {
+/// Whether a cell is of `kind` as the picture and its counts see it
+/// (every failing streak length is one kind).
+pub fn same_kind(cell: MeshCell, kind: MeshCell) -> bool {
     matches!((cell, kind), (MeshCell::Failing(_), MeshCell::Failing(_))) || cell == kind
 }
 
@@ -199,13 +200,6 @@ pub fn fingerprint(matrix: &MeshMatrix) -> u64 {
         hash = mix(hash, u64::from(*byte));
     }
     hash
-}
-
-/// Text safe inside an SVG element.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 #[cfg(test)]

@@ -5,24 +5,9 @@
 
 use crate::ui::format::timestamp;
 use meshwatch::i18n::{Lang, Ui};
+use meshwatch::markup::escape;
 use meshwatch::status_page::{DayState, PublicRoute, PublicStatus, RouteState};
 use std::fmt::Write as _;
-
-/// Text for HTML: the five characters that could open markup, escaped.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// The colour of a state, on a bar, a badge and the headline.
 fn bar_class(state: Option<RouteState>) -> &'static str {

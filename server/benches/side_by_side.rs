@@ -18,21 +18,9 @@ use meshwatch_server::secrets;
 use meshwatch_server::store::Store;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::panel_process::{ms, percentile, report, rss_mib, start_replica};
+use support::panel_process::{cpu_of, ms, percentile, report, rss_mib, start_replica};
 use support::signed_in::{session_cookie, OPERATOR};
 use support::{agent_token, env_or, fleet, ADMIN};
-
-/// CPU time (user + system) of process `pid` so far, from `/proc`.
-fn cpu_of(pid: u32) -> Duration {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<u64> = after
-        .split_whitespace()
-        .map(|f| f.parse().unwrap_or(0))
-        .collect();
-    let ticks = fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
-    Duration::from_millis(ticks * 10)
-}
 
 /// What one password check costs here under each of OWASP's equivalent
 /// argon2id settings (memory KiB, passes; one lane): the median of 10.

@@ -194,20 +194,9 @@ pub fn keep_reporting(panel: &Panel, servers: usize, interval: Duration, mesh: b
 }
 
 /// CPU time this process (the panel: the load comes from `wrk`) has used
-/// so far, from `/proc/self/stat` (user + system, in ticks of 10 ms).
+/// so far.
 pub fn cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name (which may hold spaces) start at state.
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    // utime and stime are fields 14 and 15 of stat, 12 and 13 after ')'.
-    Duration::from_millis((ticks(11) + ticks(12)) * 10)
+    super::panel_process::cpu_of(std::process::id())
 }
 
 /// Which pages a load phase asks for: `prefix` + `(n × step) mod modulo`

@@ -154,9 +154,7 @@ fn MeshPicture(view: Arc<MeshView>) -> impl IntoView {
     let picture = Picture::of(m.servers.len());
     let mut counts = [0u64; KINDS.len()];
     for cell in m.cells.chars().filter_map(MeshCell::from_char) {
-        let kind = KINDS.iter().position(|k| {
-            k == &cell || matches!((k, cell), (MeshCell::Failing(_), MeshCell::Failing(_)))
-        });
+        let kind = KINDS.iter().position(|k| mesh_picture::same_kind(cell, *k));
         if let Some(kind) = kind {
             counts[kind] += 1;
         }
