@@ -60,7 +60,9 @@ fn fleet(n: usize) -> (Mesh, Evidence) {
                     ok: !fails,
                     error: fails.then_some(ProbeError::Timeout),
                 };
-                evidence.apply_probe(w, e, probe, NOW - 1_000, 180_000);
+                // One round a probe interval apart, as agents report them.
+                let received = NOW - 61_000 + k * 30_000;
+                evidence.apply_probe(w, e, probe, received, Settings::default().streak_timing());
             }
         }
     }

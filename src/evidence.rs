@@ -86,19 +86,32 @@ impl PairState {
     /// A result that follows a stale one (the previous result arrived more
     /// than `stale_after_ms` before this one) starts a new streak: stale
     /// evidence never counts, not even inside a streak.
-    pub fn apply(&mut self, probe: ProbeOutcome, received_ms: i64, stale_after_ms: i64) -> bool {
+    ///
+    /// A failure received less than `knock_gap_ms` after the failure that
+    /// last grew the streak is the same knock (§1b): it is taken as the
+    /// pair's newest result but does not grow the streak, and the pair's
+    /// receipt time stays the knock's, so that a burst of reports (a
+    /// leaked agent token) can never build a streak.
+    pub fn apply(&mut self, probe: ProbeOutcome, received_ms: i64, timing: StreakTiming) -> bool {
         if probe.at_ms <= self.last_at_ms {
             return false;
         }
         // `>=` matches `is_fresh`: the previous result is stale at this
         // result's receipt exactly when it would no longer count then.
         if self.received_ms != i64::MIN
-            && received_ms.saturating_sub(self.received_ms) >= stale_after_ms
+            && received_ms.saturating_sub(self.received_ms) >= timing.stale_after_ms
         {
             self.streak = 0;
             self.first_failure_ms = Self::NO_FAILURE;
         }
         self.last_at_ms = probe.at_ms;
+        if !probe.ok
+            && self.streak > 0
+            && received_ms.saturating_sub(self.received_ms) < timing.knock_gap_ms
+        {
+            self.last_error = Some(probe.error.unwrap_or(ProbeError::Other));
+            return true;
+        }
         self.received_ms = received_ms;
         if probe.ok {
             self.streak = 0;
@@ -123,6 +136,15 @@ impl PairState {
     pub fn is_sustained(&self, cutoff_ms: i64, failure_streak: u32) -> bool {
         self.is_fresh(cutoff_ms) && self.streak >= failure_streak
     }
+}
+
+/// How receipt times bound a pair's streak (§1b).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreakTiming {
+    /// A result following one received this long before starts a new streak.
+    pub stale_after_ms: i64,
+    /// Failures received closer together than this are one knock.
+    pub knock_gap_ms: i64,
 }
 
 /// A server's last self-report.
@@ -169,13 +191,9 @@ impl Evidence {
         entry_point: usize,
         probe: ProbeOutcome,
         received_ms: i64,
-        stale_after_ms: i64,
+        timing: StreakTiming,
     ) -> bool {
-        self.pairs[witness * self.entry_points + entry_point].apply(
-            probe,
-            received_ms,
-            stale_after_ms,
-        )
+        self.pairs[witness * self.entry_points + entry_point].apply(probe, received_ms, timing)
     }
 
     pub fn pair(&self, witness: usize, entry_point: usize) -> &PairState {
@@ -202,7 +220,15 @@ pub fn from_ms(ms: i64) -> DateTime<Utc> {
 mod tests {
     use super::*;
 
-    const STALE: i64 = 180_000;
+    const STALE: StreakTiming = StreakTiming {
+        stale_after_ms: 180_000,
+        knock_gap_ms: 0,
+    };
+    const GAP: i64 = 15_000;
+    const KNOCKS: StreakTiming = StreakTiming {
+        stale_after_ms: 180_000,
+        knock_gap_ms: GAP,
+    };
 
     fn fail(at_ms: i64) -> ProbeOutcome {
         ProbeOutcome {
@@ -238,7 +264,7 @@ mod tests {
         }
         assert_eq!(p.streak, 3);
         // The witness fell silent for longer than stale_after.
-        let back = 60_000 + STALE;
+        let back = 60_000 + STALE.stale_after_ms;
         assert!(p.apply(fail(back), back, STALE));
         assert_eq!(
             (p.streak, p.first_failure()),
@@ -251,7 +277,8 @@ mod tests {
     fn a_result_within_stale_after_continues_the_streak() {
         let mut p = PairState::default();
         assert!(p.apply(fail(0), 0, STALE));
-        assert!(p.apply(fail(STALE - 1), STALE - 1, STALE));
+        let last = STALE.stale_after_ms - 1;
+        assert!(p.apply(fail(last), last, STALE));
         assert_eq!((p.streak, p.first_failure()), (2, Some(0)));
     }
 
@@ -271,6 +298,38 @@ mod tests {
         assert!(!p.apply(fail(4), 11, STALE), "an older result");
         assert_eq!(p.streak, 1);
         assert_eq!(p.received_ms, 10);
+    }
+
+    #[test]
+    fn failures_received_within_the_knock_gap_are_one_knock() {
+        let mut p = PairState::default();
+        // Three reports in one burst: one knock.
+        for k in 0..3 {
+            assert!(p.apply(fail(k), 1_000 + k, KNOCKS));
+        }
+        assert_eq!((p.streak, p.received_ms, p.last_at_ms), (1, 1_000, 2));
+        // Still within the gap of the knock, however many come.
+        assert!(p.apply(fail(3), 1_000 + GAP - 1, KNOCKS));
+        assert_eq!(p.streak, 1);
+        // A gap later it is a second knock, then a third.
+        assert!(p.apply(fail(4), 1_000 + GAP, KNOCKS));
+        assert!(p.apply(fail(5), 1_000 + 2 * GAP, KNOCKS));
+        assert_eq!((p.streak, p.first_failure()), (3, Some(0)));
+    }
+
+    #[test]
+    fn a_success_within_the_knock_gap_still_resets_and_the_next_failure_counts() {
+        let mut p = PairState::default();
+        assert!(p.apply(fail(1), 1_000, KNOCKS));
+        let ok = ProbeOutcome {
+            at_ms: 2,
+            ok: true,
+            error: None,
+        };
+        assert!(p.apply(ok, 1_001, KNOCKS));
+        assert_eq!(p.streak, 0);
+        assert!(p.apply(fail(3), 1_002, KNOCKS));
+        assert_eq!(p.streak, 1, "the first failure after a success is a knock");
     }
 
     #[test]

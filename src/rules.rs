@@ -275,9 +275,7 @@ impl Evaluation {
                 }
             };
             self.reach[w * self.n + s] = reach;
-            // A failure towards a verifier means nothing (R4), so verifiers
-            // are not counted as targets.
-            if reach.probed() && !self.verifier[s] {
+            if reach.probed() && self.counts_as_target(evidence, s) {
                 probed += 1;
                 if reach.fails() {
                     failing += 1;
@@ -285,14 +283,60 @@ impl Evaluation {
             }
         }
         self.sustained[w] = sustained_pairs;
+        self.witnesses[w] = self.stats(w, fresh, probed, failing);
+    }
+
+    /// Whether witnesses' failures towards `s` count in their R1 figures:
+    /// a failure towards a verifier means nothing (R4), and failing to
+    /// reach a silent server says nothing about the witness (R1).
+    fn counts_as_target(&self, evidence: &Evidence, s: usize) -> bool {
+        !self.verifier[s] && self.is_fresh(evidence, s)
+    }
+
+    /// A witness's R1/R4 standing from its figures.
+    fn stats(&self, w: usize, fresh: bool, probed: u32, failing: u32) -> WitnessStats {
         let verifier = self.verifier[w];
-        self.witnesses[w] = WitnessStats {
+        WitnessStats {
             fresh,
             probed,
             failing,
             unreliable: fresh && !verifier && failing >= self.settings.unreliable_threshold(probed),
             suspended: fresh && verifier && probed >= 2 && failing == probed,
-        };
+        }
+    }
+
+    /// Server `t` became fresh or stale (its report arrived): every
+    /// witness that probes it counts it, or no longer does, in its R1
+    /// figures. A witness whose standing changes with that has its whole
+    /// row refreshed; otherwise only its figures (its own verdict) change.
+    fn retarget(&mut self, mesh: &Mesh, evidence: &Evidence, t: usize, affected: &mut [bool]) {
+        if self.verifier[t] {
+            return;
+        }
+        let counted = self.is_fresh(evidence, t);
+        for x in (0..self.n).filter(|&x| x != t) {
+            let reach = self.reach(x, t);
+            if !reach.probed() {
+                continue;
+            }
+            let old = self.witnesses[x];
+            let (probed, failing) = if counted {
+                (old.probed + 1, old.failing + u32::from(reach.fails()))
+            } else {
+                (
+                    old.probed.saturating_sub(1),
+                    old.failing.saturating_sub(u32::from(reach.fails())),
+                )
+            };
+            let new = self.stats(x, old.fresh, probed, failing);
+            let verifier = self.verifier[x];
+            if new.standing(verifier) == old.standing(verifier) {
+                self.witnesses[x] = new;
+                affected[x] = true;
+            } else {
+                self.refresh_row(mesh, evidence, x, affected);
+            }
+        }
     }
 
     fn reach(&self, w: usize, s: usize) -> Reach {
@@ -437,6 +481,13 @@ impl Evaluation {
             verifier_failures,
         } = g;
         let unreachable = quorum.failing >= self.settings.quorum;
+        // R4 needs a living server: its own report fresh and OK and, when
+        // voting witnesses probe it, one of them still reaching it. A
+        // crash or an outage is never a block (do no harm).
+        let alive = fresh
+            && report.is_some_and(|r| r.self_check.is_ok())
+            && (quorum.of == 0 || quorum.failing < quorum.of);
+        let blocked_by = if alive { blocked_by } else { Vec::new() };
         let entry_points: Vec<EntryPointVerdict> = mesh
             .entry_points_of(s)
             .zip(causes)
@@ -534,21 +585,25 @@ impl Evaluation {
         evidence: &mut Evidence,
         reports: impl IntoIterator<Item = WitnessReport<'a>>,
     ) -> (Vec<usize>, usize) {
-        let stale_after_ms = self.settings.stale_after_ms();
+        let timing = self.settings.streak_timing();
         let mut affected = vec![false; self.n];
         let mut applied = 0;
         for report in reports {
             let w = report.w;
+            let was_fresh = self.is_fresh(evidence, w);
             evidence.record_report(w, report.received_ms, report.self_check);
             let mut ordered: Vec<&(usize, ProbeOutcome)> = report.probes.iter().collect();
             ordered.sort_by_key(|(e, p)| (*e, p.at_ms));
             applied += ordered
                 .into_iter()
                 .filter(|&&(e, probe)| {
-                    evidence.apply_probe(w, e, probe, report.received_ms, stale_after_ms)
+                    evidence.apply_probe(w, e, probe, report.received_ms, timing)
                 })
                 .count();
             self.refresh_row(mesh, evidence, w, &mut affected);
+            if self.is_fresh(evidence, w) != was_fresh {
+                self.retarget(mesh, evidence, w, &mut affected);
+            }
         }
         let affected: Vec<usize> = (0..self.n).filter(|&s| affected[s]).collect();
         for &s in &affected {

@@ -66,6 +66,16 @@ impl Settings {
         i64::from(self.stale_after_s) * 1000
     }
 
+    /// How receipt times bound streaks: stale evidence starts a new
+    /// streak, and a pair grows by at most one knock per half a probe
+    /// interval of receipt time (§1b).
+    pub fn streak_timing(&self) -> crate::evidence::StreakTiming {
+        crate::evidence::StreakTiming {
+            stale_after_ms: self.stale_after_ms(),
+            knock_gap_ms: i64::from(self.probe_interval_s) * 500,
+        }
+    }
+
     /// R1's threshold: a witness failing to reach at least this many of the
     /// `n` servers it probes is unreliable.
     pub fn unreliable_threshold(&self, n: u32) -> u32 {

@@ -124,31 +124,31 @@ pub struct VerdictChange {
     pub conditions: Vec<ServerStatus>,
     /// The conditions before the change (empty for a first record).
     pub previous: Vec<ServerStatus>,
+    /// The conditions last recorded outside a maintenance window: what
+    /// the operator was last told of (equal to `previous` unless that was
+    /// in a window; empty when unknown).
+    #[serde(default)]
+    pub calm_previous: Vec<ServerStatus>,
     pub at: DateTime<Utc>,
 }
 
 impl VerdictChange {
     /// R4 started to hold with this change. Nothing is told while a
-    /// maintenance window holds; leaving one, a block that still holds is
-    /// told as new (the operator planned to be away from it).
+    /// maintenance window holds; leaving one, a block is told when it was
+    /// not holding before the window (one message per incident).
     pub fn became_blocked(&self) -> bool {
-        let previous: &[ServerStatus] = if self.previous.contains(&ServerStatus::Maintenance) {
-            &[]
-        } else {
-            &self.previous
-        };
         !self.conditions.contains(&ServerStatus::Maintenance)
             && self.conditions.contains(&ServerStatus::Blocked)
-            && !previous.contains(&ServerStatus::Blocked)
+            && !self.calm_previous.contains(&ServerStatus::Blocked)
     }
 
-    /// R4 stopped holding with this change (outside maintenance windows).
+    /// R4 stopped holding with this change, outside maintenance windows:
+    /// a block told before a window that cleared during it is told as
+    /// cleared when the window ends.
     pub fn block_cleared(&self) -> bool {
-        let calm = |c: &[ServerStatus]| !c.contains(&ServerStatus::Maintenance);
-        calm(&self.conditions)
-            && calm(&self.previous)
+        !self.conditions.contains(&ServerStatus::Maintenance)
             && !self.conditions.contains(&ServerStatus::Blocked)
-            && self.previous.contains(&ServerStatus::Blocked)
+            && self.calm_previous.contains(&ServerStatus::Blocked)
     }
 }
 

@@ -176,6 +176,9 @@ pub struct ServerCard {
     /// What the fresh reliable witnesses that probe it say, by country:
     /// who still reaches it and who fails to (R2's k).
     pub opinions: Vec<CountryOpinion>,
+    /// The routes that serve it as their best available: out of
+    /// rotation, it is still in their subscriptions (never-empty, §3).
+    pub best_available_of: Vec<RouteId>,
     /// Every other server the card names (causes, verifiers).
     pub named: Vec<ServerRef>,
     /// The verifiers that see its address blocked, and the fresh ones

@@ -42,7 +42,7 @@ async function signInDemo(page: Page) {
   await expect(page.getByRole('heading', { name: 'Servers' })).toBeVisible();
 }
 
-test('1. a server whose VPN service stops is unavailable and replaced on the user card', async ({ page, request }) => {
+test('1. a server whose VPN service stops is unavailable and replaced on the user card, and never blocked', async ({ page, request }) => {
   const alice = await api(request, '/api/v1/users/alice');
   const german = alice.servers.find((s: { server_id: string; in_subscription: boolean }) =>
     s.server_id.startsWith('de-') && s.in_subscription);
@@ -57,6 +57,21 @@ test('1. a server whose VPN service stops is unavailable and replaced on the use
   const row = serverRow(page, `${name} (DE)`);
   await expect(row).toContainText('Server unavailable');
   await expect(row).toContainText(/Replaced by .+ \(DE\)/);
+
+  // Do no harm: once every witness's streak (the verifier's included) is
+  // sustained, the stopped server is unreachable too, and never blocked.
+  await expect
+    .poll(async () => (await api(request, `/api/v1/servers/${german.server_id}`)).conditions,
+      { timeout: 90_000, intervals: [1000] })
+    .toEqual(['unavailable', 'unreachable']);
+  const stopped = await api(request, `/api/v1/servers/${german.server_id}`);
+  expect(stopped.blocked_on).toEqual([]);
+  await page.goto(`/servers/${german.server_id}`);
+  await expect(page.getByTestId('server-status')).toContainText('Server unavailable');
+  await expect(page.getByText('Address blocked')).toHaveCount(0);
+  await expect(page.getByText("this server's IP address")).toHaveCount(0);
+  const runs = await api(request, `/api/v1/actions/runs?server_id=${german.server_id}`);
+  expect(runs.filter((r: { event: string }) => r.event === 'blocked')).toEqual([]);
   expect(errors).toEqual([]);
 
   await fault(request, { fault: 'service_down', server: german.server_id, active: false });

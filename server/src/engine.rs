@@ -16,6 +16,7 @@
 mod broadcaster;
 mod clock;
 mod evaluator;
+mod fault_alert;
 mod per_fleet;
 mod read_model;
 mod replication;
@@ -26,7 +27,7 @@ mod ticker;
 pub use broadcaster::Broadcaster;
 pub use clock::{Clock, ManualClock};
 pub use evaluator::{Evaluator, CHANGES_RECORDED, FLEET_CHANGED, REPORTS_STORED, SETTINGS_CHANGED};
-pub use read_model::{Endpoints, KeptUser, ReadModel};
+pub use read_model::{CardEvidence, Endpoints, KeptUser, ReadModel};
 pub use replication::Replication;
 pub use serving::{server_ref, server_ref_at, Serving};
 pub use snapshot::SharedSnapshot;

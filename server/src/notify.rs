@@ -103,7 +103,15 @@ pub fn for_changes(
         (BlockEvent::Cleared, cleared, returned),
     ] {
         if moved > half && group.len() > 1 {
-            out.push(fleet_wide(lang, event, &group, moved, mesh.server_count()));
+            let others = moved_without_message(changes, event, &group, mesh, lang);
+            out.push(fleet_wide(
+                lang,
+                event,
+                &group,
+                &others,
+                moved,
+                mesh.server_count(),
+            ));
         } else {
             out.extend(group);
         }
@@ -132,22 +140,63 @@ fn returned_to_rotation(c: &VerdictChange) -> bool {
     !out_of_rotation(&c.conditions) && out_of_rotation(&c.previous)
 }
 
-/// One message for many servers, filed under the first of them.
+/// The servers that moved with `event` but have no message of their own
+/// in `group` (they left rotation for another reason, or returned from
+/// one), each as "Name (id): status".
+fn moved_without_message(
+    changes: &[VerdictChange],
+    event: BlockEvent,
+    group: &[NewNotification],
+    mesh: &Mesh,
+    lang: Lang,
+) -> Vec<String> {
+    let moved = |c: &VerdictChange| match event {
+        BlockEvent::Started => left_rotation(c),
+        BlockEvent::Cleared => returned_to_rotation(c),
+    };
+    changes
+        .iter()
+        .filter(|c| moved(c))
+        .filter(|c| {
+            !group
+                .iter()
+                .any(|n| n.server_id.as_ref() == Some(&c.server))
+        })
+        .map(|c| {
+            let name = mesh
+                .server_index(&c.server)
+                .map_or_else(|| c.server.to_string(), |s| mesh.server(s).name.clone());
+            format!("{name} ({}): {}", c.server, lang.status(c.status))
+        })
+        .collect()
+}
+
+/// One message for many servers, filed under the first of them. It names
+/// every server it folds, and carries each folded message whole (the
+/// addresses and the advice of each block), so that nothing is lost.
 fn fleet_wide(
     lang: Lang,
     event: BlockEvent,
     group: &[NewNotification],
+    others: &[String],
     moved: usize,
     fleet: usize,
 ) -> NewNotification {
     let subjects: Vec<String> = group.iter().map(|n| n.subject.clone()).collect();
     let notice = lang.fleet_wide_notice(event, moved, fleet, &subjects);
+    let mut body = notice.body;
+    for other in others {
+        body.push_str(&format!("- {other}\n"));
+    }
+    for message in group {
+        body.push_str(&format!("\n{}\n\n{}", message.subject, message.body));
+    }
     NewNotification {
         kind: kind_of(event),
         server_id: group.first().and_then(|n| n.server_id.clone()),
         target: Target::Nowhere,
         subject: notice.subject,
-        body: notice.body,
+        body,
     }
 }
 
@@ -308,6 +357,7 @@ mod tests {
             status: now[0],
             conditions: now.to_vec(),
             previous: before.to_vec(),
+            calm_previous: before.to_vec(),
             at: chrono::Utc::now(),
         }
     }
@@ -417,6 +467,42 @@ mod tests {
         );
         assert!(out[0].body.contains("S3 (s3)"), "{}", out[0].body);
         assert!(!out[0].body.contains('\\'), "{}", out[0].body);
+    }
+
+    #[test]
+    fn a_fold_names_every_server_it_folds_and_keeps_every_block_message_whole() {
+        let m = mesh(6);
+        let unavailable = |i| change(i, &[ServerStatus::Unavailable], &[ServerStatus::Healthy]);
+        let changes = vec![blocked(0), blocked(1), unavailable(2), unavailable(3)];
+        let out = for_changes(
+            &changes,
+            &m,
+            &verdicts(&m),
+            &endpoints(6),
+            Lang::En,
+            &targets()[..1],
+        );
+        assert_eq!(out.len(), 1, "{out:?}");
+        let body = &out[0].body;
+        assert!(body.contains("4 of your 6 servers left rotation"), "{body}");
+        for named in ["S2 (s2): Server unavailable", "S3 (s3): Server unavailable"] {
+            assert!(body.contains(named), "{named} in {body}");
+        }
+        for i in 0..2 {
+            let alone = for_changes(
+                &[blocked(i)],
+                &m,
+                &verdicts(&m),
+                &endpoints(6),
+                Lang::En,
+                &targets()[..1],
+            );
+            assert!(body.contains(&alone[0].subject), "{body}");
+            assert!(
+                body.contains(&alone[0].body),
+                "block {i}'s message is whole in {body}"
+            );
+        }
     }
 
     #[test]

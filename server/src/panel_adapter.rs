@@ -3,7 +3,7 @@
 //! (settings and verifier changes) and the store.
 
 use crate::card_cache::{CardCache, HISTORY_DAYS};
-use crate::engine::{server_ref, server_ref_at, Clock, Evaluator, ReadModel};
+use crate::engine::{server_ref, server_ref_at, CardEvidence, Clock, Evaluator, ReadModel};
 use crate::secrets::{self, TokenHash};
 use crate::store::{Store, StoreError};
 use app::backend::{BackendError, PanelBackend, PasswordChange};
@@ -155,7 +155,13 @@ impl PanelBackend for PanelAdapter {
             .read(&self.store, id, written, now)
             .await
             .map_err(backend_error)?;
-        let Some((mesh, verdict, opinions)) = self.read_model.server_card(id) else {
+        let Some(CardEvidence {
+            mesh,
+            verdict,
+            opinions,
+            best_available_of,
+        }) = self.read_model.server_card(id)
+        else {
             return Ok(None);
         };
         let reference = |id: &ServerId| server_ref(&mesh, id);
@@ -199,6 +205,7 @@ impl PanelBackend for PanelAdapter {
             server: (*server).clone(),
             stale_after_s: self.read_model.settings().stale_after_s,
             opinions,
+            best_available_of,
             named: named.iter().filter_map(reference).collect(),
             blocked_on: mesh.on_networks(&verdict.blocked_by),
             still_reached_by: mesh.on_networks(&verdict.still_reached_by),

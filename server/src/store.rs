@@ -212,6 +212,7 @@ delegate! {
     fn endpoints(&self) -> Result<HashMap<EntryPointId, Endpoint>, StoreError>;
     fn apply_fleet(&self, fleet: &Fleet) -> Result<GeneratedTokens, StoreError>;
     fn latest_conditions(&self) -> Result<HashMap<ServerId, Vec<ServerStatus>>, StoreError>;
+    fn latest_calm_conditions(&self) -> Result<HashMap<ServerId, Vec<ServerStatus>>, StoreError>;
     fn record_changes(&self, changes: &[VerdictChange], notifications: &[NewNotification], runs: &[NewActionRun]) -> Result<(), StoreError>;
     fn status_changes_since(&self, server: &ServerId, since: DateTime<Utc>) -> Result<Vec<(DateTime<Utc>, ServerStatus)>, StoreError>;
     fn fleet_changes_since(&self, since: DateTime<Utc>) -> Result<Vec<(ServerId, DateTime<Utc>, ServerStatus)>, StoreError>;

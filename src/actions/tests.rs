@@ -91,6 +91,11 @@ fn change(previous: &[ServerStatus], conditions: &[ServerStatus]) -> VerdictChan
         status: conditions[0],
         conditions: conditions.to_vec(),
         previous: previous.to_vec(),
+        calm_previous: if previous.contains(&ServerStatus::Maintenance) {
+            Vec::new()
+        } else {
+            previous.to_vec()
+        },
         at: Utc
             .with_ymd_and_hms(2026, 12, 4, 12, 0, 0)
             .single()

@@ -3,7 +3,7 @@
 //! one success resets a streak.
 
 use crate::balance::assign;
-use crate::evidence::{Evidence, PairState, ProbeError, ProbeOutcome, SelfCheck};
+use crate::evidence::{Evidence, PairState, ProbeError, ProbeOutcome, SelfCheck, StreakTiming};
 use crate::ids::{EntryPointId, RouteId, ServerId, UserId};
 use crate::mesh::{Mesh, MeshRoute, MeshServer};
 use crate::rules::{evaluate, WitnessReport};
@@ -13,6 +13,12 @@ use proptest::prelude::*;
 
 const NOW: i64 = 1_800_000_000_000;
 const STALE_MS: i64 = 180_000;
+/// The scenarios' results of one pair arrive together and stand for
+/// separate rounds: the knock gap has its own property below.
+const TIMING: StreakTiming = StreakTiming {
+    stale_after_ms: STALE_MS,
+    knock_gap_ms: 0,
+};
 
 #[derive(Debug, Clone)]
 enum ReportKind {
@@ -134,7 +140,7 @@ fn build(s: &Scenario) -> (Mesh, Evidence) {
                 NOW - stale_ms - 5
             };
             for (k, ok) in sequence.iter().enumerate() {
-                evidence.apply_probe(w, e, outcome(k as i64, *ok), received, stale_ms);
+                evidence.apply_probe(w, e, outcome(k as i64, *ok), received, TIMING);
             }
         }
     }
@@ -303,7 +309,54 @@ proptest! {
         evidence.record_report(target, NOW - s.settings.stale_after_ms() - 1, ok_check());
         let silent = evaluate(&mesh, &evidence, &s.settings, NOW).verdicts()[target].clone();
         prop_assert!(silent.has(ServerStatus::NoData));
-        prop_assert_eq!(silent.in_rotation, speaking.in_rotation, "silence changed rotation");
+        // Only the witnesses' votes (R2) take a silent server out: its
+        // silence no longer excuses them (R1), it never counts by itself.
+        if !silent.in_rotation {
+            prop_assert!(
+                silent.has(ServerStatus::Unreachable),
+                "silence took {} out (it was in rotation: {})",
+                silent.server,
+                speaking.in_rotation
+            );
+        }
+    }
+
+    #[test]
+    fn no_block_without_a_fresh_ok_self_report(s in scenario()) {
+        let (mesh, evidence) = build(&s);
+        let cutoff = NOW - s.settings.stale_after_ms();
+        for (i, v) in evaluate(&mesh, &evidence, &s.settings, NOW).verdicts().iter().enumerate() {
+            if v.has(ServerStatus::Blocked) || !v.blocked_by.is_empty() {
+                let report = evidence.report(i);
+                prop_assert!(
+                    report.is_some_and(|r| r.received_ms > cutoff && r.self_check.is_ok()),
+                    "{} is blocked without a fresh OK self-report",
+                    v.server
+                );
+                prop_assert!(
+                    v.quorum.of == 0 || v.quorum.failing < v.quorum.of,
+                    "{} is blocked while every witness that probes it fails it",
+                    v.server
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_burst_of_failures_is_one_knock(
+        gap_s in 1i64..120,
+        offsets in prop::collection::vec(0i64..1_000_000, 1..20),
+    ) {
+        let timing = StreakTiming { stale_after_ms: STALE_MS, knock_gap_ms: gap_s * 500 };
+        let mut offsets = offsets;
+        offsets.sort_unstable();
+        let mut pair = PairState::default();
+        for (k, offset) in offsets.iter().enumerate() {
+            // Every result of the burst arrives within one knock gap.
+            let received = NOW + offset % timing.knock_gap_ms;
+            pair.apply(outcome(k as i64, false), received, timing);
+        }
+        prop_assert_eq!(pair.streak, 1);
     }
 
     #[test]
@@ -341,9 +394,9 @@ proptest! {
     fn one_success_resets_a_streak(sequence in prop::collection::vec(any::<bool>(), 0..20)) {
         let mut pair = PairState::default();
         for (k, ok) in sequence.iter().enumerate() {
-            pair.apply(outcome(k as i64, *ok), 0, STALE_MS);
+            pair.apply(outcome(k as i64, *ok), 0, TIMING);
         }
-        pair.apply(outcome(100, true), 0, STALE_MS);
+        pair.apply(outcome(100, true), 0, TIMING);
         prop_assert_eq!(pair.streak, 0);
         prop_assert_eq!(pair.first_failure(), None);
     }

@@ -208,6 +208,25 @@ fn the_new_streak_since_is_the_time_of_its_first_failure_after_the_silence() {
     assert_eq!(status(&w, "de-1"), EntryPointsUnavailable);
 }
 
+#[test]
+fn a_streak_grows_by_at_most_one_knock_per_half_probe_interval_of_receipt_time() {
+    let mut w = healthy_five();
+    let gap = w.settings.streak_timing().knock_gap_ms;
+    // A burst of three reports (a leaked token): one knock.
+    for k in 0..3 {
+        w.probe_received("de-2", "de-1", false, w.now + k * 1_000);
+    }
+    let e = w.mesh.entry_points_of(w.index("de-1")).start;
+    assert_eq!(w.evidence.pair(w.index("de-2"), e).streak, 1);
+    assert_eq!(status(&w, "de-1"), Healthy);
+    // The same three results received half a probe interval apart: a streak.
+    let mut w = healthy_five();
+    for k in 0..3 {
+        w.probe_received("de-2", "de-1", false, w.now - 2 * gap + k * gap);
+    }
+    assert_eq!(status(&w, "de-1"), EntryPointsUnavailable);
+}
+
 // Whole-fleet faults
 
 #[test]
@@ -298,6 +317,74 @@ fn a_witness_failing_one_server_is_not_unreliable() {
         "max(2, …): one failure is never enough"
     );
     assert_eq!(status(&w, "de-1"), EntryPointsUnavailable);
+}
+
+#[test]
+fn failing_to_reach_silent_servers_says_nothing_about_the_witness() {
+    const TEN: [(&str, &str); 10] = [
+        ("de-1", "DE"),
+        ("de-2", "DE"),
+        ("nl-1", "NL"),
+        ("nl-2", "NL"),
+        ("fi-1", "FI"),
+        ("fi-2", "FI"),
+        ("us-1", "US"),
+        ("us-2", "US"),
+        ("jp-1", "JP"),
+        ("jp-2", "JP"),
+    ];
+    let mut w = world(&TEN);
+    w.healthy();
+    let (dark, survivors) = TEN.split_at(5);
+    // Half the fleet goes dark: its reports stop and every probe of it fails.
+    for (id, _) in dark {
+        w.report_at(id, w.now - w.settings.stale_after_ms(), true, true);
+    }
+    for (witness, _) in survivors {
+        for (target, _) in dark {
+            w.probe(witness, target, false, 3);
+        }
+    }
+    for (id, _) in survivors {
+        let v = w.verdict(id);
+        assert_eq!(
+            v.unreliable_witness, None,
+            "{id}: n counts only fresh targets, none of which it fails"
+        );
+    }
+    for (id, _) in dark {
+        let v = w.verdict(id);
+        assert_eq!(v.conditions, vec![Unreachable, NoData], "{id}");
+        assert_eq!((v.quorum.failing, v.quorum.of), (5, 5));
+        assert!(!v.in_rotation, "{id}: the survivors' votes take it out");
+    }
+}
+
+#[test]
+fn a_silent_server_coming_back_counts_again_in_its_witnesses_figures() {
+    let mut w = healthy_five();
+    w.report_at("nl-1", w.now - w.settings.stale_after_ms(), true, true);
+    for target in ["de-1", "nl-1"] {
+        w.probe("us-1", target, false, 3);
+    }
+    assert_eq!(
+        w.verdict("us-1").unreliable_witness,
+        None,
+        "1 of 3 fresh targets"
+    );
+    // nl-1 reports again (the incremental path, as the panel takes it).
+    let mut eval = w.evaluation();
+    let nl = w.index("nl-1");
+    let check = crate::evidence::SelfCheck {
+        listener_ok: true,
+        service_ok: true,
+        detail: None,
+    };
+    eval.apply_report(&w.mesh, &mut w.evidence, nl, w.now, check, &[]);
+    let us = &eval.verdicts()[w.index("us-1")];
+    let figure = us.unreliable_witness.expect("2 of 4 fresh targets");
+    assert_eq!((figure.failing, figure.of), (2, 4));
+    assert_eq!(eval.verdicts(), w.evaluation().verdicts());
 }
 
 // R2 — unreachable by quorum
@@ -559,6 +646,70 @@ fn a_stale_verifier_blocks_nothing() {
     assert_eq!(status(&w, "de-1"), Healthy);
 }
 
+// R4 — a block needs a living server (do no harm)
+
+#[test]
+fn a_block_holds_only_while_the_server_s_own_report_is_fresh_and_ok() {
+    let mut w = with_verifier();
+    w.probe("ir-1", "de-1", false, 3);
+    assert_eq!(status(&w, "de-1"), Blocked);
+    w.report_at("de-1", w.now, true, false);
+    let v = w.verdict("de-1");
+    assert_eq!(v.conditions, vec![Unavailable], "its VPN service stopped");
+    assert!(v.blocked_by.is_empty(), "no blocked_on entry, no message");
+    w.report_at("de-1", w.now - w.settings.stale_after_ms(), true, true);
+    let v = w.verdict("de-1");
+    assert!(v.blocked_by.is_empty(), "a silent server is not blocked");
+    assert!(!v.has(Blocked));
+    w.report_at("de-1", w.now, true, true);
+    assert_eq!(status(&w, "de-1"), Blocked, "alive again: blocked again");
+}
+
+#[test]
+fn a_server_unreachable_from_every_witness_that_probes_it_is_not_blocked() {
+    let mut w = with_verifier();
+    for witness in ["de-2", "nl-1", "fi-1", "ir-1"] {
+        w.probe(witness, "de-1", false, 3);
+    }
+    let v = w.verdict("de-1");
+    assert_eq!(v.conditions, vec![Unreachable], "an outage, not a block");
+    assert!(v.blocked_by.is_empty());
+}
+
+#[test]
+fn a_block_holds_while_one_fresh_reliable_witness_still_reaches_the_server() {
+    let mut w = with_verifier();
+    w.probe("ir-1", "de-1", false, 3);
+    w.probe("de-2", "de-1", false, 3);
+    w.probe("nl-1", "de-1", false, 3);
+    // fi-1 still reaches it.
+    let v = w.verdict("de-1");
+    assert!(v.has(Blocked));
+    assert_eq!(v.blocked_by, vec![sid("ir-1")]);
+}
+
+#[test]
+fn witnesses_inside_the_censored_network_failing_with_the_verifier_do_not_stop_a_block() {
+    // de-2 and nl-1 sit in the censored network: they fail de-1 with the
+    // verifier. R2 holds and shows first; the block still holds and is told.
+    let mut w = with_verifier();
+    w.probe("ir-1", "de-1", false, 3);
+    w.probe("de-2", "de-1", false, 3);
+    w.probe("nl-1", "de-1", false, 3);
+    let v = w.verdict("de-1");
+    assert_eq!(v.status, Unreachable, "R5: unreachable shows first");
+    assert_eq!(v.conditions, vec![Unreachable, Blocked]);
+    assert_eq!(v.blocked_by, vec![sid("ir-1")]);
+}
+
+#[test]
+fn a_server_no_voting_witness_probes_is_blocked_on_the_verifier_s_word_alone() {
+    let mut w = world_with(&[("de-1", "DE", false, 1), ("ir-1", "IR", true, 1)]);
+    w.healthy();
+    w.probe("ir-1", "de-1", false, 3);
+    assert_eq!(status(&w, "de-1"), Blocked);
+}
+
 // §6 — verifiers per network: R4 per verifier, and who still reaches it
 
 fn with_two_verifiers() -> World {
@@ -608,15 +759,23 @@ fn a_stale_verifier_is_not_said_to_reach_anything() {
 
 #[test]
 fn the_status_is_the_top_condition_and_every_condition_is_listed() {
+    // Unreachable by quorum (de-2, nl-1), blocked (ir-1) while fi-1 still
+    // reaches it, and a pair mark of its second entry point from fi-1.
     let mut w = with_verifier();
+    w.probe("de-2", "de-1", false, 3);
+    w.probe("nl-1", "de-1", false, 3);
     w.probe("ir-1", "de-1", false, 3);
-    w.probe("fi-1", "de-1", false, 3);
+    w.probe_one("fi-1", "de-1", 1, false, 3);
+    let v = w.verdict("de-1");
+    assert_eq!(v.status, Unreachable);
+    assert_eq!(v.conditions, vec![Unreachable, Blocked]);
     w.report_at("de-1", w.now, false, true);
     let v = w.verdict("de-1");
     assert_eq!(v.status, Unavailable);
     assert_eq!(
         v.conditions,
-        vec![Unavailable, Blocked, EntryPointsUnavailable]
+        vec![Unavailable, Unreachable],
+        "a crash is never a block"
     );
 }
 
@@ -629,10 +788,11 @@ fn no_data_ranks_below_blocked_and_above_pair_marks() {
         w.verdict("de-2").conditions,
         vec![NoData, EntryPointsUnavailable]
     );
+    w.report_at("de-2", w.now, true, true);
     w.probe("ir-1", "de-2", false, 3);
     assert_eq!(
         w.verdict("de-2").conditions,
-        vec![Blocked, NoData, EntryPointsUnavailable]
+        vec![Blocked, EntryPointsUnavailable]
     );
 }
 
@@ -874,14 +1034,31 @@ mod maintenance {
         }
     }
 
-    fn change(previous: &[ServerStatus], conditions: &[ServerStatus]) -> VerdictChange {
+    /// A change whose previous conditions were in a window (then the
+    /// calm ones before it are `calm`) or not (then they are the calm ones).
+    fn change_after(
+        calm: &[ServerStatus],
+        previous: &[ServerStatus],
+        conditions: &[ServerStatus],
+    ) -> VerdictChange {
         VerdictChange {
             server: sid("de-1"),
             status: conditions[0],
             conditions: conditions.to_vec(),
             previous: previous.to_vec(),
+            calm_previous: calm.to_vec(),
             at: from_ms(NOW),
         }
+    }
+
+    /// A change with nothing told before a window.
+    fn change(previous: &[ServerStatus], conditions: &[ServerStatus]) -> VerdictChange {
+        let calm = if previous.contains(&Maintenance) {
+            &[][..]
+        } else {
+            previous
+        };
+        change_after(calm, previous, conditions)
     }
 
     #[test]
@@ -901,5 +1078,20 @@ mod maintenance {
         assert!(change(&[Maintenance], &[Blocked]).became_blocked());
         assert!(!change(&[Maintenance, Blocked], &[Healthy]).block_cleared());
         assert!(!change(&[Maintenance], &[Healthy]).became_blocked());
+    }
+
+    #[test]
+    fn a_block_told_before_a_window_that_cleared_in_it_is_told_cleared_when_it_ends() {
+        let told = [Blocked];
+        assert!(!change_after(&told, &[Maintenance, Blocked], &[Maintenance]).block_cleared());
+        assert!(change_after(&told, &[Maintenance], &[Healthy]).block_cleared());
+        assert!(change_after(&told, &[Maintenance, Blocked], &[Healthy]).block_cleared());
+    }
+
+    #[test]
+    fn a_block_told_before_a_window_and_still_holding_after_it_is_not_told_again() {
+        let told = [Blocked];
+        assert!(!change_after(&told, &[Maintenance, Blocked], &[Blocked]).became_blocked());
+        assert!(!change_after(&told, &[Maintenance, Blocked], &[Blocked]).block_cleared());
     }
 }

@@ -1,7 +1,7 @@
 //! A small fleet to state rules against: each server has one entry point
 //! (`<id>-ep`, or more with `entry_points`) and one route per country.
 
-use crate::evidence::{Evidence, ProbeError, ProbeOutcome, SelfCheck};
+use crate::evidence::{Evidence, ProbeError, ProbeOutcome, SelfCheck, StreakTiming};
 use crate::ids::{EntryPointId, RouteId, ServerId};
 use crate::mesh::{Mesh, MeshRoute, MeshServer};
 use crate::rules::{evaluate, Evaluation};
@@ -98,16 +98,42 @@ impl World {
         }
     }
 
+    /// One result received now. The helpers' results stand for probe
+    /// rounds each received a probe interval apart, so the knock gap is
+    /// not applied to them; [`World::probe_received`] applies it.
     fn probe_entry_point(&mut self, w: usize, e: usize, ok: bool) {
+        let timing = StreakTiming {
+            knock_gap_ms: 0,
+            ..self.settings.streak_timing()
+        };
+        self.apply_result(w, e, ok, self.now, timing);
+    }
+
+    fn apply_result(
+        &mut self,
+        w: usize,
+        e: usize,
+        ok: bool,
+        received_ms: i64,
+        timing: StreakTiming,
+    ) {
         self.agent_clock += 1_000;
         let probe = ProbeOutcome {
             at_ms: self.agent_clock,
             ok,
             error: (!ok).then_some(ProbeError::Timeout),
         };
-        let stale_after = self.settings.stale_after_ms();
-        self.evidence
-            .apply_probe(w, e, probe, self.now, stale_after);
+        self.evidence.apply_probe(w, e, probe, received_ms, timing);
+    }
+
+    /// `witness` probes every entry point of `target` once, the result
+    /// received at `received_ms`, under the settings' receipt-time rules.
+    pub fn probe_received(&mut self, witness: &str, target: &str, ok: bool, received_ms: i64) {
+        let (w, t) = (self.index(witness), self.index(target));
+        let timing = self.settings.streak_timing();
+        for e in self.mesh.entry_points_of(t) {
+            self.apply_result(w, e, ok, received_ms, timing);
+        }
     }
 
     /// `witness` probes every entry point of `target` `times` times.

@@ -47,6 +47,11 @@ impl ManualClock {
         Utc::now() + chrono::Duration::milliseconds(self.ahead_ms.load(Ordering::SeqCst))
     }
 
+    /// How far the time has been moved on.
+    pub fn ahead(&self) -> chrono::Duration {
+        chrono::Duration::milliseconds(self.ahead_ms.load(Ordering::SeqCst))
+    }
+
     /// Moves the time on by `by`.
     pub fn advance(&self, by: Duration) {
         let by = i64::try_from(by.as_millis()).unwrap_or(i64::MAX);

@@ -10,6 +10,7 @@ mod following;
 mod ingest;
 
 use super::clock::Clock;
+use super::fault_alert::FaultAlert;
 use super::snapshot::{SharedSnapshot, Snapshot};
 use crate::store::{NewNotification, PairRow, Store, StoreError};
 use crate::telemetry::Metrics;
@@ -50,9 +51,14 @@ struct Ledger {
     applied_seq: i64,
     /// The conditions last recorded in the status history, per server.
     recorded: HashMap<ServerId, Vec<ServerStatus>>,
-    /// A whole-fleet fault holds and the operator was told (once per
-    /// incident; one holding at start-up was told before).
-    witness_fault_told: bool,
+    /// ... and the last recorded outside a maintenance window: what the
+    /// operator was last told of (a block that cleared during a window is
+    /// told as cleared when it ends).
+    calm: HashMap<ServerId, Vec<ServerStatus>>,
+    /// Whether the operator was told of the whole-fleet fault (once per
+    /// fault, a flapping one included; one holding at start-up was told
+    /// before).
+    witness_fault: FaultAlert,
     /// The number of the last status change in the history that this
     /// replica knows of (a replica that does not evaluate tells its live
     /// pages of the ones after it).
@@ -134,7 +140,7 @@ async fn restore(store: &Store, settings: &Settings) -> Result<Restored, StoreEr
         };
         let (resolved, _) = resolve(&mesh, &probes);
         for (e, probe) in newest_per_entry_point(resolved) {
-            if evidence.apply_probe(w, e, probe, pending.received_ms, settings.stale_after_ms()) {
+            if evidence.apply_probe(w, e, probe, pending.received_ms, settings.streak_timing()) {
                 dirty.insert(w, e);
             }
         }
@@ -170,7 +176,8 @@ impl Evaluator {
             dirty: restored.dirty,
             applied_seq: restored.applied_seq,
             recorded: store.latest_conditions().await?,
-            witness_fault_told: evaluation.witness_fault().is_some(),
+            calm: store.latest_calm_conditions().await?,
+            witness_fault: FaultAlert::at_start(evaluation.witness_fault().is_some()),
             last_change,
         };
         let fleet_version = u64::try_from(clock.now_ms()).unwrap_or(1);
@@ -256,20 +263,29 @@ impl Evaluator {
                     status: v.status,
                     conditions: v.conditions.clone(),
                     previous: previous.cloned().unwrap_or_default(),
+                    calm_previous: ledger.calm.get(&v.server).cloned().unwrap_or_default(),
                     at,
                 })
             })
             .collect()
     }
 
-    /// A whole-fleet fault the operator has not been told of yet (then it
-    /// counts as told); `None` otherwise. Once it ends, the next one is a
-    /// new incident.
+    /// A whole-fleet fault the operator has not been told of yet; `None`
+    /// otherwise. It counts as told once [`Evaluator::witness_fault_told`]
+    /// says its message is queued.
     pub fn witness_fault_to_tell(&self) -> Option<WitnessFault> {
         let state = self.snapshot.read();
         let fault = state.evaluation.witness_fault();
-        let told = std::mem::replace(&mut self.ledger().witness_fault_told, fault.is_some());
-        fault.filter(|_| !told)
+        let due = self
+            .ledger()
+            .witness_fault
+            .due(fault.is_some(), self.clock.now_ms());
+        fault.filter(|_| due)
+    }
+
+    /// The whole-fleet fault's message is queued.
+    pub fn witness_fault_told(&self) {
+        self.ledger().witness_fault.told();
     }
 
     /// Writes the changes to the status history, with the notifications
@@ -290,6 +306,9 @@ impl Evaluator {
             ledger
                 .recorded
                 .insert(c.server.clone(), c.conditions.clone());
+            if !c.conditions.contains(&ServerStatus::Maintenance) {
+                ledger.calm.insert(c.server.clone(), c.conditions.clone());
+            }
             state.mark_written(&c.server);
         }
         Ok(())

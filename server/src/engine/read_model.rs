@@ -90,7 +90,7 @@ impl ReadModel {
 
     /// One server's verdict and what the fresh reliable witnesses that
     /// probe it say, by country (for its card only).
-    pub fn server_card(&self, id: &ServerId) -> Option<(Arc<Mesh>, Verdict, Vec<CountryOpinion>)> {
+    pub fn server_card(&self, id: &ServerId) -> Option<CardEvidence> {
         // One lock: the index must belong to the evaluation it reads.
         let state = self.snapshot.read();
         let (i, verdict) = state.verdict(id)?;
@@ -104,7 +104,24 @@ impl ReadModel {
             .filter_map(|id| mesh.server_index(id))
             .map(witness);
         let opinions = CountryOpinion::group(mesh.countries(), reaching, failing);
-        Some((mesh.clone(), verdict.clone(), opinions))
+        let verdicts = state.evaluation.verdicts();
+        let best_available_of = mesh
+            .server(i)
+            .routes
+            .iter()
+            .filter(|route| {
+                mesh.route_index(route)
+                    .and_then(|r| meshwatch::balance::route_fallback(mesh, verdicts, r))
+                    == Some(i)
+            })
+            .cloned()
+            .collect();
+        Some(CardEvidence {
+            mesh: mesh.clone(),
+            verdict: verdict.clone(),
+            opinions,
+            best_available_of,
+        })
     }
 
     /// Most witnesses can't reach most servers, as of the last evaluation.
@@ -227,4 +244,14 @@ impl ReadModel {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((version, matrix.clone()));
         matrix
     }
+}
+
+/// What the server card takes from one evaluation.
+pub struct CardEvidence {
+    pub mesh: Arc<Mesh>,
+    pub verdict: Verdict,
+    pub opinions: Vec<CountryOpinion>,
+    /// The routes that serve it as their best available (every server of
+    /// the route is out of rotation: the route is never emptied).
+    pub best_available_of: Vec<meshwatch::RouteId>,
 }

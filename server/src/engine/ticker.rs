@@ -128,12 +128,18 @@ impl Ticker {
                 self.store.queue_notifications(&messages).await
             };
             match queued.await {
-                Ok(()) => tracing::warn!(
+                Ok(()) => {
+                    self.evaluator.witness_fault_told();
+                    tracing::warn!(
                     unreliable = fault.unreliable,
                     witnesses = fault.witnesses,
                     "most witnesses can't reach most servers: the witnesses' network is probably down"
-                ),
-                Err(err) => tracing::error!(error = %err, "cannot queue the whole-fleet fault notification"),
+                    )
+                }
+                // Not told: the next tick tries again.
+                Err(err) => {
+                    tracing::error!(error = %err, "cannot queue the whole-fleet fault notification")
+                }
             }
         }
         if !changes.is_empty() {

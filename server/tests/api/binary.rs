@@ -346,6 +346,16 @@ async fn acknowledged_reports_survive_kill_9() {
                 .expect("sent")
         }
     };
+    // One knock is a streak: the binary runs on the system's clock, and
+    // the knocks of one pair are half a probe interval apart at least.
+    let settings = http
+        .put(format!("{}/api/v1/settings", panel.address))
+        .bearer_auth(admin)
+        .json(&json!({"failure_streak": 1}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(settings.status(), 200);
     let de_token: &'static str = Box::leak(de_token.into_boxed_str());
     let quiet = json!({"report_id": "00000000-0000-4000-8000-000000000009", "agent_version": "0.1.0",
                        "sent_at": "2026-12-02T09:01:00Z", "self_check": {"listener_ok": true, "service_ok": true}});
@@ -353,7 +363,7 @@ async fn acknowledged_reports_survive_kill_9() {
         post(panel.address.clone(), de_token, quiet).await.status(),
         202
     );
-    // Three failed knocks, one report each (a report counts one per pair).
+    // Three failed results, one report each: one knock, sent three times.
     let mut first_ack = Value::Null;
     let mut failing = Value::Null;
     for k in 0..3u32 {

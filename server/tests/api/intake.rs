@@ -2,7 +2,9 @@
 //! clocks that lie, one report that wants to be a whole streak, scripts in
 //! other languages, floods, and servers that leave the fleet.
 
-use crate::agent::{all_report, fleet, get, get_response, knock, post, probes, report, uuid};
+use crate::agent::{
+    all_report, fleet, get, get_response, knock, next_round, post, probes, report, uuid,
+};
 use crate::helpers::{error_code, spawn_app, spawn_app_with_manual_clock, TestApp, ADMIN_TOKEN};
 use chrono::{Duration, SecondsFormat, Utc};
 use serde_json::{json, Value};
@@ -59,7 +61,7 @@ async fn put_settings(app: &TestApp, body: Value) {
 async fn a_failed_knock_after_silence_does_not_continue_the_old_streak() {
     let app = spawn_app_with_manual_clock().await;
     let tokens = fleet(&app).await;
-    put_settings(&app, json!({"stale_after_s": 2})).await;
+    put_settings(&app, json!({"stale_after_s": 2, "probe_interval_s": 1})).await;
     all_report(&app, &tokens, 100).await;
     knock(&app, &tokens["nl-1"], 1, "de-1-ep", false, 0, 3).await;
     assert_eq!(status(&app, "de-1").await, "entry_points_unavailable");
@@ -72,6 +74,7 @@ async fn a_failed_knock_after_silence_does_not_continue_the_old_streak() {
         "healthy",
         "one failed knock after stale evidence means nothing"
     );
+    next_round(&app).await;
     knock(&app, &tokens["nl-1"], 3, "de-1-ep", false, 4, 2).await;
     let view = get(&app, "/api/v1/servers/de-1").await;
     assert_eq!(view["status"], "entry_points_unavailable");
@@ -93,6 +96,7 @@ async fn one_report_counts_one_result_per_pair_so_it_can_never_block() {
     let ack: Value = response.json().await.expect("json");
     assert_eq!(ack["accepted_probes"], 10, "every known result is accepted");
     assert_eq!(status(&app, "de-1").await, "healthy", "but it is one knock");
+    next_round(&app).await;
     knock(&app, &tokens["ir-1"], 2, "de-1-ep", false, 20, 2).await;
     assert_eq!(status(&app, "de-1").await, "blocked");
 }
@@ -103,6 +107,9 @@ async fn a_failed_result_without_an_error_kind_counts_as_other() {
     let tokens = fleet(&app).await;
     all_report(&app, &tokens, 100).await;
     for k in 0..3u32 {
+        if k > 0 {
+            next_round(&app).await;
+        }
         let mut r = report(&uuid(k + 1), true, probes("de-1-ep", false, k, 1));
         r["probes"][0]
             .as_object_mut()
@@ -166,7 +173,7 @@ async fn a_result_from_the_future_is_taken_as_received_and_does_not_stall_the_pa
     );
     assert_eq!(post(&app, &tokens["nl-1"], &future).await.status(), 202);
     for k in 1..3 {
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        next_round(&app).await;
         let t = Utc::now() + Duration::milliseconds(k);
         let r = report_at(&uuid(1 + k as u32), t, &[("de-1-ep", t, false)]);
         assert_eq!(post(&app, &tokens["nl-1"], &r).await.status(), 202);
@@ -197,6 +204,7 @@ async fn an_agent_whose_clock_stepped_back_an_hour_is_still_heard() {
     );
     assert_eq!(post(&app, &tokens["nl-1"], &first).await.status(), 202);
     for k in 1..3i64 {
+        next_round(&app).await;
         // The agent's clock is an hour behind from here on.
         let agent_now = Utc::now() - Duration::hours(1);
         let r = report_at(
@@ -205,7 +213,6 @@ async fn an_agent_whose_clock_stepped_back_an_hour_is_still_heard() {
             &[("de-1-ep", agent_now - Duration::milliseconds(10), false)],
         );
         assert_eq!(post(&app, &tokens["nl-1"], &r).await.status(), 202);
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     assert_eq!(status(&app, "de-1").await, "entry_points_unavailable");
 }

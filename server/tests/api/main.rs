@@ -8,6 +8,7 @@ mod backup;
 mod binary;
 mod cloud_actions;
 mod crash;
+mod do_no_harm;
 mod fleet;
 mod forms;
 mod health;

@@ -171,7 +171,7 @@ async fn stale_witness_evidence_stops_counting() {
         .client
         .put(app.url("/api/v1/settings"))
         .bearer_auth(crate::helpers::ADMIN_TOKEN)
-        .json(&json!({"stale_after_s": 2}))
+        .json(&json!({"stale_after_s": 4, "probe_interval_s": 1}))
         .send()
         .await
         .expect("sent");
@@ -182,7 +182,7 @@ async fn stale_witness_evidence_stops_counting() {
     }
     assert_eq!(status(&app, "de-1").await, "unreachable");
     // de-2 and nl-1 fall silent past stale_after; the others keep reporting.
-    app.advance(std::time::Duration::from_millis(2_100)).await;
+    app.advance(std::time::Duration::from_millis(4_100)).await;
     for (i, w) in ["de-1", "fi-1", "ir-1"].iter().enumerate() {
         post(
             &app,

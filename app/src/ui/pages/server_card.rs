@@ -68,7 +68,6 @@ fn Card(
     let lang = use_lang();
     let v = &card.verdict;
     let status = v.status;
-    let silent = v.last_report_at.is_none() || (status == ServerStatus::NoData);
     let badge = v.stale.then(|| view! { <StaleBadge/> });
     let title = card.server.name.clone();
     let conditions = v
@@ -80,13 +79,18 @@ fn Card(
     let rotation = match v.maintenance {
         Some(m) if m.active => lang.in_maintenance_until(&format::timestamp(m.until)),
         Some(m) => lang.draining_for_maintenance(&format::timestamp(m.start)),
-        None => lang
-            .ui(if v.in_rotation {
-                Ui::InRotation
-            } else {
-                Ui::OutOfRotationReplaced
-            })
-            .to_owned(),
+        None if v.in_rotation => lang.ui(Ui::InRotation).to_owned(),
+        // Out of rotation, but every server of these routes is out too:
+        // the route is never emptied, so subscriptions still serve it.
+        None if !card.best_available_of.is_empty() => {
+            let routes: Vec<&str> = card.best_available_of.iter().map(|r| r.as_str()).collect();
+            format!(
+                "{} ({})",
+                lang.ui(Ui::ServedAsBestAvailable),
+                routes.join(", ")
+            )
+        }
+        None => lang.ui(Ui::OutOfRotationReplaced).to_owned(),
     };
     view! {
         <Title text=title/>
@@ -116,7 +120,7 @@ fn Card(
             </section>
         })}
         <div class="mt-6 grid gap-6 lg:grid-cols-2">
-            <SelfCheck card=card.clone() silent/>
+            <SelfCheck card=card.clone()/>
             <Metrics card=card.clone()/>
         </div>
         <Notes card=card.clone()/>
@@ -129,11 +133,12 @@ fn Card(
 }
 
 #[component]
-fn SelfCheck(card: Arc<ServerCard>, silent: bool) -> impl IntoView {
+fn SelfCheck(card: Arc<ServerCard>) -> impl IntoView {
     let lang = use_lang();
     let v = &card.verdict;
     let last = v.last_report_at.map(|at| lang.age(at, card.now));
-    let body = match (&v.self_check, silent && v.stale) {
+    // A stale report is no self-check, whatever status shows above it.
+    let body = match (&v.self_check, v.stale) {
         (_, true) | (None, _) => Either::Left(view! {
             <p class="mt-3 font-medium text-slate-700">{lang.text(Text::AgentSilent)}</p>
             <p class="mt-1 text-sm text-slate-500">

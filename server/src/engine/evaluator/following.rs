@@ -6,6 +6,7 @@
 //! checkpoint plus the reports after it when it goes.
 
 use super::{resolve, restore, Evaluator, Ledger};
+use crate::engine::fault_alert::FaultAlert;
 use crate::store::{FollowedReport, StoreError};
 use meshwatch::intake::newest_per_entry_point;
 use meshwatch::rules::{evaluate, WitnessReport};
@@ -152,12 +153,14 @@ impl Evaluator {
         let last_change = self.store.last_change_number().await?;
         self.reload().await?;
         let recorded = self.store.latest_conditions().await?;
+        let calm = self.store.latest_calm_conditions().await?;
         let state = self.snapshot.read();
         let mut ledger = self.ledger();
         ledger.recorded = recorded;
+        ledger.calm = calm;
         ledger.last_change = last_change;
         // Like a start: a fault holding now was told by the one before.
-        ledger.witness_fault_told = state.evaluation.witness_fault().is_some();
+        ledger.witness_fault = FaultAlert::at_start(state.evaluation.witness_fault().is_some());
         self.evaluating.store(true, Ordering::SeqCst);
         Ok(())
     }
@@ -193,10 +196,12 @@ impl Evaluator {
                     .insert(change.server.clone(), change.conditions.clone())
                     .unwrap_or_default();
                 state.mark_written(&change.server);
+                // Only live pages read it: nothing is told from here.
                 published.push(VerdictChange {
                     server: change.server,
                     status: change.status,
                     conditions: change.conditions,
+                    calm_previous: previous.clone(),
                     previous,
                     at: change.at,
                 });

@@ -108,6 +108,24 @@ impl Store {
         .collect()
     }
 
+    /// The last conditions of every server recorded outside a
+    /// maintenance window.
+    pub async fn latest_calm_conditions(
+        &self,
+    ) -> Result<HashMap<ServerId, Vec<ServerStatus>>, StoreError> {
+        sqlx::query_as::<_, ConditionsRow>(
+            "SELECT h.server_id, h.conditions FROM status_history h
+             WHERE h.id = (SELECT MAX(id) FROM status_history
+                           WHERE server_id = h.server_id
+                             AND conditions NOT LIKE '%\"maintenance\"%')",
+        )
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(TryInto::try_into)
+        .collect()
+    }
+
     /// Records verdict changes and queues their notifications, atomically.
     pub async fn record_changes(
         &self,
