@@ -112,6 +112,19 @@ impl ActionEvent {
         }
     }
 
+    /// Whether an incident of this event held through every status the
+    /// server recorded since it started: an incident is one continuous
+    /// holding, so a verdict that cleared and came back is another one,
+    /// and a run of the first is not run for the second.
+    pub fn held_throughout<'a>(
+        self,
+        recorded: impl IntoIterator<Item = &'a [ServerStatus]>,
+    ) -> bool {
+        recorded
+            .into_iter()
+            .all(|conditions| self.still_holds(conditions))
+    }
+
     /// Whether an incident of this event still stands for a server whose
     /// conditions are these (a `blocked` run waits while the block holds;
     /// a `cleared` one while it stays cleared).
@@ -195,6 +208,12 @@ pub enum ActionError {
     InvalidCommand(String),
     InvalidHttp(String),
     AfterTooLong,
+    /// A command, while `MESHWATCH_ACTION_COMMANDS` lists none.
+    CommandActionsOff,
+    /// A command whose program is not on the host's allow-list.
+    CommandNotAllowed(String),
+    /// An HTTP call to a restricted address the host does not allow.
+    PrivateTarget(crate::net_ranges::RestrictedRange),
 }
 
 impl ActionError {
@@ -206,6 +225,9 @@ impl ActionError {
             ActionError::InvalidCommand(_) => "invalid_command",
             ActionError::InvalidHttp(_) => "invalid_http",
             ActionError::AfterTooLong => "invalid_after_minutes",
+            ActionError::CommandActionsOff => "command_actions_off",
+            ActionError::CommandNotAllowed(_) => "command_not_allowed",
+            ActionError::PrivateTarget(_) => "private_target",
         }
     }
 }
@@ -222,6 +244,20 @@ impl fmt::Display for ActionError {
             ActionError::AfterTooLong => {
                 write!(f, "after_minutes is at most {MAX_AFTER_MINUTES} (a week)")
             }
+            ActionError::CommandActionsOff => f.write_str(
+                "command actions are off on this host: its operator lists the programs \
+                 actions may run in MESHWATCH_ACTION_COMMANDS",
+            ),
+            ActionError::CommandNotAllowed(program) => write!(
+                f,
+                "{program:?} is not on this host's allow-list (MESHWATCH_ACTION_COMMANDS): \
+                 only a program the host's operator listed can be run"
+            ),
+            ActionError::PrivateTarget(range) => write!(
+                f,
+                "the URL names a {range} address; HTTP actions reach only public addresses \
+                 unless the host sets MESHWATCH_ACTION_ALLOW_PRIVATE=1"
+            ),
         }
     }
 }
@@ -369,18 +405,61 @@ pub struct ActionView {
     pub id: ActionId,
     #[serde(flatten)]
     pub spec: ActionSpec,
+    /// Why it does not run on this host (its program is not on the
+    /// allow-list), if it does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_on_this_host: Option<String>,
 }
 
 /// How a stored header value reads.
 pub const HIDDEN: &str = "(hidden)";
 
+/// A URL as views show it: its userinfo and its query's values may be
+/// credentials, so they read [`HIDDEN`].
+pub fn redact_url(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let (before_fragment, fragment) = rest
+        .split_once('#')
+        .map_or((rest, None), |(a, f)| (a, Some(f)));
+    let (before_query, query) = before_fragment
+        .split_once('?')
+        .map_or((before_fragment, None), |(a, q)| (a, Some(q)));
+    let authority_end = before_query.find('/').unwrap_or(before_query.len());
+    let (authority, path) = before_query.split_at(authority_end);
+    let authority = match authority.rsplit_once('@') {
+        Some((_, host)) => format!("{HIDDEN}@{host}"),
+        None => authority.to_owned(),
+    };
+    let mut out = format!("{scheme}://{authority}{path}");
+    if let Some(query) = query {
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((name, _)) => format!("{name}={HIDDEN}"),
+                None => pair.to_owned(),
+            })
+            .collect();
+        out.push('?');
+        out.push_str(&pairs.join("&"));
+    }
+    if let Some(fragment) = fragment {
+        out.push('#');
+        out.push_str(fragment);
+    }
+    out
+}
+
 impl Action {
-    pub fn view(&self) -> ActionView {
+    /// The action as the API and the panel show it on a host with
+    /// `policy`: header values hidden, URL credentials redacted, and why
+    /// it does not run here, if it does not.
+    pub fn view(&self, policy: &HostPolicy) -> ActionView {
         let (command, http) = match &self.kind {
             ActionKind::Command(argv) => (Some(argv.clone()), None),
             ActionKind::Http(call) => (
                 None,
                 Some(HttpCall {
+                    url: redact_url(&call.url),
                     headers: call
                         .headers
                         .keys()
@@ -391,6 +470,7 @@ impl Action {
             ),
         };
         ActionView {
+            off_on_this_host: policy.disarmed(&self.kind).map(|d| d.to_string()),
             id: self.id,
             spec: ActionSpec {
                 name: self.name.clone(),
@@ -411,11 +491,17 @@ pub enum RunOutcome {
     /// Failed; retried with backoff until [`MAX_ATTEMPTS`].
     Failed,
     Running,
+    /// It was running when its panel stopped: it is never started again
+    /// by itself (it may have done half its work); the operator may run
+    /// it again.
+    Interrupted,
 }
 
 /// One run of an action for one server's incident: its latest attempt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ActionRun {
+    /// The run's own number (`POST /api/v1/actions/runs/{id}/rerun`).
+    pub id: i64,
     pub action_id: ActionId,
     /// The action's name when it ran.
     pub action: String,
@@ -439,8 +525,115 @@ pub struct ActionRun {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ActionsPanel {
     pub enabled: bool,
+    /// Why actions switched themselves off, when they did.
+    pub off_reason: Option<OffReason>,
+    pub budget: ActionBudget,
     pub actions: Vec<ActionView>,
     pub recent: Vec<ActionRun>,
+}
+
+/// Why actions switched themselves off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OffReason {
+    /// A run would have gone past [`ActionBudget`].
+    Budget,
+}
+
+impl OffReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OffReason::Budget => "budget",
+        }
+    }
+
+    pub fn from_wire(raw: &str) -> Option<Self> {
+        (raw == "budget").then_some(OffReason::Budget)
+    }
+}
+
+/// The most runs may do: actions change real infrastructure, and a fault
+/// of the panel, a verifier or a script must not turn into a storm of
+/// them. Past either bound, actions switch themselves off (PRODUCT.md §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionBudget {
+    /// `action_runs_per_hour`: runs started across the fleet in any hour.
+    pub runs_per_hour: u32,
+    /// `action_cooldown`: the least time between two runs of one action
+    /// for one server, in seconds.
+    pub cooldown_s: u32,
+}
+
+impl Default for ActionBudget {
+    fn default() -> Self {
+        Self {
+            runs_per_hour: 6,
+            cooldown_s: 6 * 3600,
+        }
+    }
+}
+
+/// The largest `runs_per_hour` the budget takes.
+pub const MAX_RUNS_PER_HOUR: u32 = 1000;
+/// The longest `cooldown_s`: 30 days.
+pub const MAX_COOLDOWN_S: u32 = 30 * 24 * 3600;
+
+/// What a run would go past.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverBudget {
+    /// `runs_per_hour` runs started in the last hour already.
+    RunsPerHour(u32),
+    /// This action ran for this server less than `cooldown_s` ago.
+    Cooldown(u32),
+}
+
+impl fmt::Display for OverBudget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OverBudget::RunsPerHour(n) => {
+                write!(
+                    f,
+                    "{n} runs started in the last hour (action_runs_per_hour)"
+                )
+            }
+            OverBudget::Cooldown(s) => write!(
+                f,
+                "this action ran for this server less than {s} s ago (action_cooldown)"
+            ),
+        }
+    }
+}
+
+impl ActionBudget {
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1..=MAX_RUNS_PER_HOUR).contains(&self.runs_per_hour) {
+            return Err(format!("runs_per_hour must be 1 to {MAX_RUNS_PER_HOUR}"));
+        }
+        if self.cooldown_s > MAX_COOLDOWN_S {
+            return Err(format!(
+                "cooldown_s must be 0 to {MAX_COOLDOWN_S} (30 days)"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether one more run may start, given the runs that started in the
+    /// last hour and whether this action ran for this server within the
+    /// cooldown.
+    pub fn allows(
+        &self,
+        started_last_hour: u32,
+        ran_within_cooldown: bool,
+    ) -> Result<(), OverBudget> {
+        if started_last_hour >= self.runs_per_hour {
+            return Err(OverBudget::RunsPerHour(started_last_hour));
+        }
+        if ran_within_cooldown {
+            return Err(OverBudget::Cooldown(self.cooldown_s));
+        }
+        Ok(())
+    }
 }
 
 /// A header a form wrote as one "Name: value" line.
@@ -462,6 +655,9 @@ pub fn parse_header_lines(text: &str) -> Result<BTreeMap<String, String>, Action
 pub fn retry_after(attempt: u32) -> chrono::Duration {
     chrono::Duration::seconds(30 * (1i64 << attempt.saturating_sub(1).min(10)))
 }
+
+mod host_policy;
+pub use host_policy::{url_host, Disarmed, HostPolicy, MAX_ALLOWED_COMMANDS};
 
 #[cfg(test)]
 mod tests;

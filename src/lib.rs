@@ -19,6 +19,7 @@ pub mod maintenance;
 pub mod markup;
 pub mod mesh;
 pub mod mesh_picture;
+pub mod net_ranges;
 pub mod network;
 pub mod rules;
 pub mod server_list;

@@ -417,6 +417,10 @@ pub struct Overview {
     pub failed: u32,
     /// Most witnesses can't reach most servers (see [`WitnessFault`]).
     pub witness_fault: Option<crate::verdict::WitnessFault>,
+    /// Actions switched themselves off (the budget), until the operator
+    /// switches them on again.
+    #[serde(default)]
+    pub actions_off: Option<crate::actions::OffReason>,
     /// Several replicas on one PostgreSQL database: which one this is and
     /// which one evaluates (`None` for the one panel of a SQLite database).
     pub replicas: Option<ReplicaRoles>,
@@ -446,14 +450,17 @@ pub enum NotificationKind {
     Test,
     /// Most witnesses can't reach most servers (a whole-fleet fault).
     WitnessNetwork,
+    /// Actions went past their budget and switched themselves off.
+    ActionsOff,
 }
 
 impl NotificationKind {
-    pub const ALL: [NotificationKind; 4] = [
+    pub const ALL: [NotificationKind; 5] = [
         NotificationKind::Blocked,
         NotificationKind::Cleared,
         NotificationKind::Test,
         NotificationKind::WitnessNetwork,
+        NotificationKind::ActionsOff,
     ];
 
     /// The API's (and the outbox table's) name: `blocked`, `cleared`,
@@ -464,6 +471,7 @@ impl NotificationKind {
             NotificationKind::Cleared => "cleared",
             NotificationKind::Test => "test",
             NotificationKind::WitnessNetwork => "witness_network",
+            NotificationKind::ActionsOff => "actions_off",
         }
     }
 
@@ -532,11 +540,12 @@ mod tests {
 
     /// The names the outbox table holds (its CHECK constraints): existing
     /// databases keep working only while these stay byte for byte.
-    const KIND_NAMES: [(NotificationKind, &str); 4] = [
+    const KIND_NAMES: [(NotificationKind, &str); 5] = [
         (NotificationKind::Blocked, "blocked"),
         (NotificationKind::Cleared, "cleared"),
         (NotificationKind::Test, "test"),
         (NotificationKind::WitnessNetwork, "witness_network"),
+        (NotificationKind::ActionsOff, "actions_off"),
     ];
     const STATE_NAMES: [(DeliveryState, &str); 3] = [
         (DeliveryState::Queued, "queued"),

@@ -467,6 +467,26 @@ pub async fn delete_action(id: i64) -> Result<(), AppError> {
     settle(Form::Action, "/settings", result, |_| Outcome::Done)
 }
 
+/// Runs an interrupted run again: it was running when its panel stopped,
+/// and only the operator starts it again.
+#[server(prefix = "/rpc", endpoint = "rerun_action")]
+pub async fn rerun_action(id: i64) -> Result<(), AppError> {
+    let (backend, operator) = authorize().await?;
+    let result = async {
+        if !backend
+            .rerun_action(id)
+            .await
+            .map_err(|e| fail(backend_failed(e)))?
+        {
+            return Err(fail(AppError::NotFound));
+        }
+        tracing::warn!(run = id, operator = %operator.username, "interrupted action run started again in the panel");
+        Ok(())
+    }
+    .await;
+    settle(Form::Action, "/settings", result, |_| Outcome::Done)
+}
+
 /// The switch that holds every action off (e.g. during an incident).
 #[server(prefix = "/rpc", endpoint = "switch_actions")]
 pub async fn switch_actions(enabled: bool) -> Result<(), AppError> {

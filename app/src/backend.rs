@@ -97,6 +97,9 @@ pub trait PanelBackend: Send + Sync + 'static {
     async fn delete_action(&self, id: meshwatch::actions::ActionId) -> Result<bool, BackendError>;
     /// The switch that holds every action off.
     async fn set_actions_enabled(&self, enabled: bool) -> Result<(), BackendError>;
+    /// Runs an interrupted run again; `false` when there is no
+    /// interrupted run with that id.
+    async fn rerun_action(&self, run: i64) -> Result<bool, BackendError>;
     /// Plans a maintenance window (checked against the fleet); an invalid
     /// plan is refused with what is wrong, and nothing is stored.
     async fn plan_maintenance(

@@ -288,10 +288,10 @@ test('9. an action configured in Settings runs on a block, once, and its run sho
   await form.getByLabel('Name', { exact: true }).fill('Note the block');
   await form.getByLabel('Runs on').selectOption('blocked');
   await form.getByLabel('After (minutes)').fill('0');
-  await form.getByLabel(/^Command/).fill('echo\nrotating the address now');
+  await form.getByLabel(/^Command/).fill('/bin/echo\nrotating the address now');
   await form.getByRole('button', { name: 'Add action' }).click();
   const listed = page.getByTestId('action').filter({ hasText: 'Note the block' });
-  await expect(listed).toContainText('echo rotating the address now');
+  await expect(listed).toContainText('/bin/echo rotating the address now');
   await expect(page.getByTestId('actions-switch')).toContainText('Actions are on.');
 
   // The demo's verifier (Tokyo) loses Amsterdam 2: blocked.

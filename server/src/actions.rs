@@ -7,12 +7,14 @@
 mod execute;
 
 use crate::engine::{Clock, ReadModel};
-use crate::store::{Attempt, DueRun, Endpoint, NewActionRun, Store, StoreError};
+use crate::store::{Attempt, DueRun, Endpoint, NewActionRun, NewNotification, Store, StoreError};
 use meshwatch::actions::{
-    retry_after, Action, ActionEvent, EventFacts, MAX_ATTEMPTS, RUN_TIMEOUT_SECS,
+    retry_after, Action, ActionError, ActionEvent, ActionSpec, EventFacts, HostPolicy, OffReason,
+    OverBudget, MAX_ATTEMPTS, RUN_TIMEOUT_SECS,
 };
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::VerdictChange;
+use meshwatch::views::NotificationKind;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
@@ -51,32 +53,79 @@ pub fn may_start_incidents(changes: &[VerdictChange]) -> bool {
         .any(|c| ActionEvent::ALL.iter().any(|e| e.starts_with(c)))
 }
 
+/// Why a new action is not stored.
+#[derive(Debug)]
+pub enum CreateError {
+    /// Invalid, or not allowed on this host (a 422 with its code).
+    Refused(ActionError),
+    Store(StoreError),
+}
+
+/// Stores a new action, from the API or the panel alike: valid, and
+/// allowed by this host's policy (a command's program on its allow-list,
+/// an HTTP call's URL not naming a restricted address).
+pub async fn create(
+    store: &Store,
+    policy: &HostPolicy,
+    spec: ActionSpec,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Action, CreateError> {
+    let (name, on, after_minutes, kind) = spec.validate().map_err(CreateError::Refused)?;
+    policy.admit(&kind).map_err(CreateError::Refused)?;
+    store
+        .create_action(&name, on, after_minutes, &kind, now)
+        .await
+        .map_err(CreateError::Store)
+}
+
 /// Carries out due runs.
 pub struct Runner {
     pub store: Store,
     pub read_model: Arc<ReadModel>,
     pub clock: Clock,
-    pub http: reqwest::Client,
+    /// What this host lets actions do: checked again before every run.
+    pub policy: Arc<HostPolicy>,
+    /// Where the operator is told that actions switched themselves off.
+    pub targets: Arc<Vec<crate::notify::Target>>,
 }
 
 impl Runner {
-    pub fn new(store: Store, read_model: Arc<ReadModel>, clock: Clock) -> Self {
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(RUN_TIMEOUT_SECS))
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap_or_default();
+    pub fn new(
+        store: Store,
+        read_model: Arc<ReadModel>,
+        clock: Clock,
+        policy: Arc<HostPolicy>,
+        targets: Arc<Vec<crate::notify::Target>>,
+    ) -> Self {
         Self {
             store,
             read_model,
             clock,
-            http,
+            policy,
+            targets,
         }
     }
 
-    /// Runs due actions forever.
+    /// Runs due actions forever. The one panel of a SQLite database
+    /// first records the runs it left running when it stopped as
+    /// interrupted; replicas of a PostgreSQL database do so when a run's
+    /// lease runs out (see [`Runner::pass`]).
     pub async fn run(self) {
         let runner = Arc::new(self);
+        if runner.store.shared().is_none() {
+            match runner
+                .store
+                .interrupt_lapsed_runs(runner.clock.now(), true)
+                .await
+            {
+                Ok(0) => {}
+                Ok(n) => tracing::warn!(
+                    runs = n,
+                    "action runs interrupted by the panel's stop: not started again by themselves"
+                ),
+                Err(err) => tracing::error!(error = %err, "cannot record interrupted action runs"),
+            }
+        }
         loop {
             if let Err(err) = runner.clone().pass().await {
                 tracing::error!(error = %err, "action round failed");
@@ -85,42 +134,115 @@ impl Runner {
         }
     }
 
-    /// One round: claims the due runs and carries each out (side by side:
-    /// a slow command does not hold the others up).
+    /// One round: claims the due runs one by one and decides each (still
+    /// called for, armed on this host, within the budget) before the next
+    /// is claimed, so the budget counts every run started before it; the
+    /// runs that go ahead are carried out side by side (a slow command
+    /// does not hold the others up).
     pub async fn pass(self: Arc<Self>) -> Result<(), StoreError> {
+        let interrupted = self
+            .store
+            .interrupt_lapsed_runs(self.clock.now(), false)
+            .await?;
+        if interrupted > 0 {
+            tracing::warn!(runs = interrupted, "action runs whose panel stopped mid-run are interrupted: not started again by themselves");
+        }
         // Longer than any run may take: a lease runs out only for a panel
         // that stopped mid-run.
         let lease = chrono::Duration::seconds(i64::try_from(RUN_TIMEOUT_SECS * 5).unwrap_or(300));
-        let due = self
-            .store
-            .claim_due_runs(self.clock.now(), lease, CLAIM)
-            .await?;
-        let tasks: Vec<_> = due
-            .into_iter()
-            .map(|run| {
-                let runner = self.clone();
-                tokio::spawn(async move {
-                    let id = run.id;
-                    if let Err(err) = runner.carry_out(run).await {
-                        tracing::error!(run = id, error = %err, "cannot record an action run");
-                    }
-                })
-            })
-            .collect();
+        let mut tasks = Vec::new();
+        for _ in 0..CLAIM {
+            let Some(run) = self
+                .store
+                .claim_due_runs(self.clock.now(), lease, 1)
+                .await?
+                .pop()
+            else {
+                break;
+            };
+            let Some((action, facts)) = self.still_called_for(&run).await? else {
+                tracing::info!(run = run.id, server = %run.server_id, "action run skipped: no longer called for");
+                self.store.skip_run(run.id).await?;
+                continue;
+            };
+            if let Some(why) = self.policy.disarmed(&action.kind) {
+                // A command restored from another host's database, say: it
+                // is recorded as not run, with why, and never tried again.
+                tracing::warn!(action = %action.name, "action not run: {why}");
+                self.refuse(&run, format!("not run: {why}")).await?;
+                continue;
+            }
+            if let Err(over) = self.within_budget(&run).await? {
+                tracing::error!(action = %action.name, server = %run.server_id, "action not run, actions switched off: over budget ({over})");
+                self.refuse(
+                    &run,
+                    format!("not run: over budget ({over}); actions switched themselves off"),
+                )
+                .await?;
+                self.switch_off(over).await?;
+                continue;
+            }
+            let runner = self.clone();
+            tasks.push(tokio::spawn(async move {
+                let id = run.id;
+                if let Err(err) = runner.carry_out(run, action, facts).await {
+                    tracing::error!(run = id, error = %err, "cannot record an action run");
+                }
+            }));
+        }
         for task in tasks {
             let _ = task.await;
         }
         Ok(())
     }
 
-    async fn carry_out(&self, run: DueRun) -> Result<(), StoreError> {
-        let Some((action, facts)) = self.still_called_for(&run).await? else {
-            tracing::info!(run = run.id, server = %run.server_id, "action run skipped: no longer called for");
-            return self.store.skip_run(run.id).await;
+    /// Whether `run` may start within the budget: the runs started in the
+    /// last hour across the fleet, and this action's last run for this
+    /// server against the cooldown.
+    async fn within_budget(&self, run: &DueRun) -> Result<Result<(), OverBudget>, StoreError> {
+        let budget = self.store.action_budget().await?;
+        let now = self.clock.now();
+        let (started, recent) = self
+            .store
+            .runs_started(
+                now - chrono::Duration::hours(1),
+                run.action_id,
+                &run.server_id,
+                now - chrono::Duration::seconds(i64::from(budget.cooldown_s)),
+                run.id,
+            )
+            .await?;
+        Ok(budget.allows(started, recent))
+    }
+
+    /// Actions switch themselves off, and the operator is told on every
+    /// channel (once: not again while they stay off).
+    async fn switch_off(&self, over: OverBudget) -> Result<(), StoreError> {
+        let lang = self.store.notify_lang().await?.unwrap_or_default();
+        let notice = lang.actions_off_notice(over, self.clock.now());
+        let message = NewNotification {
+            kind: NotificationKind::ActionsOff,
+            server_id: None,
+            target: crate::notify::Target::Nowhere,
+            subject: notice.subject,
+            body: notice.body,
         };
+        let messages: Vec<NewNotification> = self.targets.iter().map(|t| message.to(t)).collect();
+        self.store
+            .switch_actions_off_for(OffReason::Budget, &messages)
+            .await?;
+        Ok(())
+    }
+
+    async fn carry_out(
+        &self,
+        run: DueRun,
+        action: Action,
+        facts: EventFacts,
+    ) -> Result<(), StoreError> {
         let started_at = self.clock.now();
-        let clock = std::time::Instant::now();
-        let outcome = execute::attempt(&self.http, &action.kind, &facts).await;
+        let started = std::time::Instant::now();
+        let outcome = execute::attempt(&action.kind, &facts, &self.policy).await;
         let attempts = run.attempts + 1;
         let retry_at = (!outcome.ok && attempts < MAX_ATTEMPTS)
             .then(|| self.clock.now() + retry_after(attempts));
@@ -133,12 +255,27 @@ impl Runner {
             attempts,
             "action ran"
         );
+        let took = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
+        self.record(&run, outcome, (started_at, took), retry_at)
+            .await
+    }
+
+    /// Records an attempt of `run` that started at `started_at` and took
+    /// `took_ms` (one not made: `outcome` says why); `retry_at` is when the
+    /// next follows, if one does.
+    async fn record(
+        &self,
+        run: &DueRun,
+        outcome: execute::Outcome,
+        (started_at, took_ms): (chrono::DateTime<chrono::Utc>, i64),
+        retry_at: Option<chrono::DateTime<chrono::Utc>>,
+    ) -> Result<(), StoreError> {
         self.store
             .record_attempt(
                 run.id,
                 &Attempt {
                     started_at,
-                    duration_ms: i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX),
+                    duration_ms: took_ms,
                     exit_status: outcome.exit_status,
                     http_status: outcome.http_status,
                     output: outcome.output,
@@ -146,6 +283,13 @@ impl Runner {
                     retry_at,
                 },
             )
+            .await
+    }
+
+    /// An attempt not made: now, taking no time, never retried.
+    async fn refuse(&self, run: &DueRun, why: String) -> Result<(), StoreError> {
+        let now = (self.clock.now(), 0);
+        self.record(run, execute::Outcome::refused(why), now, None)
             .await
     }
 
@@ -178,6 +322,18 @@ impl Runner {
             .filter(|c| *c != ServerStatus::Maintenance)
             .collect();
         if verdict.maintenance.is_some_and(|m| m.active) || !run.event.still_holds(&derived) {
+            return Ok(None);
+        }
+        // One continuous holding: a verdict that cleared since the
+        // incident started and came back is another incident.
+        let recorded = self
+            .store
+            .conditions_since(&run.server_id, run.incident_at)
+            .await?;
+        if !run
+            .event
+            .held_throughout(recorded.iter().map(Vec::as_slice))
+        {
             return Ok(None);
         }
         let endpoints = self.read_model.endpoints().await?;

@@ -41,6 +41,9 @@ pub enum DemoMode {
     Manual,
 }
 
+/// The programs a demo panel's actions may run when the host lists none.
+pub const DEMO_ACTION_COMMANDS: &str = "/bin/echo";
+
 #[derive(Debug, Clone)]
 pub struct Config {
     /// `MESHWATCH_LISTEN`: where the panel listens.
@@ -93,6 +96,10 @@ pub struct Config {
     /// `MESHWATCH_STATUS_PAGE=1`: serve the public status page at
     /// `/status` and `/status.json` (off by default: 404).
     pub status_page: bool,
+    /// `MESHWATCH_ACTION_COMMANDS` (the programs command actions may run;
+    /// unset: none) and `MESHWATCH_ACTION_ALLOW_PRIVATE=1` (HTTP actions
+    /// may reach loopback, private and link-local addresses).
+    pub action_policy: meshwatch::actions::HostPolicy,
 }
 
 /// A replica's name: 1 to [`ReplicaName::MAX_LEN`] letters, digits and
@@ -254,7 +261,32 @@ impl Config {
                 })
             }
         };
+        let allow_private = match non_empty("MESHWATCH_ACTION_ALLOW_PRIVATE")
+            .as_deref()
+            .map(str::trim)
+        {
+            None | Some("0") | Some("false") => false,
+            Some("1") | Some("true") => true,
+            Some(other) => {
+                return Err(ConfigError {
+                    var: "MESHWATCH_ACTION_ALLOW_PRIVATE",
+                    problem: format!("{other:?} is not 0 or 1"),
+                })
+            }
+        };
+        // The demo's own action and the one its visitors try run
+        // `/bin/echo`, and nothing else, unless the host lists programs.
+        let commands = non_empty("MESHWATCH_ACTION_COMMANDS")
+            .or_else(|| demo.is_some().then(|| DEMO_ACTION_COMMANDS.to_owned()));
+        let action_policy =
+            meshwatch::actions::HostPolicy::parse(commands.as_deref(), allow_private).map_err(
+                |problem| ConfigError {
+                    var: "MESHWATCH_ACTION_COMMANDS",
+                    problem,
+                },
+            )?;
         Ok(Self {
+            action_policy,
             status_page,
             listen,
             database_url,

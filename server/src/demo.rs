@@ -233,10 +233,8 @@ async fn add_demo_action(store: &Store) -> anyhow::Result<()> {
         on: meshwatch::actions::ActionEvent::Blocked,
         after_minutes: 0,
         command: Some(vec![
-            "sh".into(),
-            "-c".into(),
-            "echo \"$MESHWATCH_SERVER_NAME ($MESHWATCH_SERVER_ID) is blocked since $MESHWATCH_SINCE: \
-             a real action would give it a new address now (see deploy/actions).\""
+            crate::config::DEMO_ACTION_COMMANDS.into(),
+            "A real action would give this blocked server a new address now (see deploy/actions)."
                 .into(),
         ]),
         http: None,

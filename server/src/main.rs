@@ -14,8 +14,21 @@ use tracing_subscriber::EnvFilter;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// No core dumps and no `ptrace` or `/proc/<pid>/environ` reads by other
+/// processes of the same user (an action's command among them): the
+/// panel's memory and environment hold its keys and tokens.
+fn not_dumpable() {
+    // SAFETY: prctl(2) with PR_SET_DUMPABLE takes plain integers and
+    // touches no memory of ours.
+    let done = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+    if done != 0 {
+        eprintln!("warning: cannot make the panel's process non-dumpable");
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
+    not_dumpable();
     tracing_subscriber::fmt()
         .with_env_filter(
             EnvFilter::try_from_default_env()

@@ -38,6 +38,8 @@ pub struct PanelAdapter {
     /// Where notifications go (email addresses, the webhook by its label,
     /// or nowhere).
     pub targets: Arc<Vec<crate::notify::Target>>,
+    /// What this host lets actions do.
+    pub action_policy: Arc<meshwatch::actions::HostPolicy>,
 }
 
 impl PanelAdapter {
@@ -338,6 +340,11 @@ impl PanelBackend for PanelAdapter {
             undelivered: u32::try_from(undelivered).unwrap_or(u32::MAX),
             failed: u32::try_from(failed).unwrap_or(u32::MAX),
             witness_fault: self.read_model.witness_fault(),
+            actions_off: self
+                .store
+                .actions_off_reason()
+                .await
+                .map_err(backend_error)?,
             replicas: self.replica_roles().await?,
             now: self.clock.now(),
         })
@@ -459,13 +466,19 @@ impl PanelBackend for PanelAdapter {
     async fn actions_panel(&self) -> Result<meshwatch::actions::ActionsPanel, BackendError> {
         Ok(meshwatch::actions::ActionsPanel {
             enabled: self.store.actions_enabled().await.map_err(backend_error)?,
+            off_reason: self
+                .store
+                .actions_off_reason()
+                .await
+                .map_err(backend_error)?,
+            budget: self.store.action_budget().await.map_err(backend_error)?,
             actions: self
                 .store
                 .actions()
                 .await
                 .map_err(backend_error)?
                 .iter()
-                .map(|a| a.view())
+                .map(|a| a.view(&self.action_policy))
                 .collect(),
             recent: self
                 .store
@@ -479,18 +492,25 @@ impl PanelBackend for PanelAdapter {
         &self,
         spec: meshwatch::actions::ActionSpec,
     ) -> Result<meshwatch::actions::ActionView, BackendError> {
-        let (name, on, after_minutes, kind) = spec
-            .validate()
-            .map_err(|e| BackendError::Invalid(e.to_string()))?;
-        self.store
-            .create_action(&name, on, after_minutes, &kind, self.clock.now())
-            .await
-            .map(|action| action.view())
-            .map_err(backend_error)
+        match crate::actions::create(&self.store, &self.action_policy, spec, self.clock.now()).await
+        {
+            Ok(action) => Ok(action.view(&self.action_policy)),
+            Err(crate::actions::CreateError::Refused(e)) => {
+                Err(BackendError::Invalid(e.to_string()))
+            }
+            Err(crate::actions::CreateError::Store(e)) => Err(backend_error(e)),
+        }
     }
 
     async fn delete_action(&self, id: meshwatch::actions::ActionId) -> Result<bool, BackendError> {
         self.store.delete_action(id).await.map_err(backend_error)
+    }
+
+    async fn rerun_action(&self, run: i64) -> Result<bool, BackendError> {
+        self.store
+            .rerun(run, self.clock.now())
+            .await
+            .map_err(backend_error)
     }
 
     async fn set_actions_enabled(&self, enabled: bool) -> Result<(), BackendError> {

@@ -177,6 +177,7 @@ impl Application {
             stopping: stopping_seen,
             status_page_enabled: config.status_page,
             status_page: Arc::default(),
+            action_policy: Arc::new(config.action_policy.clone()),
         };
         let targets = state.targets.as_ref().clone();
         let delivery = Delivery {
@@ -226,6 +227,8 @@ impl Application {
                 store.clone(),
                 state.read_model.clone(),
                 state.clock.clone(),
+                state.action_policy.clone(),
+                state.targets.clone(),
             )
             .run(),
         );
@@ -341,6 +344,7 @@ fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes)
         card_cache: Default::default(),
         runs_index: Default::default(),
         targets: state.targets.clone(),
+        action_policy: state.action_policy.clone(),
     });
     let routes = generate_route_list(App);
     let leptos = state.leptos.clone();

@@ -48,6 +48,8 @@ pub struct AppState {
     pub status_page_enabled: bool,
     /// The public status page, built at most every few seconds.
     pub status_page: Arc<crate::status_page::StatusPage>,
+    /// What this host lets actions do (its allow-list of programs).
+    pub action_policy: Arc<meshwatch::actions::HostPolicy>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

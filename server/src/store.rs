@@ -247,6 +247,14 @@ delegate! {
     fn delete_action(&self, id: meshwatch::actions::ActionId) -> Result<bool, StoreError>;
     fn actions_enabled(&self) -> Result<bool, StoreError>;
     fn set_actions_enabled(&self, enabled: bool) -> Result<(), StoreError>;
+    fn interrupt_lapsed_runs(&self, now: DateTime<Utc>, all: bool) -> Result<u64, StoreError>;
+    fn rerun(&self, id: i64, now: DateTime<Utc>) -> Result<bool, StoreError>;
+    fn runs_started(&self, since: DateTime<Utc>, action: meshwatch::actions::ActionId, server: &ServerId, cooldown_since: DateTime<Utc>, except: i64) -> Result<(u32, bool), StoreError>;
+    fn action_budget(&self) -> Result<meshwatch::actions::ActionBudget, StoreError>;
+    fn set_action_budget(&self, budget: &meshwatch::actions::ActionBudget) -> Result<(), StoreError>;
+    fn actions_off_reason(&self) -> Result<Option<meshwatch::actions::OffReason>, StoreError>;
+    fn switch_actions_off_for(&self, reason: meshwatch::actions::OffReason, messages: &[NewNotification]) -> Result<bool, StoreError>;
+    fn conditions_since(&self, server: &ServerId, since: DateTime<Utc>) -> Result<Vec<Vec<ServerStatus>>, StoreError>;
     fn claim_due_runs(&self, now: DateTime<Utc>, lease: chrono::Duration, limit: i64) -> Result<Vec<DueRun>, StoreError>;
     fn record_attempt(&self, id: i64, attempt: &Attempt) -> Result<(), StoreError>;
     fn skip_run(&self, id: i64) -> Result<(), StoreError>;

@@ -175,3 +175,52 @@ fn retries_back_off_and_wire_names_round_trip() {
         );
     }
 }
+
+#[test]
+fn the_budget_allows_runs_up_to_its_bounds() {
+    let budget = ActionBudget::default();
+    assert_eq!((budget.runs_per_hour, budget.cooldown_s), (6, 6 * 3600));
+    assert_eq!(budget.allows(5, false), Ok(()));
+    assert_eq!(budget.allows(6, false), Err(OverBudget::RunsPerHour(6)));
+    assert_eq!(budget.allows(0, true), Err(OverBudget::Cooldown(6 * 3600)));
+    assert!(ActionBudget {
+        runs_per_hour: 0,
+        cooldown_s: 0
+    }
+    .validate()
+    .is_err());
+    assert!(ActionBudget {
+        runs_per_hour: 1,
+        cooldown_s: MAX_COOLDOWN_S + 1
+    }
+    .validate()
+    .is_err());
+    assert!(ActionBudget {
+        runs_per_hour: MAX_RUNS_PER_HOUR,
+        cooldown_s: 0
+    }
+    .validate()
+    .is_ok());
+}
+
+#[test]
+fn a_url_reads_without_its_userinfo_or_query_values() {
+    assert_eq!(
+        redact_url("https://user:pw@cloud.example:8443/hook?token=abc&x=1#f"),
+        "https://(hidden)@cloud.example:8443/hook?token=(hidden)&x=(hidden)#f"
+    );
+    assert_eq!(
+        redact_url("https://cloud.example/hook"),
+        "https://cloud.example/hook"
+    );
+}
+
+#[test]
+fn an_incident_is_one_continuous_holding() {
+    let held: [&[ServerStatus]; 2] = [&[Blocked], &[Unreachable, Blocked]];
+    assert!(ActionEvent::Blocked.held_throughout(held));
+    let cleared_and_back: [&[ServerStatus]; 3] = [&[Blocked], &[Healthy], &[Blocked]];
+    assert!(!ActionEvent::Blocked.held_throughout(cleared_and_back));
+    let stayed_clear: [&[ServerStatus]; 1] = [&[Healthy]];
+    assert!(ActionEvent::Cleared.held_throughout(stayed_clear));
+}

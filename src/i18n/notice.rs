@@ -347,6 +347,51 @@ impl Lang {
         }
     }
 
+    /// The message that actions switched themselves off: a run would have
+    /// gone past the budget (`over`), at `at`.
+    pub fn actions_off_notice(
+        self,
+        over: crate::actions::OverBudget,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Notice {
+        use crate::actions::OverBudget;
+        let at = at.format("%Y-%m-%d %H:%M UTC");
+        let subject = match self {
+            Lang::En => "meshwatch: actions switched themselves off",
+            Lang::Es => "meshwatch: las acciones se desactivaron solas",
+            Lang::Pt => "meshwatch: as ações se desativaram sozinhas",
+            Lang::Sv => "meshwatch: åtgärderna stängde av sig själva",
+            Lang::Hi => "meshwatch: क्रियाएँ अपने आप बंद हो गईं",
+            Lang::Ja => "meshwatch: アクションが自動的に無効になりました",
+        };
+        let why = match (self, over) {
+            (Lang::En, OverBudget::RunsPerHour(n)) => format!("{n} runs started in the last hour, the most the budget allows (action_runs_per_hour)."),
+            (Lang::En, OverBudget::Cooldown(_)) => "An action was due again for a server it ran for within its cooldown (action_cooldown).".to_owned(),
+            (Lang::Es, OverBudget::RunsPerHour(n)) => format!("Se iniciaron {n} ejecuciones en la última hora, el máximo que permite el presupuesto (action_runs_per_hour)."),
+            (Lang::Es, OverBudget::Cooldown(_)) => "Una acción debía ejecutarse otra vez para un servidor dentro de su pausa mínima (action_cooldown).".to_owned(),
+            (Lang::Pt, OverBudget::RunsPerHour(n)) => format!("{n} execuções começaram na última hora, o máximo que o orçamento permite (action_runs_per_hour)."),
+            (Lang::Pt, OverBudget::Cooldown(_)) => "Uma ação deveria rodar de novo para um servidor dentro do seu intervalo mínimo (action_cooldown).".to_owned(),
+            (Lang::Sv, OverBudget::RunsPerHour(n)) => format!("{n} körningar startade den senaste timmen, det mesta budgeten tillåter (action_runs_per_hour)."),
+            (Lang::Sv, OverBudget::Cooldown(_)) => "En åtgärd skulle köras igen för en server inom sin spärrtid (action_cooldown).".to_owned(),
+            (Lang::Hi, OverBudget::RunsPerHour(n)) => format!("पिछले एक घंटे में {n} बार क्रियाएँ चलीं, बजट की सीमा यही है (action_runs_per_hour)।"),
+            (Lang::Hi, OverBudget::Cooldown(_)) => "एक क्रिया को किसी सर्वर के लिए उसकी प्रतीक्षा अवधि के भीतर फिर चलना था (action_cooldown)।".to_owned(),
+            (Lang::Ja, OverBudget::RunsPerHour(n)) => format!("直近1時間に{n}回実行され、予算の上限に達しました (action_runs_per_hour)。"),
+            (Lang::Ja, OverBudget::Cooldown(_)) => "あるアクションが、クールダウン中のサーバーに対して再び実行されようとしました (action_cooldown)。".to_owned(),
+        };
+        let advice = match self {
+            Lang::En => "No action runs until you switch them on again in Settings → Actions. Check what set them off first: a verifier, a script or the panel itself may be at fault.",
+            Lang::Es => "Ninguna acción se ejecuta hasta que las vuelvas a activar en Configuración → Acciones. Revisa antes qué las disparó: un verificador, un script o el propio panel pueden fallar.",
+            Lang::Pt => "Nenhuma ação roda até você reativá-las em Configurações → Ações. Verifique antes o que as disparou: um verificador, um script ou o próprio painel podem estar com falha.",
+            Lang::Sv => "Inga åtgärder körs förrän du slår på dem igen under Inställningar → Åtgärder. Kontrollera först vad som utlöste dem: en kontrollserver, ett skript eller panelen själv kan vara felet.",
+            Lang::Hi => "जब तक आप सेटिंग्स → क्रियाएँ में इन्हें फिर से चालू नहीं करते, कोई क्रिया नहीं चलेगी। पहले जाँचें कि इन्हें किसने चलाया: कोई जाँचकर्ता, स्क्रिप्ट या पैनल ख़ुद गड़बड़ हो सकता है।",
+            Lang::Ja => "設定 → アクション で再び有効にするまで、アクションは実行されません。先に原因を確認してください。検証サーバー、スクリプト、またはパネル自体に問題がある可能性があります。",
+        };
+        Notice {
+            subject: subject.to_owned(),
+            body: format!("{why}\n\n{at}\n\n{advice}\n"),
+        }
+    }
+
     /// One message for many servers whose blocks started (or cleared) in
     /// the same moment as most of the fleet left (or returned to)
     /// rotation: `moved` of `fleet` servers moved, and `subjects` are the

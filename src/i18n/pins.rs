@@ -110,6 +110,17 @@ pub(super) fn rendered(lang: Lang) -> Vec<(String, String)> {
     let notice = lang.witness_fault_notice(fault, at);
     out.push(("notice.witness_fault subject".into(), notice.subject));
     out.push(("notice.witness_fault body".into(), notice.body));
+    for over in [
+        crate::actions::OverBudget::RunsPerHour(6),
+        crate::actions::OverBudget::Cooldown(21_600),
+    ] {
+        let notice = lang.actions_off_notice(over, at);
+        out.push((
+            format!("notice.actions_off {over:?} subject"),
+            notice.subject,
+        ));
+        out.push((format!("notice.actions_off {over:?} body"), notice.body));
+    }
     let subjects = ["meshwatch: a".to_owned(), "meshwatch: b".to_owned()];
     for event in [BlockEvent::Started, BlockEvent::Cleared] {
         for (moved, fleet, folded) in [(1, 1, 1), (20, 21, 2)] {

@@ -504,6 +504,8 @@ catalogue! {
     /// An entry point nobody fails to reach.
     Available => ["Available", "Disponible", "Acessível", "Nåbar", "उपलब्ध", "到達可能"],
     /// The notifications list's name of a whole-fleet fault message.
+    ActionsOffBudget => ["Actions switched themselves off: a run would have gone past their budget. No action runs until you switch them on again.", "Las acciones se desactivaron solas: una ejecución habría superado su presupuesto. Ninguna acción se ejecuta hasta que las vuelvas a activar.", "As ações se desativaram sozinhas: uma execução teria passado do orçamento. Nenhuma ação roda até você reativá-las.", "Åtgärderna stängde av sig själva: en körning skulle ha gått över budgeten. Inga åtgärder körs förrän du slår på dem igen.", "क्रियाएँ अपने आप बंद हो गईं: एक क्रिया बजट से आगे चली जाती। जब तक आप इन्हें फिर चालू नहीं करते, कोई क्रिया नहीं चलेगी।", "アクションが自動的に無効になりました。実行すると予算を超えるためです。再び有効にするまでアクションは実行されません。"],
+    KindActionsOff => ["Actions switched off", "Acciones desactivadas", "Ações desativadas", "Åtgärder avstängda", "क्रियाएँ बंद हुईं", "アクションが無効になりました"],
     KindWitnessNetwork => ["Witnesses' network", "Red de los testigos", "Rede das testemunhas", "Vittnenas nätverk", "साक्षियों का नेटवर्क", "観測元のネットワーク"],
     /// Under an entry point's pair-failure causes (PRODUCT.md §6).
     PairFailureGuidance => [
@@ -589,6 +591,8 @@ catalogue! {
     ],
     ActionsAreOn => ["Actions are on.", "Las acciones están activadas.", "As ações estão ativadas.", "Åtgärder är påslagna.", "क्रियाएँ चालू हैं।", "アクションは有効です。"],
     ActionsAreOff => ["Actions are off: none runs until they are switched on again.", "Las acciones están desactivadas: ninguna se ejecuta hasta que se vuelvan a activar.", "As ações estão desativadas: nenhuma é executada até que sejam ativadas de novo.", "Åtgärder är avslagna: ingen körs förrän de slås på igen.", "क्रियाएँ बंद हैं: दोबारा चालू किए जाने तक कोई नहीं चलेगी।", "アクションは無効です。再び有効にするまで何も実行されません。"],
+    /// An action whose program is not on this host's allow-list.
+    OffOnThisHost => ["Off on this host", "Desactivada en este servidor", "Desativada neste servidor", "Avstängd på den här värden", "इस होस्ट पर बंद", "このホストでは無効"],
     SwitchActionsOff => ["Switch all actions off", "Desactivar todas las acciones", "Desativar todas as ações", "Slå av alla åtgärder", "सभी क्रियाएँ बंद करें", "すべてのアクションを無効にする"],
     SwitchActionsOn => ["Switch actions on", "Activar las acciones", "Ativar as ações", "Slå på åtgärder", "क्रियाएँ चालू करें", "アクションを有効にする"],
     NoActions => ["No actions yet.", "Todavía no hay acciones.", "Ainda não há ações.", "Inga åtgärder än.", "अभी कोई क्रिया नहीं है।", "アクションはまだありません。"],
@@ -609,6 +613,9 @@ catalogue! {
     RunOk => ["Succeeded", "Correcta", "Concluída", "Lyckades", "सफल", "成功"],
     RunFailed => ["Failed", "Fallida", "Falhou", "Misslyckades", "विफल", "失敗"],
     RunRetrying => ["Failed, will retry", "Fallida, se reintentará", "Falhou, será repetida", "Misslyckades, försöker igen", "विफल, फिर से कोशिश होगी", "失敗（再試行予定）"],
+    /// A run that was running when its panel stopped.
+    RunInterrupted => ["Interrupted: the panel stopped while it ran; not started again by itself", "Interrumpida: el panel se detuvo mientras se ejecutaba; no se vuelve a iniciar sola", "Interrompida: o painel parou durante a execução; não é iniciada de novo sozinha", "Avbruten: panelen stoppades medan den kördes; startas inte om av sig själv", "बाधित: चलते समय पैनल रुक गया; यह अपने आप फिर शुरू नहीं होगी", "中断: 実行中にパネルが停止しました。自動では再実行されません"],
+    RunAgain => ["Run again", "Ejecutar de nuevo", "Executar de novo", "Kör igen", "फिर से चलाएँ", "再実行"],
     RunRunning => ["Running", "En curso", "Em execução", "Körs", "चल रही है", "実行中"],
     /// The public status page (§6).
     ServiceStatus => ["Service status", "Estado del servicio", "Status do serviço", "Driftstatus", "सेवा की स्थिति", "サービスの稼働状況"],
@@ -1068,6 +1075,20 @@ impl Lang {
         }
     }
 
+    /// The actions' budget: `runs` an hour across the fleet, one run per
+    /// server and action per `cooldown` (a [`Lang::duration`]).
+    pub fn action_budget(self, runs: u32, cooldown: &str) -> String {
+        let n = self.number(u64::from(runs));
+        match self {
+            Lang::En => format!("Budget: at most {n} runs an hour across the fleet, and one run per server and action every {cooldown}; past it, actions switch themselves off."),
+            Lang::Es => format!("Presupuesto: como máximo {n} ejecuciones por hora en toda la flota, y una por servidor y acción cada {cooldown}; al superarlo, las acciones se desactivan solas."),
+            Lang::Pt => format!("Orçamento: no máximo {n} execuções por hora em toda a frota, e uma por servidor e ação a cada {cooldown}; além disso, as ações se desativam sozinhas."),
+            Lang::Sv => format!("Budget: högst {n} körningar i timmen i hela flottan, och en körning per server och åtgärd var {cooldown}; därutöver stänger åtgärderna av sig själva."),
+            Lang::Hi => format!("बजट: पूरे बेड़े में एक घंटे में अधिकतम {n} बार, और हर सर्वर व क्रिया के लिए हर {cooldown} में एक बार; इससे आगे क्रियाएँ अपने आप बंद हो जाती हैं।"),
+            Lang::Ja => format!("予算: フリート全体で1時間に最大{n}回、サーバーとアクションごとに{cooldown}に1回まで。超えるとアクションは自動的に無効になります。"),
+        }
+    }
+
     /// How a run stands.
     pub fn run_outcome(self, run: &crate::actions::ActionRun) -> &'static str {
         use crate::actions::RunOutcome;
@@ -1076,6 +1097,7 @@ impl Lang {
             (RunOutcome::Running, _) => Ui::RunRunning,
             (RunOutcome::Failed, true) => Ui::RunRetrying,
             (RunOutcome::Failed, false) => Ui::RunFailed,
+            (RunOutcome::Interrupted, _) => Ui::RunInterrupted,
         })
     }
 
@@ -1324,6 +1346,7 @@ pub(super) fn samples(lang: Lang) -> Vec<(&'static str, String)> {
         ("replaced_by", lang.replaced_by("Amsterdam 1", "NL")),
         ("stands_in_for", lang.stands_in_for("Frankfurt 1", "DE")),
         ("last_report_note", lang.last_report_note("5 min", 180)),
+        ("action_budget", lang.action_budget(6, "6 h")),
         ("up_for", lang.up_for(&lang.duration(93_784))),
         (
             "maintenance_time",

@@ -2,7 +2,7 @@
 //! a form to add one) and the runs a server card and Settings list. Plain
 //! form posts: they work without JavaScript.
 
-use crate::api::{CreateAction, DeleteAction, SwitchActions};
+use crate::api::{CreateAction, DeleteAction, RerunAction, SwitchActions};
 use crate::error::AppError;
 use crate::flash::Outcome;
 use crate::lang::use_lang;
@@ -41,8 +41,17 @@ pub fn RunList(runs: Vec<ActionRun>, #[prop(optional)] show_server: bool) -> imp
             let tone = match run.outcome {
                 meshwatch::actions::RunOutcome::Ok => "text-emerald-800",
                 meshwatch::actions::RunOutcome::Running => "text-slate-700",
-                meshwatch::actions::RunOutcome::Failed => "text-red-800 font-semibold",
+                meshwatch::actions::RunOutcome::Failed
+                | meshwatch::actions::RunOutcome::Interrupted => "text-red-800 font-semibold",
             };
+            let again = (run.outcome == meshwatch::actions::RunOutcome::Interrupted).then(|| view! {
+                <form method="post" action=RerunAction::url() class="inline">
+                    <input type="hidden" name="id" value=run.id.to_string()/>
+                    <button type="submit" class="rounded-md border border-slate-300 px-2 py-0.5 text-xs hover:bg-slate-50 focus:outline-none focus:ring-2 focus:ring-sky-300">
+                        {lang.ui(Ui::RunAgain)}
+                    </button>
+                </form>
+            });
             let server = show_server.then(|| {
                 view! { <a class="font-mono text-xs hover:underline" href=format!("/servers/{}", run.server_id)>{run.server_id.to_string()}</a> }
             });
@@ -56,6 +65,7 @@ pub fn RunList(runs: Vec<ActionRun>, #[prop(optional)] show_server: bool) -> imp
                         <span class=tone>{lang.run_outcome(&run)}</span>
                         <span class="font-mono text-xs text-slate-600">{status}</span>
                         <span class="text-xs text-slate-400">{took}</span>
+                        {again}
                     </div>
                     {(!run.output.is_empty()).then(|| view! {
                         <pre class="mt-1 max-h-32 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 px-2 py-1 font-mono text-xs text-slate-700">{run.output.clone()}</pre>
@@ -100,6 +110,12 @@ pub fn ActionsSection(
                         {lang.ui(if panel.enabled { Ui::SwitchActionsOff } else { Ui::SwitchActionsOn })}
                     </button>
                 </form>
+                {panel.off_reason.map(|_| view! {
+                    <p role="alert" class="mt-2 text-sm text-red-800" data-testid="actions-off-reason">{lang.ui(Ui::ActionsOffBudget)}</p>
+                })}
+                <p class="mt-2 text-sm text-slate-600" data-testid="actions-budget">
+                    {lang.action_budget(panel.budget.runs_per_hour, &lang.duration(u64::from(panel.budget.cooldown_s)))}
+                </p>
             };
             let list = if panel.actions.is_empty() {
                 view! { <p class="mt-3 text-sm text-slate-500">{lang.ui(Ui::NoActions)}</p> }
@@ -119,6 +135,11 @@ pub fn ActionsSection(
                                         <span class="font-medium">{a.spec.name.clone()}</span>
                                         <span class="ml-2 text-slate-500">{format!("{} · {when}", lang.action_event(a.spec.on))}</span>
                                         <code class="mt-1 block break-all font-mono text-xs text-slate-600">{describe(a)}</code>
+                                        {a.off_on_this_host.clone().map(|why| view! {
+                                            <span class="mt-1 block text-xs font-medium text-red-700" data-testid="action-off">
+                                                {format!("{}: {why}", lang.ui(Ui::OffOnThisHost))}
+                                            </span>
+                                        })}
                                     </span>
                                     <form method="post" action=DeleteAction::url()>
                                         <input type="hidden" name="id" value=a.id.to_string()/>

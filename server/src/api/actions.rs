@@ -5,9 +5,9 @@ use super::{ApiError, ApiJson};
 use crate::state::AppState;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use axum::routing::{delete, get};
+use axum::routing::{delete, get, post};
 use axum::Router;
-use meshwatch::actions::{ActionId, ActionRun, ActionSpec, ActionView};
+use meshwatch::actions::{ActionBudget, ActionId, ActionRun, ActionSpec, ActionView, OffReason};
 use meshwatch::ServerId;
 use serde::{Deserialize, Serialize};
 
@@ -19,27 +19,39 @@ pub fn router() -> Router<AppState> {
         .route("/actions", get(list).post(create))
         .route("/actions/runs", get(runs))
         .route("/actions/enabled", get(enabled).put(switch))
+        .route("/actions/budget", get(budget).put(set_budget))
+        .route("/actions/runs/{id}/rerun", post(rerun))
         .route("/actions/{id}", delete(remove))
 }
 
 async fn list(State(state): State<AppState>) -> Result<ApiJson<Vec<ActionView>>, ApiError> {
     let actions = state.store.actions().await?;
-    Ok(ApiJson(actions.iter().map(|a| a.view()).collect()))
+    Ok(ApiJson(
+        actions
+            .iter()
+            .map(|a| a.view(&state.action_policy))
+            .collect(),
+    ))
 }
 
 async fn create(
     State(state): State<AppState>,
     ApiJson(spec): ApiJson<ActionSpec>,
 ) -> Result<(StatusCode, ApiJson<ActionView>), ApiError> {
-    let (name, on, after_minutes, kind) = spec
-        .validate()
-        .map_err(|e| ApiError::unprocessable(e.code(), e.to_string()))?;
-    let action = state
-        .store
-        .create_action(&name, on, after_minutes, &kind, state.clock.now())
-        .await?;
-    tracing::info!(action = %action.name, on = on.as_str(), "action created through the API");
-    Ok((StatusCode::CREATED, ApiJson(action.view())))
+    let action =
+        crate::actions::create(&state.store, &state.action_policy, spec, state.clock.now())
+            .await
+            .map_err(|e| match e {
+                crate::actions::CreateError::Refused(e) => {
+                    ApiError::unprocessable(e.code(), e.to_string())
+                }
+                crate::actions::CreateError::Store(e) => e.into(),
+            })?;
+    tracing::info!(action = %action.name, on = action.on.as_str(), "action created through the API");
+    Ok((
+        StatusCode::CREATED,
+        ApiJson(action.view(&state.action_policy)),
+    ))
 }
 
 async fn remove(
@@ -87,17 +99,69 @@ struct Switch {
     enabled: bool,
 }
 
-async fn enabled(State(state): State<AppState>) -> Result<ApiJson<Switch>, ApiError> {
-    Ok(ApiJson(Switch {
+/// Where the switch stands, and why actions switched themselves off.
+#[derive(Serialize)]
+struct SwitchView {
+    enabled: bool,
+    off_reason: Option<OffReason>,
+}
+
+async fn enabled(State(state): State<AppState>) -> Result<ApiJson<SwitchView>, ApiError> {
+    Ok(ApiJson(SwitchView {
         enabled: state.store.actions_enabled().await?,
+        off_reason: state.store.actions_off_reason().await?,
     }))
 }
 
 async fn switch(
     State(state): State<AppState>,
     ApiJson(switch): ApiJson<Switch>,
-) -> Result<ApiJson<Switch>, ApiError> {
+) -> Result<ApiJson<SwitchView>, ApiError> {
     state.store.set_actions_enabled(switch.enabled).await?;
     tracing::warn!(enabled = switch.enabled, "actions switched through the API");
-    Ok(ApiJson(switch))
+    Ok(ApiJson(SwitchView {
+        enabled: switch.enabled,
+        off_reason: None,
+    }))
+}
+
+/// `GET /api/v1/actions/budget`: `{"runs_per_hour", "cooldown_s"}`.
+async fn budget(State(state): State<AppState>) -> Result<ApiJson<ActionBudget>, ApiError> {
+    Ok(ApiJson(state.store.action_budget().await?))
+}
+
+/// `PUT /api/v1/actions/budget` with both bounds; 422 `invalid_budget`
+/// outside their ranges, and nothing changes.
+async fn set_budget(
+    State(state): State<AppState>,
+    ApiJson(budget): ApiJson<ActionBudget>,
+) -> Result<ApiJson<ActionBudget>, ApiError> {
+    budget
+        .validate()
+        .map_err(|why| ApiError::unprocessable("invalid_budget", why))?;
+    state.store.set_action_budget(&budget).await?;
+    tracing::warn!(
+        runs_per_hour = budget.runs_per_hour,
+        cooldown_s = budget.cooldown_s,
+        "action budget changed through the API"
+    );
+    Ok(ApiJson(budget))
+}
+
+/// `POST /api/v1/actions/runs/{id}/rerun`: an interrupted run, due now
+/// (it still runs only if its incident stands); 404 for any other.
+async fn rerun(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let missing = || ApiError::not_found(format!("no interrupted run {id:?}"));
+    let number: i64 = id.parse().map_err(|_| missing())?;
+    if !state.store.rerun(number, state.clock.now()).await? {
+        return Err(missing());
+    }
+    tracing::warn!(
+        run = number,
+        "interrupted action run started again through the API"
+    );
+    Ok(StatusCode::ACCEPTED)
 }

@@ -5,9 +5,7 @@
 //! server is in maintenance.
 
 use crate::agent::{get, get_response};
-use crate::helpers::{
-    error_code, location, spawn_app, spawn_app_with_manual_clock, TestApp, ADMIN_TOKEN,
-};
+use crate::helpers::{error_code, location, spawn_app_with, TestApp, ADMIN_TOKEN};
 use crate::notifications::{block_de_1, webhook_receiver};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -51,23 +49,29 @@ fn recording_script(dir: &std::path::Path) -> String {
     script.display().to_string()
 }
 
-/// An action "rotate" on blocks that runs [`recording_script`] in the
-/// directory returned.
-async fn recording_action(app: &TestApp) -> tempfile::TempDir {
+/// A panel whose host allows [`recording_script`] (written in the
+/// directory returned) and has an action "rotate" on blocks that runs it.
+async fn with_recording_action() -> (TestApp, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("dir");
     let script = recording_script(dir.path());
+    let app = spawn_app_with(&[("MESHWATCH_ACTION_COMMANDS", script.clone())]).await;
     let created = create(
-        app,
+        &app,
         json!({"name": "rotate", "on": "blocked", "command": [script]}),
     )
     .await;
     assert_eq!(created.status(), 201);
-    dir
+    (app, dir)
+}
+
+/// A panel whose host allows the programs the tests run.
+async fn allowing(programs: &str) -> TestApp {
+    spawn_app_with(&[("MESHWATCH_ACTION_COMMANDS", programs.to_owned())]).await
 }
 
 #[tokio::test]
 async fn actions_are_checked_listed_and_deleted_and_header_values_never_shown() {
-    let app = spawn_app().await;
+    let app = allowing("/usr/local/bin/rotate,/bin/true").await;
     let created = create(
         &app,
         json!({"name": "rotate", "on": "blocked", "after_minutes": 10, "command": ["/usr/local/bin/rotate", "--now"]}),
@@ -143,7 +147,15 @@ async fn actions_are_checked_listed_and_deleted_and_header_values_never_shown() 
         Some(2)
     );
 
-    let app = app.restart().await;
+    let dir = app.stop().await;
+    let app = crate::helpers::spawn_app_in(
+        dir,
+        &[(
+            "MESHWATCH_ACTION_COMMANDS",
+            "/usr/local/bin/rotate".to_owned(),
+        )],
+    )
+    .await;
     let id = get(&app, "/api/v1/actions").await[0]["id"].clone();
     let delete = |id: String| {
         let app = &app;
@@ -182,9 +194,9 @@ async fn actions_are_checked_listed_and_deleted_and_header_values_never_shown() 
 
 #[tokio::test]
 async fn a_block_runs_the_command_once_with_the_event_on_stdin_and_in_its_environment() {
-    let app = spawn_app().await;
     let dir = tempfile::tempdir().expect("dir");
     let script = recording_script(dir.path());
+    let app = allowing(&script).await;
     let created = create(
         &app,
         json!({"name": "rotate IP", "on": "blocked", "command": [script]}),
@@ -227,6 +239,15 @@ async fn a_block_runs_the_command_once_with_the_event_on_stdin_and_in_its_enviro
     ] {
         assert!(env.lines().any(|l| l == line), "{line} in {env}");
     }
+    // Nothing of the panel's own environment: only the event and a PATH.
+    for line in env.lines() {
+        let name = line.split('=').next().unwrap_or_default();
+        assert!(
+            name.starts_with("MESHWATCH_") || ["PATH", "PWD", "SHLVL", "_"].contains(&name),
+            "{line} leaked into the command's environment:\n{env}"
+        );
+    }
+    assert!(!env.contains(crate::helpers::ADMIN_TOKEN));
 
     // The same incident never runs it again.
     for _ in 0..3 {
@@ -244,7 +265,7 @@ async fn a_block_runs_the_command_once_with_the_event_on_stdin_and_in_its_enviro
 
 #[tokio::test]
 async fn a_failed_run_is_retried_with_backoff() {
-    let app = spawn_app_with_manual_clock().await;
+    let app = allowing("/bin/false").await;
     assert_eq!(
         create(
             &app,
@@ -301,7 +322,7 @@ async fn a_failed_run_is_retried_with_backoff() {
 
 #[tokio::test]
 async fn nothing_runs_while_actions_are_off() {
-    let app = spawn_app().await;
+    let (app, dir) = with_recording_action().await;
     let switched = app
         .client
         .put(app.url("/api/v1/actions/enabled"))
@@ -313,9 +334,8 @@ async fn nothing_runs_while_actions_are_off() {
     assert_eq!(switched.status(), 200);
     assert_eq!(
         get(&app, "/api/v1/actions/enabled").await,
-        json!({"enabled": false})
+        json!({"enabled": false, "off_reason": null})
     );
-    let dir = recording_action(&app).await;
     block_de_1(&app).await;
     app.tick().await;
     tokio::time::sleep(Duration::from_millis(2500)).await;
@@ -330,7 +350,8 @@ async fn nothing_runs_while_actions_are_off() {
 #[tokio::test]
 async fn an_http_call_gets_its_body_filled_in_and_its_status_recorded() {
     let (hook, mut calls) = webhook_receiver("/hook").await;
-    let app = spawn_app().await;
+    // The receiver listens on loopback: this host allows that.
+    let app = spawn_app_with(&[("MESHWATCH_ACTION_ALLOW_PRIVATE", "1".to_owned())]).await;
     let created = create(
         &app,
         json!({"name": "hook", "on": "blocked", "http": {"url": hook, "headers": {"X-Token": "t0k"},
@@ -359,7 +380,7 @@ async fn an_http_call_gets_its_body_filled_in_and_its_status_recorded() {
 
 #[tokio::test]
 async fn the_panel_adds_switches_and_deletes_actions() {
-    let app = spawn_app().await;
+    let app = allowing("/bin/echo").await;
     let cookie = app.signed_in("ops", "a long password").await;
     let (_, html) = app.page(&cookie, "/settings").await;
     assert!(
@@ -419,8 +440,7 @@ async fn the_panel_adds_switches_and_deletes_actions() {
 
 #[tokio::test]
 async fn no_action_runs_for_a_server_in_a_maintenance_window() {
-    let app = spawn_app().await;
-    let dir = recording_action(&app).await;
+    let (app, dir) = with_recording_action().await;
     let now = chrono::Utc::now();
     let at =
         |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);

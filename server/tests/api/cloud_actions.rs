@@ -4,7 +4,7 @@
 //! exact requests the documentation describes and records them; the
 //! example's last step moves the server to its new address in the panel.
 
-use crate::helpers::{spawn_app, TestApp, ADMIN_TOKEN};
+use crate::helpers::{spawn_app_with, TestApp, ADMIN_TOKEN};
 use crate::notifications::block_de_1;
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
@@ -70,6 +70,11 @@ fn script(name: &str) -> String {
     format!("{}/../deploy/actions/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A panel whose host allows the example as an action's program.
+async fn allowing_example(name: &str) -> TestApp {
+    spawn_app_with(&[("MESHWATCH_ACTION_COMMANDS", script(name))]).await
+}
+
 /// Runs `example` as the action on de-1's block and returns its run,
 /// with the secrets it reads in files of `dir`.
 async fn run_on_block(app: &TestApp, dir: &std::path::Path, example: &str, api: &str) -> Value {
@@ -78,7 +83,6 @@ async fn run_on_block(app: &TestApp, dir: &std::path::Path, example: &str, api: 
     std::fs::write(&cloud_token, "cloud-test-token\n").expect("written");
     std::fs::write(&panel_token, ADMIN_TOKEN).expect("written");
     let command = json!([
-        "python3",
         script(example),
         "--token-file",
         cloud_token,
@@ -137,7 +141,7 @@ async fn the_hetzner_example_gives_a_blocked_server_a_new_primary_ip() {
         ("DELETE", "/v1/primary_ips/7".into(), 204, Value::Null),
     ])
     .await;
-    let app = spawn_app().await;
+    let app = allowing_example("hetzner-new-primary-ip.py").await;
     let dir = tempfile::tempdir().expect("dir");
     let run = run_on_block(
         &app,
@@ -203,7 +207,7 @@ async fn the_digitalocean_example_moves_a_blocked_droplet_to_a_new_reserved_ip()
         ("DELETE", "/v2/reserved_ips/127.0.30.1".into(), 204, Value::Null),
     ])
     .await;
-    let app = spawn_app().await;
+    let app = allowing_example("digitalocean-reserved-ip.py").await;
     let dir = tempfile::tempdir().expect("dir");
     let run = run_on_block(&app, dir.path(), "digitalocean-reserved-ip.py", &api).await;
     assert_eq!(run["outcome"], "ok", "{run}");

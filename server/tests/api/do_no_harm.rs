@@ -6,7 +6,7 @@
 use crate::agent::{
     all_report, fleet, get, knock, next_round, post, post_rounds, probes, report, uuid,
 };
-use crate::helpers::{spawn_app, TestApp, ADMIN_TOKEN};
+use crate::helpers::{spawn_app, spawn_app_with, TestApp, ADMIN_TOKEN};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -53,7 +53,7 @@ async fn with_verifier(app: &TestApp) -> HashMap<String, String> {
 
 #[tokio::test]
 async fn a_crash_with_a_verifier_present_is_no_block_no_message_and_no_action() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(&[("MESHWATCH_ACTION_COMMANDS", "/bin/true".to_owned())]).await;
     let tokens = with_verifier(&app).await;
     block_action(&app).await;
     // de-1's VPN service stops: its listener is gone for everyone.
@@ -277,4 +277,453 @@ async fn a_whole_fleet_fault_that_flaps_is_told_once() {
         vec![json!("witness_network")],
         "one message for a flapping fault"
     );
+}
+
+async fn create_action(app: &TestApp, body: Value) -> reqwest::Response {
+    app.client
+        .post(app.url("/api/v1/actions"))
+        .bearer_auth(ADMIN_TOKEN)
+        .json(&body)
+        .send()
+        .await
+        .expect("sent")
+}
+
+#[tokio::test]
+async fn a_command_is_created_only_from_the_host_s_allow_list() {
+    let app = spawn_app().await;
+    let refused = create_action(
+        &app,
+        json!({"name": "x", "on": "blocked", "command": ["/bin/true"]}),
+    )
+    .await;
+    assert_eq!(refused.status(), 422);
+    assert_eq!(
+        crate::helpers::error_code(refused).await,
+        "command_actions_off"
+    );
+    let app = spawn_app_with(&[("MESHWATCH_ACTION_COMMANDS", "/bin/true".to_owned())]).await;
+    let refused = create_action(
+        &app,
+        json!({"name": "x", "on": "blocked", "command": ["/bin/sh", "-c", "id"]}),
+    )
+    .await;
+    assert_eq!(refused.status(), 422);
+    assert_eq!(
+        crate::helpers::error_code(refused).await,
+        "command_not_allowed"
+    );
+    assert_eq!(
+        get(&app, "/api/v1/actions").await,
+        json!([]),
+        "nothing stored"
+    );
+    let created = create_action(
+        &app,
+        json!({"name": "x", "on": "blocked", "command": ["/bin/true"]}),
+    )
+    .await;
+    assert_eq!(created.status(), 201);
+
+    // The panel's form says why, and stores nothing either.
+    let cookie = app.signed_in("ops", "a long password").await;
+    let form = [
+        ("name", "y"),
+        ("on", "blocked"),
+        ("after_minutes", "0"),
+        ("command", "/bin/sh\n-c\nid"),
+    ];
+    let refused = app.form_post(&cookie, "create_action", &form).await;
+    let cookie = crate::helpers::with_flash(&cookie, &refused);
+    let (_, html) = app.page(&cookie, "/settings").await;
+    assert!(html.contains("is not on this host"), "{html}");
+    assert_eq!(
+        get(&app, "/api/v1/actions").await.as_array().map(Vec::len),
+        Some(1)
+    );
+}
+
+#[tokio::test]
+async fn a_restored_command_not_on_this_host_s_allow_list_stays_off_and_never_runs() {
+    // Another host's database: its action's program is not listed here.
+    let dir = tempfile::tempdir().expect("dir");
+    let marker = dir.path().join("ran");
+    let script = dir.path().join("rotate.sh");
+    std::fs::write(&script, format!("#!/bin/sh\ntouch {}\n", marker.display())).expect("written");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("mode");
+    let script = script.display().to_string();
+    let app = spawn_app_with(&[("MESHWATCH_ACTION_COMMANDS", script.clone())]).await;
+    let created = create_action(
+        &app,
+        json!({"name": "rotate", "on": "blocked", "command": [script]}),
+    )
+    .await;
+    assert_eq!(created.status(), 201);
+    let data = app.stop().await;
+    let app = crate::helpers::spawn_app_in(data, &[]).await;
+    let listed = get(&app, "/api/v1/actions").await;
+    let off = listed[0]["off_on_this_host"].as_str().expect("it says why");
+    assert!(off.contains("MESHWATCH_ACTION_COMMANDS"), "{off}");
+    app.create_operator("ops", "a long password").await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let (_, html) = app.page(&cookie, "/settings").await;
+    assert!(html.contains("Off on this host"), "the panel says so");
+
+    crate::notifications::block_de_1(&app).await;
+    app.tick().await;
+    let run = first_attempt(&app, "de-1").await;
+    assert_eq!(run["outcome"], "failed", "{run}");
+    assert_eq!(run["retrying"], false, "never tried again");
+    assert!(
+        run["output"]
+            .as_str()
+            .expect("output")
+            .contains("MESHWATCH_ACTION_COMMANDS"),
+        "{run}"
+    );
+    assert!(!marker.exists(), "the restored command never ran");
+}
+
+/// The first run of `server` once it has been attempted (10 s at most).
+async fn first_attempt(app: &TestApp, server: &str) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let runs = get(app, &format!("/api/v1/actions/runs?server_id={server}")).await;
+        if let Some(run) = runs
+            .as_array()
+            .and_then(|r| r.first())
+            .filter(|r| r["attempts"] == 1)
+        {
+            return run.clone();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no attempt within 10 s: {runs}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn http_actions_to_loopback_private_and_link_local_addresses_are_refused() {
+    let app = spawn_app().await;
+    for url in [
+        "http://127.0.0.1:9/hook",
+        "http://169.254.169.254/latest/meta-data/",
+        "https://10.1.2.3/x",
+        "http://localhost:8080/x",
+    ] {
+        let refused = create_action(
+            &app,
+            json!({"name": "hook", "on": "blocked", "http": {"url": url}}),
+        )
+        .await;
+        assert_eq!(refused.status(), 422, "{url}");
+        assert_eq!(
+            crate::helpers::error_code(refused).await,
+            "private_target",
+            "{url}"
+        );
+    }
+    assert_eq!(get(&app, "/api/v1/actions").await, json!([]));
+    let allowed = spawn_app_with(&[("MESHWATCH_ACTION_ALLOW_PRIVATE", "1".to_owned())]).await;
+    let created = create_action(
+        &allowed,
+        json!({"name": "hook", "on": "blocked", "http": {"url": "http://127.0.0.1:9/hook"}}),
+    )
+    .await;
+    assert_eq!(created.status(), 201);
+}
+
+#[tokio::test]
+async fn a_stored_http_action_whose_name_resolves_to_loopback_is_refused_when_it_runs() {
+    let (hook, mut calls) = crate::notifications::webhook_receiver("/hook").await;
+    let port = hook
+        .rsplit(':')
+        .next()
+        .expect("port")
+        .trim_end_matches("/hook")
+        .to_owned();
+    let app = spawn_app().await;
+    // As a database restored from a host that allowed it would hold it.
+    let call = meshwatch::actions::HttpCall {
+        url: format!("http://localhost:{port}/hook?key=secret-in-query"),
+        method: meshwatch::actions::HttpMethod::Post,
+        headers: Default::default(),
+        body: None,
+    };
+    app.store()
+        .await
+        .create_action(
+            "hook",
+            meshwatch::actions::ActionEvent::Blocked,
+            0,
+            &meshwatch::actions::ActionKind::Http(call),
+            chrono::Utc::now(),
+        )
+        .await
+        .expect("stored");
+    let listed = get(&app, "/api/v1/actions").await;
+    assert_eq!(
+        listed[0]["http"]["url"],
+        format!("http://localhost:{port}/hook?key=(hidden)")
+    );
+    crate::notifications::block_de_1(&app).await;
+    app.tick().await;
+    let run = first_attempt(&app, "de-1").await;
+    assert_eq!(run["outcome"], "failed", "{run}");
+    let output = run["output"].as_str().expect("output");
+    assert!(output.contains("loopback"), "{output}");
+    assert!(!output.contains("secret-in-query"));
+    assert!(calls.try_recv().is_err(), "the receiver was never called");
+}
+
+/// A panel allowing one script, written in `dir` with `body`, and an
+/// action on blocks that runs it; the settings keep evidence fresh for an
+/// hour, so the test's clock can move on by minutes.
+async fn with_script(dir: &std::path::Path, body: &str, budget: Value) -> TestApp {
+    let script = dir.join("act.sh");
+    std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).expect("written");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("mode");
+    let script = script.display().to_string();
+    let app = spawn_app_with(&[("MESHWATCH_ACTION_COMMANDS", script.clone())]).await;
+    put(&app, "/api/v1/settings", json!({"stale_after_s": 3600})).await;
+    put(&app, "/api/v1/actions/budget", budget).await;
+    let created = create_action(
+        &app,
+        json!({"name": "act", "on": "blocked", "command": [script]}),
+    )
+    .await;
+    assert_eq!(created.status(), 201);
+    app
+}
+
+async fn put(app: &TestApp, path: &str, body: Value) {
+    let answer = app
+        .client
+        .put(app.url(path))
+        .bearer_auth(ADMIN_TOKEN)
+        .json(&body)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(answer.status(), 200, "{path}");
+}
+
+/// The runs of `server` once `wanted` holds (10 s at most).
+async fn runs_until(app: &TestApp, server: &str, wanted: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let runs = get(app, &format!("/api/v1/actions/runs?server_id={server}")).await;
+        let runs = runs.as_array().cloned().unwrap_or_default();
+        if wanted(&runs) {
+            return runs;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not within 10 s: {runs:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_run_interrupted_by_the_panel_s_stop_is_never_started_again_by_itself() {
+    let dir = tempfile::tempdir().expect("dir");
+    let first = dir.path().join("first");
+    let body = format!(
+        "if [ -e {f} ]; then echo again; else touch {f}; sleep 30; fi",
+        f = first.display()
+    );
+    let app = with_script(
+        dir.path(),
+        &body,
+        json!({"runs_per_hour": 6, "cooldown_s": 0}),
+    )
+    .await;
+    crate::notifications::block_de_1(&app).await;
+    app.tick().await;
+    runs_until(&app, "de-1", |runs| {
+        runs.iter().any(|r| r["outcome"] == "running")
+    })
+    .await;
+    // The panel stops mid-run, and starts again on the same database.
+    let script = get(&app, "/api/v1/actions").await[0]["command"][0].clone();
+    let data = app.stop().await;
+    let app = crate::helpers::spawn_app_in(
+        data,
+        &[(
+            "MESHWATCH_ACTION_COMMANDS",
+            script.as_str().expect("path").to_owned(),
+        )],
+    )
+    .await;
+    // Replicas of one PostgreSQL database wait for the run's lease.
+    app.advance(Duration::from_secs(600)).await;
+    let runs = runs_until(&app, "de-1", |runs| {
+        runs.iter().any(|r| r["outcome"] == "interrupted")
+    })
+    .await;
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let id = runs[0]["id"].as_i64().expect("a run id");
+
+    // The operator runs it again.
+    let rerun = |app: &TestApp| {
+        app.client
+            .post(app.url(&format!("/api/v1/actions/runs/{id}/rerun")))
+            .bearer_auth(ADMIN_TOKEN)
+            .send()
+    };
+    assert_eq!(rerun(&app).await.expect("sent").status(), 202);
+    let runs = runs_until(&app, "de-1", |runs| {
+        runs.iter().any(|r| r["outcome"] == "ok")
+    })
+    .await;
+    assert_eq!(runs.len(), 1, "the same run: {runs:?}");
+    assert_eq!(runs[0]["output"], "again\n");
+    assert_eq!(
+        rerun(&app).await.expect("sent").status(),
+        404,
+        "only an interrupted run"
+    );
+}
+
+#[tokio::test]
+async fn past_the_runs_per_hour_actions_switch_themselves_off_and_say_so() {
+    let dir = tempfile::tempdir().expect("dir");
+    let app = with_script(
+        dir.path(),
+        "echo ran",
+        json!({"runs_per_hour": 1, "cooldown_s": 0}),
+    )
+    .await;
+    let tokens = crate::notifications::block_de_1(&app).await;
+    app.tick().await;
+    runs_until(&app, "de-1", |runs| {
+        runs.iter().any(|r| r["outcome"] == "ok")
+    })
+    .await;
+    // A second server's block: its run would be the second in the hour.
+    next_round(&app).await;
+    // It still reaches nl-1: a verifier failing everyone is suspended.
+    let mut seen = probes("de-1-ep", false, 10, 3);
+    seen.extend(probes("de-2-ep", false, 10, 3));
+    seen.extend(probes("nl-1-ep", true, 10, 3));
+    post_rounds(&app, &tokens["ir-1"], 50, seen).await;
+    assert_eq!(view(&app, "de-2").await["status"], "blocked");
+    app.tick().await;
+    let runs = runs_until(&app, "de-2", |runs| runs.iter().any(|r| r["attempts"] == 1)).await;
+    assert_eq!(runs[0]["outcome"], "failed", "{runs:?}");
+    let output = runs[0]["output"].as_str().expect("output");
+    assert!(
+        output.contains("over budget") && output.contains("action_runs_per_hour"),
+        "{output}"
+    );
+    assert_eq!(
+        get(&app, "/api/v1/actions/enabled").await,
+        json!({"enabled": false, "off_reason": "budget"})
+    );
+    let kinds: Vec<Value> = outbox(&app)
+        .await
+        .iter()
+        .map(|n| n["kind"].clone())
+        .collect();
+    assert!(kinds.contains(&json!("actions_off")), "{kinds:?}");
+    app.create_operator("ops", "a long password").await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let (_, overview) = app.page(&cookie, "/overview").await;
+    assert!(
+        overview.contains("Actions switched themselves off"),
+        "the Overview says so"
+    );
+}
+
+#[tokio::test]
+async fn within_the_cooldown_an_action_does_not_run_again_for_the_same_server() {
+    let dir = tempfile::tempdir().expect("dir");
+    let app = with_script(
+        dir.path(),
+        "echo ran",
+        json!({"runs_per_hour": 100, "cooldown_s": 21600}),
+    )
+    .await;
+    let tokens = crate::notifications::block_de_1(&app).await;
+    app.tick().await;
+    runs_until(&app, "de-1", |runs| {
+        runs.iter().any(|r| r["outcome"] == "ok")
+    })
+    .await;
+    // The block clears, and comes back: a new incident, within 6 h.
+    next_round(&app).await;
+    knock(&app, &tokens["ir-1"], 60, "de-1-ep", true, 20, 1).await;
+    assert_eq!(view(&app, "de-1").await["status"], "healthy");
+    next_round(&app).await;
+    knock(&app, &tokens["ir-1"], 70, "de-1-ep", false, 21, 3).await;
+    assert_eq!(view(&app, "de-1").await["status"], "blocked");
+    app.tick().await;
+    let runs = runs_until(&app, "de-1", |runs| {
+        runs.len() == 2 && runs[0]["attempts"] == 1
+    })
+    .await;
+    assert_eq!(runs[0]["outcome"], "failed", "{runs:?}");
+    assert!(runs[0]["output"]
+        .as_str()
+        .expect("output")
+        .contains("action_cooldown"));
+    assert_eq!(get(&app, "/api/v1/actions/enabled").await["enabled"], false);
+}
+
+#[tokio::test]
+async fn a_run_whose_incident_cleared_before_it_was_due_is_skipped_though_the_verdict_is_back() {
+    let dir = tempfile::tempdir().expect("dir");
+    let app = with_script(
+        dir.path(),
+        "echo ran",
+        json!({"runs_per_hour": 100, "cooldown_s": 0}),
+    )
+    .await;
+    let listed = get(&app, "/api/v1/actions").await;
+    // Replace the action by one that waits 10 minutes.
+    let id = listed[0]["id"].to_string();
+    let script = listed[0]["command"][0].as_str().expect("path").to_owned();
+    let deleted = app
+        .client
+        .delete(app.url(&format!("/api/v1/actions/{id}")))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(deleted.status(), 204);
+    let created = create_action(
+        &app,
+        json!({"name": "later", "on": "blocked", "after_minutes": 10, "command": [script]}),
+    )
+    .await;
+    assert_eq!(created.status(), 201);
+    let tokens = crate::notifications::block_de_1(&app).await;
+    app.tick().await;
+    // Cleared after 2 minutes, blocked again after 4: the first run is due
+    // at 10 minutes, its incident long over.
+    app.advance(Duration::from_secs(120)).await;
+    knock(&app, &tokens["ir-1"], 60, "de-1-ep", true, 20, 1).await;
+    all_report(&app, &tokens, 300).await;
+    app.tick().await;
+    app.advance(Duration::from_secs(120)).await;
+    knock(&app, &tokens["ir-1"], 70, "de-1-ep", false, 21, 3).await;
+    all_report(&app, &tokens, 400).await;
+    app.tick().await;
+    assert_eq!(view(&app, "de-1").await["status"], "blocked");
+    // Past the first run's due time, not yet the second's.
+    app.advance(Duration::from_secs(6 * 60)).await;
+    all_report(&app, &tokens, 500).await;
+    // Past the second's.
+    app.advance(Duration::from_secs(5 * 60)).await;
+    all_report(&app, &tokens, 600).await;
+    let runs = runs_until(&app, "de-1", |runs| {
+        runs.iter().any(|r| r["outcome"] == "ok")
+    })
+    .await;
+    assert_eq!(runs.len(), 1, "only the second incident's run: {runs:?}");
 }

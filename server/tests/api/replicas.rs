@@ -242,7 +242,9 @@ async fn three_replicas_fail_over_from_a_killed_evaluator_without_losing_or_repe
     let settings = client()
         .put(format!("{}/api/v1/settings", c.address))
         .bearer_auth(ADMIN)
-        .json(&json!({"failure_streak": 2, "stale_after_s": 600}))
+        // Knocks of one pair count half a probe interval apart (receipt
+        // time): at 1 s, every other report of the driver is a knock.
+        .json(&json!({"failure_streak": 2, "stale_after_s": 600, "probe_interval_s": 1}))
         .send()
         .await
         .expect("sent");

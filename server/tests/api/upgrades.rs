@@ -29,6 +29,7 @@ const TELEGRAM_TARGET: i64 = 20261207000001;
 const VERIFIER_NETWORK: i64 = 20261207000002;
 const MAINTENANCE: i64 = 20261208000001;
 const ACTIONS: i64 = 20261208000002;
+const ACTIONS_DO_NO_HARM: i64 = 20261209000001;
 
 /// The secrets whose hashes the fixtures hold.
 const DE_1_AGENT: &str = "de-1-agent-token-0001";
@@ -566,6 +567,13 @@ async fn assert_the_panel_serves_it(app: &TestApp, version: i64) {
         );
         assert_eq!(runs[0]["output"], "new address 203.0.113.99", "{from}");
         assert_eq!(enabled["enabled"], false, "{from}");
+        // This host lists no program: the stored command stays off.
+        assert!(
+            actions[0]["off_on_this_host"]
+                .as_str()
+                .is_some_and(|why| why.contains("MESHWATCH_ACTION_COMMANDS")),
+            "{from}: {actions}"
+        );
     } else {
         assert_eq!(
             (actions, runs),
@@ -573,6 +581,26 @@ async fn assert_the_panel_serves_it(app: &TestApp, version: i64) {
             "{from}"
         );
         assert_eq!(enabled["enabled"], true, "{from}: on by default");
+    }
+
+    let budget = get(app, "/api/v1/actions/budget").await;
+    let interrupted = get(app, "/api/v1/actions/runs?server_id=nl-1").await;
+    if version >= ACTIONS_DO_NO_HARM {
+        assert_eq!(
+            budget,
+            serde_json::json!({"runs_per_hour": 4, "cooldown_s": 7200}),
+            "{from}"
+        );
+        assert_eq!(enabled["off_reason"], "budget", "{from}");
+        assert_eq!(interrupted[0]["outcome"], "interrupted", "{from}");
+    } else {
+        assert_eq!(
+            budget,
+            serde_json::json!({"runs_per_hour": 6, "cooldown_s": 21600}),
+            "{from}"
+        );
+        assert_eq!(enabled["off_reason"], Value::Null, "{from}");
+        assert_eq!(interrupted, serde_json::json!([]), "{from}");
     }
 
     let settings: Value = http

@@ -88,6 +88,7 @@ fn Row(n: OutboxItem) -> impl IntoView {
         NotificationKind::Cleared => lang.ui(Ui::KindCleared),
         NotificationKind::Test => lang.ui(Ui::KindTest),
         NotificationKind::WitnessNetwork => lang.ui(Ui::KindWitnessNetwork),
+        NotificationKind::ActionsOff => lang.ui(Ui::KindActionsOff),
     };
     let (state, tone) = match (n.state, n.to.is_empty()) {
         (DeliveryState::Queued, true) => (Ui::NotDeliveredNoTarget, "text-amber-800"),

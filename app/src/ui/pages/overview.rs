@@ -77,6 +77,11 @@ fn Glance(o: Overview) -> impl IntoView {
             {lang.witness_fault(fault)}
         </p>
     });
+    let actions_off = o.actions_off.map(|_| view! {
+        <p role="alert" class="mt-6 rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-900" data-testid="actions-off">
+            {lang.ui(Ui::ActionsOffBudget)}" "<a href="/settings" class="font-medium underline">{lang.ui(Ui::Settings)}</a>
+        </p>
+    });
     let undelivered = (o.undelivered > 0 || o.failed > 0).then(|| view! {
         <div role="note" class="mt-6 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
             {lang.undelivered_notifications(o.undelivered, o.failed)}
@@ -107,6 +112,7 @@ fn Glance(o: Overview) -> impl IntoView {
         <BlockedPerNetwork counts=o.blocked_per_network.clone()/>
         {replicas}
         {witness_fault}
+        {actions_off}
         {best}
         {undelivered}
         <div class="mt-6 grid gap-6 lg:grid-cols-2">

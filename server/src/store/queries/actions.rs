@@ -5,7 +5,8 @@
 use super::{corrupt, Attempt, DueRun, NewActionRun, Store, StoreError, Tx};
 use chrono::{DateTime, Utc};
 use meshwatch::actions::{
-    Action, ActionEvent, ActionId, ActionKind, ActionRun, RunOutcome, MAX_ACTIONS,
+    Action, ActionBudget, ActionEvent, ActionId, ActionKind, ActionRun, OffReason, RunOutcome,
+    MAX_ACTIONS,
 };
 use meshwatch::ServerId;
 use std::sync::LazyLock;
@@ -60,6 +61,7 @@ struct DueRow {
 
 #[derive(sqlx::FromRow)]
 struct RunRow {
+    id: i64,
     action_id: i64,
     action_name: String,
     server_id: ServerId,
@@ -82,11 +84,13 @@ impl TryFrom<RunRow> for ActionRun {
             "ok" => (RunOutcome::Ok, false),
             "running" => (RunOutcome::Running, false),
             "failed" => (RunOutcome::Failed, false),
+            "interrupted" => (RunOutcome::Interrupted, false),
             // Pending again after a failed attempt: it is retried.
             "pending" => (RunOutcome::Failed, true),
             other => return Err(corrupt("run state", other)),
         };
         Ok(ActionRun {
+            id: row.id,
             action_id: ActionId(row.action_id),
             action: row.action_name,
             server_id: row.server_id,
@@ -108,9 +112,10 @@ static CLAIM_DUE: LazyLock<String> = LazyLock::new(|| {
         "UPDATE action_runs SET lease_until = $3, state = 'running', started_at = $1
          WHERE id IN (
             SELECT id FROM action_runs
-            WHERE ((state = 'pending' AND due_at <= $1)
-                   -- A panel that stopped mid-run: its lease runs out.
-                   OR (state = 'running' AND lease_until <= $1))
+            -- A run is started at most once: one whose panel stopped
+            -- mid-run is interrupted (see `interrupt_lapsed_runs`), never
+            -- claimed again by itself.
+            WHERE state = 'pending' AND due_at <= $1
               AND (lease_until IS NULL OR lease_until <= $1)
             ORDER BY due_at, id LIMIT $2 {skip_locked})
          RETURNING id, action_id, server_id, event, incident_at, attempts",
@@ -242,14 +247,150 @@ impl Store {
         )
     }
 
+    /// The operator's switch (which clears why they switched themselves off).
     pub async fn set_actions_enabled(&self, enabled: bool) -> Result<(), StoreError> {
         let mut tx = self.write().await?;
-        sqlx::query("UPDATE settings SET actions_enabled = $1 WHERE id = 1")
-            .bind(enabled)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "UPDATE settings SET actions_enabled = $1, actions_off_reason = NULL WHERE id = 1",
+        )
+        .bind(enabled)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Runs whose panel stopped while they ran (their lease ran out, or
+    /// `all`: the one panel of a SQLite database starts) are recorded as
+    /// interrupted: they may have done half their work, so they are never
+    /// started again by themselves. Returns how many.
+    pub async fn interrupt_lapsed_runs(
+        &self,
+        now: DateTime<Utc>,
+        all: bool,
+    ) -> Result<u64, StoreError> {
+        let mut tx = self.write().await?;
+        let done = sqlx::query(
+            "UPDATE action_runs SET state = 'interrupted', lease_until = NULL
+             WHERE state = 'running' AND ($2 OR lease_until <= $1)",
+        )
+        .bind(now)
+        .bind(all)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        tx.commit().await?;
+        Ok(done)
+    }
+
+    /// The operator runs an interrupted run again (due now); false when
+    /// there is no such interrupted run.
+    pub async fn rerun(&self, id: i64, now: DateTime<Utc>) -> Result<bool, StoreError> {
+        let mut tx = self.write().await?;
+        let done = sqlx::query(
+            "UPDATE action_runs SET state = 'pending', due_at = $2, lease_until = NULL
+             WHERE id = $1 AND state = 'interrupted'",
+        )
+        .bind(id)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            > 0;
+        tx.commit().await?;
+        Ok(done)
+    }
+
+    /// How many runs other than `except` started since `since` across
+    /// the fleet, and whether one of `action` for `server` started since
+    /// `cooldown_since`: what the budget is judged on.
+    pub async fn runs_started(
+        &self,
+        since: DateTime<Utc>,
+        action: ActionId,
+        server: &ServerId,
+        cooldown_since: DateTime<Utc>,
+        except: i64,
+    ) -> Result<(u32, bool), StoreError> {
+        let (fleet, same): (i64, i64) = sqlx::query_as(
+            "SELECT COALESCE(SUM(CASE WHEN started_at >= $1 THEN 1 ELSE 0 END), 0),
+                    COALESCE(SUM(CASE WHEN action_id = $2 AND server_id = $3 AND started_at >= $4
+                                      THEN 1 ELSE 0 END), 0)
+             FROM action_runs
+             WHERE id <> $5 AND started_at IS NOT NULL
+               AND state IN ('running', 'ok', 'failed', 'interrupted')",
+        )
+        .bind(since)
+        .bind(action.0)
+        .bind(server)
+        .bind(cooldown_since)
+        .bind(except)
+        .fetch_one(&self.writer)
+        .await?;
+        Ok((u32::try_from(fleet).unwrap_or(u32::MAX), same > 0))
+    }
+
+    pub async fn action_budget(&self) -> Result<ActionBudget, StoreError> {
+        let (runs_per_hour, cooldown_s): (i64, i64) = sqlx::query_as(
+            "SELECT action_runs_per_hour, action_cooldown_s FROM settings WHERE id = 1",
+        )
+        .fetch_one(&self.reader)
+        .await?;
+        Ok(ActionBudget {
+            runs_per_hour: u32::try_from(runs_per_hour).map_err(|e| corrupt("budget", e))?,
+            cooldown_s: u32::try_from(cooldown_s).map_err(|e| corrupt("cooldown", e))?,
+        })
+    }
+
+    /// Replaces the budget (validated by the caller).
+    pub async fn set_action_budget(&self, budget: &ActionBudget) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        sqlx::query(
+            "UPDATE settings SET action_runs_per_hour = $1, action_cooldown_s = $2 WHERE id = 1",
+        )
+        .bind(i64::from(budget.runs_per_hour))
+        .bind(i64::from(budget.cooldown_s))
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Why actions switched themselves off, if they did.
+    pub async fn actions_off_reason(&self) -> Result<Option<OffReason>, StoreError> {
+        let raw: Option<String> =
+            sqlx::query_scalar("SELECT actions_off_reason FROM settings WHERE id = 1")
+                .fetch_one(&self.reader)
+                .await?;
+        raw.map(|r| OffReason::from_wire(&r).ok_or_else(|| corrupt("actions_off_reason", &r)))
+            .transpose()
+    }
+
+    /// Actions switch themselves off for `reason`, with the operator's
+    /// messages queued in the same transaction; false (and nothing
+    /// queued) when they were off already.
+    pub async fn switch_actions_off_for(
+        &self,
+        reason: OffReason,
+        messages: &[super::NewNotification],
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.write().await?;
+        let switched = sqlx::query(
+            "UPDATE settings SET actions_enabled = $1, actions_off_reason = $2
+             WHERE id = 1 AND actions_enabled = $3",
+        )
+        .bind(false)
+        .bind(reason.as_str())
+        .bind(true)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            > 0;
+        if switched {
+            super::outbox::queue_in(&mut tx, messages).await?;
+        }
+        tx.commit().await?;
+        Ok(switched)
     }
 
     /// Claims up to `limit` due runs for `lease` (marked running).
@@ -343,7 +484,7 @@ impl Store {
         limit: i64,
     ) -> Result<Vec<ActionRun>, StoreError> {
         sqlx::query_as::<_, RunRow>(
-            "SELECT action_id, action_name, server_id, event, state, attempts, started_at,
+            "SELECT id, action_id, action_name, server_id, event, state, attempts, started_at,
                     duration_ms, exit_status, http_status, output
              FROM action_runs
              WHERE started_at IS NOT NULL AND state <> 'skipped'

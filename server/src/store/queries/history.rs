@@ -108,6 +108,24 @@ impl Store {
         .collect()
     }
 
+    /// The conditions `server` recorded after `since`, oldest first.
+    pub async fn conditions_since(
+        &self,
+        server: &ServerId,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<Vec<ServerStatus>>, StoreError> {
+        let rows: Vec<String> = sqlx::query_scalar(
+            "SELECT conditions FROM status_history WHERE server_id = $1 AND at > $2 ORDER BY id",
+        )
+        .bind(server)
+        .bind(since)
+        .fetch_all(&self.reader)
+        .await?;
+        rows.iter()
+            .map(|raw| serde_json::from_str(raw).map_err(|e| corrupt("conditions", e)))
+            .collect()
+    }
+
     /// The last conditions of every server recorded outside a
     /// maintenance window.
     pub async fn latest_calm_conditions(
