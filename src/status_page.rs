@@ -16,11 +16,11 @@ pub const DAYS: u32 = 30;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RouteState {
-    /// Every server it serves is fine.
+    /// Every user is served by servers in rotation, in full.
     Operational,
-    /// Only planned maintenance takes servers out (or holds the route).
+    /// Planned maintenance alone leaves users short (or holds the route).
     Maintenance,
-    /// Some servers are out of rotation or partly failing; still served.
+    /// Some users get fewer servers than their share: no spare is left.
     Degraded,
     /// No server is in rotation: the best available one is served.
     PartialOutage,
@@ -75,30 +75,41 @@ impl ServerState {
     }
 }
 
-/// The state of a route whose servers are in these states; `None` for a
-/// route with no server known.
-pub fn route_state(servers: impl IntoIterator<Item = ServerState>) -> Option<RouteState> {
-    let (mut known, mut serving, mut out_planned, mut out_unplanned, mut partly) =
-        (0, 0, 0, 0, false);
+/// The state of a route whose servers are in these states, as its
+/// customers experience it; `None` for a route with no server known.
+///
+/// Each user gets `share` servers of the route (`servers_per_user`; a
+/// route without one serves every server in rotation, so one is enough).
+/// While at least that many are in rotation every user is served in full,
+/// whatever was taken out: Operational. A block no user noticed never
+/// shows, so the page cannot confirm to a censor that an address it
+/// blocked is ours. Fewer than that: Degraded (some users get fewer
+/// servers), or Maintenance when only planned windows took them. None in
+/// rotation: Partial outage (the route serves its best available), or
+/// Maintenance when only windows hold it.
+pub fn route_state(
+    servers: impl IntoIterator<Item = ServerState>,
+    share: Option<u32>,
+) -> Option<RouteState> {
+    let (mut known, mut serving, mut out_unplanned) = (0u32, 0u32, 0u32);
     for s in servers {
         known += 1;
         if s.in_rotation {
             serving += 1;
-            // Silence is not a verdict: a silent server serves as before.
-            partly |= s.status == ServerStatus::EntryPointsUnavailable;
-        } else if s.planned {
-            out_planned += 1;
-        } else {
+        } else if !s.planned {
             out_unplanned += 1;
         }
     }
-    Some(match (known, serving) {
-        (0, _) => return None,
-        (_, 0) if out_unplanned == 0 => RouteState::Maintenance,
-        (_, 0) => RouteState::PartialOutage,
-        _ if out_unplanned > 0 || partly => RouteState::Degraded,
-        _ if out_planned > 0 => RouteState::Maintenance,
-        _ => RouteState::Operational,
+    if known == 0 {
+        return None;
+    }
+    let wanted = share.unwrap_or(1).clamp(1, known);
+    Some(match (serving, out_unplanned) {
+        (0, 0) => RouteState::Maintenance,
+        (0, _) => RouteState::PartialOutage,
+        (s, _) if s >= wanted => RouteState::Operational,
+        (_, 0) => RouteState::Maintenance,
+        _ => RouteState::Degraded,
     })
 }
 
@@ -114,6 +125,7 @@ pub struct DayState {
 /// change may precede the first day, giving the state it starts in).
 pub fn daily_states(
     histories: &[&[(DateTime<Utc>, ServerStatus)]],
+    share: Option<u32>,
     now: DateTime<Utc>,
 ) -> Vec<DayState> {
     let today = now.date_naive();
@@ -142,8 +154,10 @@ pub fn daily_states(
         if until == at && k + 1 < moments.len() {
             continue;
         }
-        let Some(state) = route_state(current.iter().flatten().map(|&s| ServerState::recorded(s)))
-        else {
+        let Some(state) = route_state(
+            current.iter().flatten().map(|&s| ServerState::recorded(s)),
+            share,
+        ) else {
             continue;
         };
         // The days the span [at, until) touches (a span ending at

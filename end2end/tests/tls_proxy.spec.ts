@@ -118,3 +118,23 @@ test('the shipped Caddyfile is valid', async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// Last in this file: it spends the proxy's sign-in budget for 127.0.0.1.
+test('the proxy keeps /metrics and /readyz to the panel\'s host and paces sign-ins', async ({ request }) => {
+  for (const path of ['/metrics', '/readyz']) {
+    expect((await request.get(path)).status(), path).toBe(403);
+  }
+  const statuses: number[] = [];
+  for (let i = 0; i < 40 && !statuses.includes(429); i++) {
+    const response = await request.post('/login', {
+      form: { username: `pace-${i}`, password: 'not the password' },
+      maxRedirects: 0,
+    });
+    statuses.push(response.status());
+  }
+  expect(statuses).toContain(429);
+  // The first burst got through to the panel.
+  expect(statuses.slice(0, 10).every((s) => s === 303)).toBe(true);
+  // Reading the sign-in page is not paced.
+  expect((await request.get('/login')).status()).toBe(200);
+});

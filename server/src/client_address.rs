@@ -62,6 +62,9 @@ impl TrustedProxies {
     pub fn client_address(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
         let peer = canonical(peer);
         if !self.trusts(peer) {
+            if self.is_empty() && peer.is_loopback() && forwarding_headers(headers) {
+                warn_of_an_untrusted_proxy(peer);
+            }
             return peer;
         }
         let mut hops = forwarded_for(headers);
@@ -75,6 +78,38 @@ impl TrustedProxies {
             }
         }
         client
+    }
+}
+
+/// Whether the request carries a forwarding header.
+fn forwarding_headers(headers: &HeaderMap) -> bool {
+    headers.contains_key("x-forwarded-for") || headers.contains_key("forwarded")
+}
+
+/// How often the misconfiguration below is logged at most.
+const UNTRUSTED_PROXY_WARNING_EVERY_S: u64 = 3600;
+
+/// A proxy on this host forwards clients, but no proxy is trusted: every
+/// client looks like 127.0.0.1, so one attacker's failed sign-ins lock
+/// everyone out. Loud, but at most once an hour.
+fn warn_of_an_untrusted_proxy(peer: IpAddr) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST_WARNED_S: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let last = LAST_WARNED_S.load(Ordering::Relaxed);
+    if (last == 0 || now.saturating_sub(last) >= UNTRUSTED_PROXY_WARNING_EVERY_S)
+        && LAST_WARNED_S
+            .compare_exchange(last, now.max(1), Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    {
+        tracing::warn!(
+            %peer,
+            "a proxy on this host sends X-Forwarded-For, but MESHWATCH_TRUSTED_PROXIES is unset: \
+             every client is taken for {peer} (sign-in limits lock them all out together); \
+             set MESHWATCH_TRUSTED_PROXIES={peer}"
+        );
     }
 }
 

@@ -41,6 +41,10 @@ pub enum DemoMode {
     Manual,
 }
 
+fn listen_is_loopback(listen: &SocketAddr) -> bool {
+    listen.ip().is_loopback()
+}
+
 /// The programs a demo panel's actions may run when the host lists none.
 pub const DEMO_ACTION_COMMANDS: &str = "/bin/echo";
 
@@ -235,6 +239,29 @@ impl Config {
                 var: "MESHWATCH_PUBLIC_URL",
                 problem,
             })?;
+        // A panel other hosts can reach must know the address its
+        // browsers use: cross-site checks, links and the session cookie
+        // depend on it (do no harm: no panel open to the world on guesses).
+        if !listen_is_loopback(&listen) && public_url.is_none() {
+            return Err(ConfigError {
+                var: "MESHWATCH_PUBLIC_URL",
+                problem: format!(
+                    "is required when MESHWATCH_LISTEN ({listen}) is not a loopback address: \
+                     set it to the address browsers use, e.g. https://panel.example"
+                ),
+            });
+        }
+        // The demo prints its sign-in and API tokens to the terminal and
+        // runs faults on request: it stays on this host.
+        if demo.is_some() && !listen_is_loopback(&listen) {
+            return Err(ConfigError {
+                var: "MESHWATCH_LISTEN",
+                problem: format!(
+                    "{listen} is not a loopback address: the demo (MESHWATCH_DEMO) listens on \
+                     127.0.0.1 or ::1 only"
+                ),
+            });
+        }
         let replica = match non_empty("MESHWATCH_REPLICA") {
             Some(raw) => ReplicaName::parse(&raw).map_err(|problem| ConfigError {
                 var: "MESHWATCH_REPLICA",
@@ -336,6 +363,28 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         Config::from_lookup(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn a_panel_open_to_other_hosts_needs_its_public_url_and_the_demo_stays_on_loopback() {
+        let refused = config(&[("MESHWATCH_LISTEN", "0.0.0.0:3000")]).expect_err("open");
+        assert_eq!(refused.var, "MESHWATCH_PUBLIC_URL");
+        let refused = config(&[("MESHWATCH_LISTEN", "192.0.2.7:3000")]).expect_err("open");
+        assert_eq!(refused.var, "MESHWATCH_PUBLIC_URL");
+        assert!(config(&[
+            ("MESHWATCH_LISTEN", "0.0.0.0:3000"),
+            ("MESHWATCH_PUBLIC_URL", "https://panel.example")
+        ])
+        .is_ok());
+        assert!(config(&[("MESHWATCH_LISTEN", "[::1]:3000")]).is_ok());
+        let refused = config(&[
+            ("MESHWATCH_LISTEN", "0.0.0.0:3000"),
+            ("MESHWATCH_PUBLIC_URL", "https://panel.example"),
+            ("MESHWATCH_DEMO", "1"),
+        ])
+        .expect_err("a public demo");
+        assert_eq!(refused.var, "MESHWATCH_LISTEN");
+        assert!(config(&[("MESHWATCH_DEMO", "1")]).is_ok());
     }
 
     #[test]

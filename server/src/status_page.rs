@@ -124,16 +124,19 @@ fn public_route(
 ) -> Option<PublicRoute> {
     let route = &mesh.routes()[r];
     let servers = mesh.servers_of_route(r);
-    let state = route_state(servers.iter().map(|&s| ServerState {
-        status: verdicts[s].status,
-        in_rotation: verdicts[s].in_rotation,
-        planned: verdicts[s].maintenance.is_some(),
-    }))?;
+    let state = route_state(
+        servers.iter().map(|&s| ServerState {
+            status: verdicts[s].status,
+            in_rotation: verdicts[s].in_rotation,
+            planned: verdicts[s].maintenance.is_some(),
+        }),
+        route.servers_per_user,
+    )?;
     let recorded: Vec<&[(DateTime<Utc>, ServerStatus)]> = servers
         .iter()
         .filter_map(|&s| histories.get(&mesh.server(s).id).map(Vec::as_slice))
         .collect();
-    let mut days = daily_states(&recorded, now);
+    let mut days = daily_states(&recorded, route.servers_per_user, now);
     // Today includes this moment (a drain is not in the history).
     if let Some(today) = days.last_mut() {
         today.state = Some(today.state.map_or(state, |s| s.worst(state)));

@@ -425,3 +425,43 @@ async fn acknowledged_reports_survive_kill_9() {
     );
     assert!(terminate(again).success());
 }
+
+#[tokio::test]
+async fn a_panel_open_to_other_hosts_without_its_public_url_does_not_start() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = format!("sqlite://{}/open.db", dir.path().display());
+    let mut open = command(&db);
+    open.env("MESHWATCH_LISTEN", "0.0.0.0:0");
+    let output = run(open);
+    assert_eq!(output.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("MESHWATCH_PUBLIC_URL"), "{said}");
+    let mut demo = command(&db);
+    demo.env("MESHWATCH_LISTEN", "0.0.0.0:0")
+        .env("MESHWATCH_PUBLIC_URL", "https://panel.example")
+        .env("MESHWATCH_DEMO", "1");
+    let output = run(demo);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("MESHWATCH_LISTEN"));
+}
+
+#[tokio::test]
+async fn a_proxy_on_this_host_forwarding_clients_while_none_is_trusted_is_warned_about() {
+    let dir = tempfile::tempdir().expect("dir");
+    let db = format!("sqlite://{}/xff.db", dir.path().display());
+    let panel = start(command(&db));
+    let answer = client()
+        .post(format!("{}/login", panel.address))
+        .header("x-forwarded-for", "203.0.113.9")
+        .form(&[("username", "someone"), ("password", "not the password")])
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(answer.status(), 303);
+    let line = panel.printed_later("MESHWATCH_TRUSTED_PROXIES is unset");
+    assert!(
+        line.contains("MESHWATCH_TRUSTED_PROXIES=127.0.0.1"),
+        "{line}"
+    );
+    assert!(terminate(panel).success());
+}

@@ -29,8 +29,8 @@ async fn the_status_page_is_off_unless_switched_on() {
     }
 }
 
-/// de-1 blocked on "MTS mobile" (route Germany degraded); nl-1 in a
-/// window whose note names it (route Netherlands in maintenance).
+/// de-1 blocked on "MTS mobile" (its route Germany has a spare: de-2);
+/// nl-1 in a window whose note names it (Netherlands has two more).
 async fn a_fleet_with_something_to_hide(app: &TestApp) {
     let tokens = fleet(app).await;
     let set = app
@@ -102,9 +102,11 @@ async fn each_route_is_shown_by_its_public_name_with_its_state_and_thirty_days()
             )
         })
         .collect();
+    // What customers experience: every user is served in full, so a
+    // blocked server with a spare and a planned absence never show.
     assert_eq!(
         shown,
-        [("Germany", "degraded"), ("Netherlands", "maintenance")]
+        [("Germany", "operational"), ("Netherlands", "operational")]
     );
     for route in routes {
         let days = route["days"].as_array().expect("days");
@@ -120,7 +122,7 @@ async fn each_route_is_shown_by_its_public_name_with_its_state_and_thirty_days()
     assert_eq!(html.status(), 200);
     let html = html.text().await.expect("text");
     assert!(
-        html.contains("Service status") && html.contains("Some routes are degraded."),
+        html.contains("Service status") && html.contains("All routes are operational."),
         "{html}"
     );
     assert!(html.contains("Germany") && html.contains("Planned maintenance"));
@@ -140,7 +142,7 @@ async fn each_route_is_shown_by_its_public_name_with_its_state_and_thirty_days()
     assert!(
         es.contains("lang=\"es\"")
             && es.contains("Estado del servicio")
-            && es.contains("Degradado"),
+            && es.contains("Operativo"),
         "{es}"
     );
     let ja = public(&app, "/status", "ja")
@@ -210,4 +212,34 @@ async fn a_route_whose_every_server_is_in_a_window_reads_maintenance() {
     assert_eq!(germany["name"], "Germany");
     assert_eq!(germany["state"], "maintenance", "{germany}");
     assert_eq!(germany["days"][29]["state"], "maintenance");
+}
+
+#[tokio::test]
+async fn a_route_serving_its_best_available_reads_partial_outage() {
+    let app = spawn_app_with(&[("MESHWATCH_STATUS_PAGE", "1".into())]).await;
+    let tokens = fleet(&app).await;
+    all_report(&app, &tokens, 100).await;
+    // Both servers of route `de` are down: it serves its best available.
+    for (i, id) in ["de-1", "de-2"].iter().enumerate() {
+        let mut down = crate::agent::report(&crate::agent::uuid(200 + i as u32), false, vec![]);
+        down["self_check"]["service_ok"] = json!(false);
+        let posted = crate::agent::post(&app, &tokens[*id], &down).await;
+        assert_eq!(posted.status(), 202);
+    }
+    app.tick().await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    let germany = loop {
+        let status: Value = public(&app, "/status.json", "en")
+            .await
+            .json()
+            .await
+            .expect("json");
+        let germany = status["routes"][0].clone();
+        if germany["state"] == "partial_outage" || std::time::Instant::now() > deadline {
+            break germany;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    };
+    assert_eq!(germany["name"], "Germany");
+    assert_eq!(germany["state"], "partial_outage", "{germany}");
 }
