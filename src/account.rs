@@ -71,9 +71,94 @@ pub fn check_token_name(name: &str) -> Result<&str, AccountError> {
     }
 }
 
+/// What an operator API token may do (PRODUCT.md §6): `read` reads,
+/// `fleet` also changes the fleet (the fleet document, servers, verifiers,
+/// maintenance), `admin` also manages actions, tokens, settings and
+/// connected panels. Each scope includes the ones before it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenScope {
+    Read,
+    Fleet,
+    Admin,
+}
+
+impl TokenScope {
+    pub const ALL: [TokenScope; 3] = [TokenScope::Read, TokenScope::Fleet, TokenScope::Admin];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenScope::Read => "read",
+            TokenScope::Fleet => "fleet",
+            TokenScope::Admin => "admin",
+        }
+    }
+
+    pub fn from_wire(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+
+    /// Whether a token of this scope may do what `needed` allows.
+    pub fn allows(self, needed: TokenScope) -> bool {
+        self >= needed
+    }
+
+    /// What a request to the automation API needs: `path` below
+    /// `/api/v1` (with or without that prefix), `reads` for GET and HEAD.
+    pub fn needed_for(reads: bool, path: &str) -> TokenScope {
+        let path = path.strip_prefix("/api/v1").unwrap_or(path);
+        let under = |prefix: &str| path == prefix || path.starts_with(&format!("{prefix}/"));
+        let admin = under("/actions")
+            || under("/connectors")
+            || under("/tokens")
+            || (!reads && under("/settings"));
+        if admin {
+            TokenScope::Admin
+        } else if reads {
+            TokenScope::Read
+        } else {
+            TokenScope::Fleet
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_scope_includes_the_ones_before_it() {
+        use TokenScope::*;
+        assert!(Admin.allows(Fleet) && Admin.allows(Read) && Fleet.allows(Read));
+        assert!(!Read.allows(Fleet) && !Fleet.allows(Admin));
+        for scope in TokenScope::ALL {
+            assert_eq!(TokenScope::from_wire(scope.as_str()), Some(scope));
+        }
+    }
+
+    #[test]
+    fn only_admin_manages_actions_tokens_settings_and_connectors() {
+        use TokenScope::*;
+        let cases = [
+            (true, "/api/v1/servers", Read),
+            (true, "/servers/de-1", Read),
+            (true, "/api/v1/settings", Read),
+            (false, "/api/v1/settings", Admin),
+            (false, "/api/v1/fleet", Fleet),
+            (false, "/api/v1/servers/de-1/verifier", Fleet),
+            (false, "/api/v1/maintenance", Fleet),
+            (true, "/api/v1/actions", Admin),
+            (false, "/api/v1/actions/runs/1/rerun", Admin),
+            (true, "/actions/runs", Admin),
+            (false, "/api/v1/connectors/rw", Admin),
+            (true, "/api/v1/actionsx", Read),
+        ];
+        for (reads, path, needed) in cases {
+            assert_eq!(TokenScope::needed_for(reads, path), needed, "{path}");
+        }
+    }
 
     #[test]
     fn new_passwords_are_long_typed_twice_and_new() {

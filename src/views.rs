@@ -149,6 +149,7 @@ pub struct OperatorView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiTokenView {
     pub name: String,
+    pub scope: crate::account::TokenScope,
     pub created_at: DateTime<Utc>,
 }
 
@@ -156,6 +157,7 @@ pub struct ApiTokenView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NewApiToken {
     pub name: String,
+    pub scope: crate::account::TokenScope,
     pub token: String,
 }
 

@@ -329,7 +329,7 @@ pub async fn change_password(
     current: String,
     next: String,
     repeat: String,
-) -> Result<(), AppError> {
+) -> Result<Vec<String>, AppError> {
     let (backend, operator) = authorize().await?;
     let result = async {
         meshwatch::account::check_new_password(&current, &next, &repeat).map_err(invalid)?;
@@ -342,8 +342,8 @@ pub async fn change_password(
             .change_password(&operator.username, session, &current, &next)
             .await
             .map_err(|e| fail(backend_failed(e)))?;
-        match outcome {
-            PasswordChange::Changed => {}
+        let revoked = match outcome {
+            PasswordChange::Changed { revoked } => revoked,
             PasswordChange::WrongCurrent => return Err(invalid("The current password is wrong.")),
             PasswordChange::TooManyAttempts { retry_after } => {
                 let seconds = retry_after.as_secs().max(1);
@@ -354,12 +354,39 @@ pub async fn change_password(
                     minutes: seconds.div_ceil(60),
                 }));
             }
-        }
-        tracing::info!(operator = %operator.username, "operator password changed in the panel");
-        Ok(())
+        };
+        tracing::info!(operator = %operator.username, revoked_tokens = revoked.len(), "operator password changed in the panel");
+        Ok(revoked)
     }
     .await;
-    settle(Form::Password, "/settings", result, |_| Outcome::Done)
+    settle(
+        Form::Password,
+        "/settings",
+        result,
+        |revoked: &Vec<String>| Outcome::PasswordChanged(revoked.clone()),
+    )
+}
+
+/// The signed-in operator's password, asked again before a change that
+/// arms actions or hands out access: a session left open (or stolen)
+/// alone cannot make one.
+async fn reauthenticate(
+    backend: &crate::backend::Backend,
+    username: &str,
+    password: &str,
+) -> Result<(), AppError> {
+    use crate::backend::PasswordCheck;
+    match backend
+        .confirm_password(username, password)
+        .await
+        .map_err(|e| fail(backend_failed(e)))?
+    {
+        PasswordCheck::Confirmed => Ok(()),
+        PasswordCheck::Wrong => Err(invalid("Your password is wrong: nothing was changed.")),
+        PasswordCheck::TooManyAttempts { retry_after } => Err(fail(AppError::TooManyAttempts {
+            minutes: retry_after.as_secs().max(1).div_ceil(60),
+        })),
+    }
 }
 
 /// Settings → Actions: the switch, the actions, their latest runs.
@@ -384,10 +411,12 @@ pub async fn create_action(
     method: Option<String>,
     headers: Option<String>,
     body: Option<String>,
+    password: String,
 ) -> Result<(), AppError> {
     use meshwatch::actions::{parse_header_lines, ActionEvent, ActionSpec, HttpCall, HttpMethod};
     let (backend, operator) = authorize().await?;
     let result = async {
+        reauthenticate(&backend, &operator.username, &password).await?;
         let on = ActionEvent::from_wire(on.trim())
             .ok_or_else(|| invalid(format!("{on:?} is not an event")))?;
         let after_minutes: u32 = match after_minutes.trim() {
@@ -489,12 +518,24 @@ pub async fn rerun_action(id: i64) -> Result<(), AppError> {
 
 /// The switch that holds every action off (e.g. during an incident).
 #[server(prefix = "/rpc", endpoint = "switch_actions")]
-pub async fn switch_actions(enabled: bool) -> Result<(), AppError> {
+pub async fn switch_actions(enabled: bool, password: Option<String>) -> Result<(), AppError> {
     let (backend, operator) = authorize().await?;
-    let result = backend
-        .set_actions_enabled(enabled)
-        .await
-        .map_err(|e| fail(backend_failed(e)));
+    let result = async {
+        // Switching them off is always one click; arming them asks again.
+        if enabled {
+            reauthenticate(
+                &backend,
+                &operator.username,
+                password.as_deref().unwrap_or(""),
+            )
+            .await?;
+        }
+        backend
+            .set_actions_enabled(enabled)
+            .await
+            .map_err(|e| fail(backend_failed(e)))
+    }
+    .await;
     if result.is_ok() {
         tracing::warn!(enabled, operator = %operator.username, "actions switched in the panel");
     }
@@ -513,12 +554,19 @@ pub async fn load_api_tokens() -> Result<Vec<ApiTokenView>, AppError> {
 
 /// Creates a named API token; the answer is the only place its secret appears.
 #[server(prefix = "/rpc", endpoint = "create_api_token")]
-pub async fn create_api_token(name: String) -> Result<NewApiToken, AppError> {
+pub async fn create_api_token(
+    name: String,
+    scope: String,
+    password: String,
+) -> Result<NewApiToken, AppError> {
     let (backend, operator) = authorize().await?;
     let result = async {
     let name = meshwatch::account::check_token_name(&name).map_err(invalid)?;
+    let scope = meshwatch::account::TokenScope::from_wire(scope.trim())
+        .ok_or_else(|| invalid(format!("{scope:?} is not a scope: read, fleet or admin")))?;
+    reauthenticate(&backend, &operator.username, &password).await?;
     let token = backend
-        .create_api_token(name)
+        .create_api_token(&operator.username, name, scope)
         .await
         .map_err(|e| fail(backend_failed(e)))?
         .ok_or_else(|| {
@@ -526,9 +574,10 @@ pub async fn create_api_token(name: String) -> Result<NewApiToken, AppError> {
                 "A token named \"{name}\" exists already: revoke it first or choose another name."
             ))
         })?;
-    tracing::info!(token = name, operator = %operator.username, "API token created in the panel");
+    tracing::info!(token = name, scope = scope.as_str(), operator = %operator.username, "API token created in the panel");
     Ok(NewApiToken {
         name: name.to_owned(),
+        scope,
         token,
     })
     }

@@ -124,19 +124,42 @@ pub trait PanelBackend: Send + Sync + 'static {
     /// The operator API tokens (names and dates; secrets are not kept).
     async fn api_tokens(&self) -> Result<Vec<ApiTokenView>, BackendError>;
     /// Creates a token and returns its secret, or `None` when the name is taken.
-    async fn create_api_token(&self, name: &str) -> Result<Option<String>, BackendError>;
+    async fn create_api_token(
+        &self,
+        username: &str,
+        name: &str,
+        scope: meshwatch::account::TokenScope,
+    ) -> Result<Option<String>, BackendError>;
+    /// Checks the signed-in operator's password again before a change
+    /// that arms actions or hands out access (paced like a password change).
+    async fn confirm_password(
+        &self,
+        username: &str,
+        password: &str,
+    ) -> Result<PasswordCheck, BackendError>;
     /// Revokes a token at once; `false` when no token has that name.
     async fn revoke_api_token(&self, name: &str) -> Result<bool, BackendError>;
 }
 
 /// What an attempt to change the operator's password did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PasswordChange {
-    Changed,
+    /// Changed; the API tokens the operator's sessions created are revoked
+    /// (their names).
+    Changed { revoked: Vec<String> },
     /// `current` was wrong.
     WrongCurrent,
     /// Too many wrong `current` passwords lately: nothing was checked, and
     /// the next attempt is let in after `retry_after`.
+    TooManyAttempts { retry_after: std::time::Duration },
+}
+
+/// What checking the operator's password again found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PasswordCheck {
+    Confirmed,
+    Wrong,
+    /// Too many wrong passwords lately: nothing was checked.
     TooManyAttempts {
         retry_after: std::time::Duration,
     },

@@ -32,6 +32,9 @@ pub enum Outcome {
     TokenCreated(NewApiToken),
     /// A test message went to this many targets.
     Queued(usize),
+    /// The password changed; these API tokens, which the operator's
+    /// sessions had created, were revoked.
+    PasswordChanged(Vec<String>),
     Failed(AppError),
 }
 

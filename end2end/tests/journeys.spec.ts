@@ -289,6 +289,7 @@ test('9. an action configured in Settings runs on a block, once, and its run sho
   await form.getByLabel('Runs on').selectOption('blocked');
   await form.getByLabel('After (minutes)').fill('0');
   await form.getByLabel(/^Command/).fill('/bin/echo\nrotating the address now');
+  await form.getByLabel('Your password (to confirm)').fill(operator.password);
   await form.getByRole('button', { name: 'Add action' }).click();
   const listed = page.getByTestId('action').filter({ hasText: 'Note the block' });
   await expect(listed).toContainText('/bin/echo rotating the address now');

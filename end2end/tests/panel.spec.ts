@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { collectErrors, fleetFor, hydrated, provision, signIn } from './fixtures';
-import { adminToken, baseURL } from '../playwright.config';
+import { adminToken, baseURL, operator } from '../playwright.config';
 import { randomUUID } from 'node:crypto';
 
 test('an operator signs in, sees the provisioned fleet, filters it and signs out', async ({ page, request }, info) => {
@@ -294,12 +294,17 @@ test('an API token is created in settings, shown once, works, and is revoked', a
   await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible();
   if (js) await hydrated(page);
   await page.getByLabel('New token name').fill(name);
+  await page.getByLabel('Scope').selectOption('fleet');
+  await page.locator('#token-password').fill(operator.password);
   await page.getByRole('button', { name: 'Create token' }).click();
   const secret = page.getByLabel('New API token');
   await expect(secret).toHaveText(/^[0-9a-f]{64}$/);
   const token = (await secret.textContent()) ?? '';
   const api = (t: string) => request.get('/api/v1/settings', { headers: { authorization: `Bearer ${t}` } });
   expect((await api(token)).status()).toBe(200);
+  // Its scope: fleet, so no actions.
+  const actions = await request.get('/api/v1/actions', { headers: { authorization: `Bearer ${token}` } });
+  expect(actions.status()).toBe(403);
 
   await page.reload();
   await expect(page.getByRole('list', { name: 'API tokens' })).toContainText(name);

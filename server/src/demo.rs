@@ -10,6 +10,7 @@ pub mod live;
 use crate::config::DemoMode;
 use crate::secrets::{self, TokenHash};
 use crate::store::Store;
+use meshwatch::account::TokenScope;
 use meshwatch::agent_api::Metrics;
 use meshwatch::fleet::{EntryPointDoc, FleetDocument, RouteDoc, ServerDoc, UserDoc};
 use meshwatch::settings::Settings;
@@ -19,8 +20,10 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 pub const DEMO_OPERATOR: &str = "demo";
 
 /// The operator API token the demo makes (anew at every start, like the
-/// demo operator's password) and prints.
+/// demo operator's password) and prints: `admin` scope.
 pub const DEMO_API_TOKEN_NAME: &str = "demo";
+/// ... and its `fleet` one, for scripts that only provision.
+pub const DEMO_FLEET_TOKEN_NAME: &str = "demo-fleet";
 
 /// (id, name, country, route)
 const SERVERS: [(&str, &str, &str, &str); 10] = [
@@ -145,8 +148,10 @@ pub fn fleet() -> FleetDocument {
 /// What seeding hands to the live demo and to the operator.
 pub struct Seeded {
     pub password: String,
-    /// A fresh operator API token, stored hashed as [`DEMO_API_TOKEN_NAME`].
+    /// A fresh `admin` operator API token, stored hashed as [`DEMO_API_TOKEN_NAME`].
     pub api_token: String,
+    /// A fresh `fleet` one, as [`DEMO_FLEET_TOKEN_NAME`].
+    pub fleet_token: String,
     /// Server id → the agent token set for this run.
     pub agent_tokens: HashMap<String, String>,
 }
@@ -181,7 +186,19 @@ pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<See
     store.upsert_operator(DEMO_OPERATOR, &hash).await?;
     let api_token = secrets::new_token();
     store
-        .upsert_api_token(DEMO_API_TOKEN_NAME, &TokenHash::of(&api_token))
+        .upsert_api_token(
+            DEMO_API_TOKEN_NAME,
+            &TokenHash::of(&api_token),
+            TokenScope::Admin,
+        )
+        .await?;
+    let fleet_token = secrets::new_token();
+    store
+        .upsert_api_token(
+            DEMO_FLEET_TOKEN_NAME,
+            &TokenHash::of(&fleet_token),
+            TokenScope::Fleet,
+        )
         .await?;
     let now_ms = chrono::Utc::now().timestamp_millis();
     for (i, (id, ..)) in SERVERS.iter().enumerate() {
@@ -193,6 +210,7 @@ pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<See
     Ok(Seeded {
         password,
         api_token,
+        fleet_token,
         agent_tokens,
     })
 }
@@ -256,7 +274,9 @@ pub const DEMO_MAINTENANCE_NOTE: &str = "Weekly kernel updates";
 /// it is, how to sign in and call the API, and what to look at first.
 pub struct Welcome {
     pub password: String,
+    /// The `admin` token, and the `fleet` one.
     pub api_token: String,
+    pub fleet_token: String,
     pub mode: DemoMode,
     /// `MESHWATCH_STATUS_PAGE`: the public status page is served.
     pub status_page: bool,
@@ -275,8 +295,12 @@ impl Welcome {
             String::new(),
             format!("meshwatch is running: {url}"),
             format!("  sign in:    {DEMO_OPERATOR} / {}", self.password),
-            format!("  API token:  {token}"),
+            format!("  API token:  {token}   (admin: actions, tokens, settings)"),
             format!("              curl -H 'Authorization: Bearer {token}' {url}/api/v1/servers"),
+            format!(
+                "  fleet token: {}   (fleet: the fleet document, verifiers, maintenance)",
+                self.fleet_token
+            ),
         ];
         if self.status_page {
             lines.push(format!(
@@ -342,6 +366,7 @@ mod tests {
         let welcome = super::Welcome {
             password: "pw-123".into(),
             api_token: "tok-456".into(),
+            fleet_token: "tok-789".into(),
             mode: crate::config::DemoMode::Scripted,
             status_page: true,
         };
@@ -349,7 +374,8 @@ mod tests {
         let text = lines.join("\n");
         assert!(text.contains("meshwatch is running: http://127.0.0.1:3000\n"));
         assert!(text.contains("sign in:    demo / pw-123\n"));
-        assert!(text.contains("API token:  tok-456\n"));
+        assert!(text.contains("API token:  tok-456   (admin"));
+        assert!(text.contains("fleet token: tok-789   (fleet"));
         assert!(text.contains("Bearer tok-456' http://127.0.0.1:3000/api/v1/servers"));
         assert!(lines.last().is_some_and(|l| l.contains("every 5 minutes")));
         assert!(text.contains("status:     http://127.0.0.1:3000/status (public"));

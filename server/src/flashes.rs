@@ -72,6 +72,7 @@ mod tests {
             form: Form::CreateToken,
             outcome: Outcome::TokenCreated(meshwatch::views::NewApiToken {
                 name: "ci".to_owned(),
+                scope: meshwatch::account::TokenScope::Fleet,
                 token: "secret-token-value-0001".to_owned(),
             }),
         };

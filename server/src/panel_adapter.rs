@@ -6,7 +6,7 @@ use crate::card_cache::{CardCache, HISTORY_DAYS};
 use crate::engine::{server_ref, server_ref_at, CardEvidence, Clock, Evaluator, ReadModel};
 use crate::secrets::{self, TokenHash};
 use crate::store::{Store, StoreError};
-use app::backend::{BackendError, PanelBackend, PasswordChange};
+use app::backend::{BackendError, PanelBackend, PasswordChange, PasswordCheck};
 use meshwatch::maintenance::{MaintenanceId, MaintenancePlan, MaintenanceWindow};
 use meshwatch::network::{blocked_per_network, NetworkLabel};
 use meshwatch::server_list::count;
@@ -593,23 +593,85 @@ impl PanelBackend for PanelAdapter {
             .password_change_succeeded(operator.id)
             .await
             .map_err(backend_error)?;
-        self.store
+        let revoked = self
+            .store
             .change_password(operator.id, &hash, &TokenHash::of(session_token))
             .await
             .map_err(backend_error)?;
         self.sessions.forget_all();
-        Ok(PasswordChange::Changed)
+        if !revoked.is_empty() {
+            tracing::warn!(%username, tokens = ?revoked, "the API tokens this operator's sessions created are revoked with the password change");
+        }
+        Ok(PasswordChange::Changed { revoked })
+    }
+
+    async fn confirm_password(
+        &self,
+        username: &str,
+        password: &str,
+    ) -> Result<PasswordCheck, BackendError> {
+        let Some(operator) = self
+            .store
+            .operator_credentials(username)
+            .await
+            .map_err(backend_error)?
+        else {
+            return Ok(PasswordCheck::Wrong);
+        };
+        // Paced like a password change: a stolen session cannot guess it.
+        if let Err(retry_after) = self
+            .limiter
+            .try_password_change(operator.id)
+            .await
+            .map_err(backend_error)?
+        {
+            return Ok(PasswordCheck::TooManyAttempts { retry_after });
+        }
+        let password = password.to_owned();
+        let checked = self
+            .password_checks
+            .run(move || secrets::verify_password(&password, &operator.password_hash))
+            .await;
+        match checked {
+            Ok(true) => {
+                self.limiter
+                    .password_change_succeeded(operator.id)
+                    .await
+                    .map_err(backend_error)?;
+                Ok(PasswordCheck::Confirmed)
+            }
+            Ok(_) => {
+                tracing::warn!(%username, "a change refused: the password asked again was wrong");
+                Ok(PasswordCheck::Wrong)
+            }
+            Err(_) => Ok(PasswordCheck::TooManyAttempts {
+                retry_after: crate::password_check::BUSY_RETRY_AFTER,
+            }),
+        }
     }
 
     async fn api_tokens(&self) -> Result<Vec<ApiTokenView>, BackendError> {
         self.store.api_tokens().await.map_err(backend_error)
     }
 
-    async fn create_api_token(&self, name: &str) -> Result<Option<String>, BackendError> {
+    async fn create_api_token(
+        &self,
+        username: &str,
+        name: &str,
+        scope: meshwatch::account::TokenScope,
+    ) -> Result<Option<String>, BackendError> {
+        let Some(operator) = self
+            .store
+            .operator_credentials(username)
+            .await
+            .map_err(backend_error)?
+        else {
+            return Err(BackendError::Unavailable("the operator is gone".into()));
+        };
         let token = secrets::new_token();
         let created = self
             .store
-            .create_api_token(name, &TokenHash::of(&token))
+            .create_api_token(name, &TokenHash::of(&token), scope, operator.id)
             .await
             .map_err(backend_error)?;
         Ok(created.then_some(token))

@@ -26,6 +26,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
+use meshwatch::account::TokenScope;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -91,14 +92,22 @@ impl Application {
         match &config.admin_token {
             Some(token) => {
                 store
-                    .upsert_api_token(BOOTSTRAP_TOKEN_NAME, &TokenHash::of(token.expose()))
+                    .upsert_api_token(
+                        BOOTSTRAP_TOKEN_NAME,
+                        &TokenHash::of(token.expose()),
+                        TokenScope::Admin,
+                    )
                     .await?
             }
             // The demo makes (and shows) its own token: see `demo::seed`.
             None if config.demo.is_none() && store.api_token_count().await? == 0 => {
                 let token = secrets::new_token();
                 store
-                    .upsert_api_token(BOOTSTRAP_TOKEN_NAME, &TokenHash::of(&token))
+                    .upsert_api_token(
+                        BOOTSTRAP_TOKEN_NAME,
+                        &TokenHash::of(&token),
+                        TokenScope::Admin,
+                    )
                     .await?;
                 announcements.push(format!(
                     "Operator API token (shown once, stored hashed): {token}"
@@ -121,6 +130,7 @@ impl Application {
             demo_welcome = Some(demo::Welcome {
                 password: seeded.password,
                 api_token: seeded.api_token,
+                fleet_token: seeded.fleet_token,
                 mode,
                 status_page: config.status_page,
             });

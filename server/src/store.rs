@@ -191,12 +191,12 @@ delegate! {
     fn create_session(&self, operator_id: i64, token: &TokenHash, expires_at: DateTime<Utc>) -> Result<(), StoreError>;
     fn session(&self, token: &TokenHash, now: DateTime<Utc>) -> Result<Option<(OperatorView, DateTime<Utc>)>, StoreError>;
     fn delete_session(&self, token: &TokenHash) -> Result<(), StoreError>;
-    fn upsert_api_token(&self, name: &str, token: &TokenHash) -> Result<(), StoreError>;
+    fn upsert_api_token(&self, name: &str, token: &TokenHash, scope: meshwatch::account::TokenScope) -> Result<(), StoreError>;
     fn api_token_count(&self) -> Result<i64, StoreError>;
-    fn api_token_is_valid(&self, token: &TokenHash) -> Result<bool, StoreError>;
-    fn change_password(&self, operator_id: i64, password_hash: &str, keep: &TokenHash) -> Result<(), StoreError>;
+    fn api_token_scope(&self, token: &TokenHash) -> Result<Option<meshwatch::account::TokenScope>, StoreError>;
+    fn change_password(&self, operator_id: i64, password_hash: &str, keep: &TokenHash) -> Result<Vec<String>, StoreError>;
     fn api_tokens(&self) -> Result<Vec<ApiTokenView>, StoreError>;
-    fn create_api_token(&self, name: &str, token: &TokenHash) -> Result<bool, StoreError>;
+    fn create_api_token(&self, name: &str, token: &TokenHash, scope: meshwatch::account::TokenScope, created_by: i64) -> Result<bool, StoreError>;
     fn revoke_api_token(&self, name: &str) -> Result<bool, StoreError>;
     fn server_for_agent_token(&self, token: &TokenHash) -> Result<Option<ServerId>, StoreError>;
     fn mesh_spec(&self) -> Result<(Vec<MeshServer>, Vec<MeshRoute>), StoreError>;

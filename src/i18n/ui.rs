@@ -605,6 +605,9 @@ catalogue! {
     ActionMethod => ["Method", "Método", "Método", "Metod", "मेथड", "メソッド"],
     ActionHeaders => ["Headers: one “Name: value” per line (values are hidden once saved)", "Cabeceras: una «Nombre: valor» por línea (los valores se ocultan al guardar)", "Cabeçalhos: um “Nome: valor” por linha (os valores ficam ocultos ao salvar)", "Huvuden: en ”Namn: värde” per rad (värdena döljs när de sparats)", "हेडर: हर पंक्ति में एक “Name: value” (सहेजने के बाद मान छिपे रहते हैं)", "ヘッダー：1行に1つの「Name: value」（保存後は値を表示しません）"],
     ActionBody => ["Body (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} and {{since}} are filled in", "Cuerpo (JSON): se rellenan {{server_id}}, {{server_name}}, {{event}}, {{addresses}} y {{since}}", "Corpo (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} e {{since}} são preenchidos", "Kropp (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} och {{since}} fylls i", "बॉडी (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} और {{since}} भरे जाते हैं", "本文（JSON）：{{server_id}}、{{server_name}}、{{event}}、{{addresses}}、{{since}} が埋め込まれます"],
+    /// The password asked again before a change that arms actions or hands out access.
+    YourPassword => ["Your password (to confirm)", "Tu contraseña (para confirmar)", "Sua senha (para confirmar)", "Ditt lösenord (för att bekräfta)", "आपका पासवर्ड (पुष्टि के लिए)", "パスワード(確認のため)"],
+    TokenScopeLabel => ["Scope", "Alcance", "Escopo", "Behörighet", "दायरा", "権限"],
     AddAction => ["Add action", "Añadir acción", "Adicionar ação", "Lägg till åtgärd", "क्रिया जोड़ें", "アクションを追加"],
     DeleteAction => ["Delete", "Eliminar", "Excluir", "Ta bort", "हटाएँ", "削除"],
     EventCleared => ["Block cleared", "Bloqueo levantado", "Bloqueio removido", "Blockering hävd", "ब्लॉक हटा", "ブロック解除"],
@@ -1075,6 +1078,51 @@ impl Lang {
         }
     }
 
+    /// What a token of `scope` may do, in a few words.
+    pub fn token_scope(self, scope: crate::account::TokenScope) -> &'static str {
+        use crate::account::TokenScope::*;
+        match (self, scope) {
+            (Lang::En, Read) => "read: reads only",
+            (Lang::En, Fleet) => "fleet: also the fleet, verifiers, maintenance",
+            (Lang::En, Admin) => "admin: also actions, tokens, settings",
+            (Lang::Es, Read) => "lectura: solo lee",
+            (Lang::Es, Fleet) => "flota: también la flota, los verificadores, el mantenimiento",
+            (Lang::Es, Admin) => "admin: también acciones, tokens, configuración",
+            (Lang::Pt, Read) => "leitura: só lê",
+            (Lang::Pt, Fleet) => "frota: também a frota, os verificadores, a manutenção",
+            (Lang::Pt, Admin) => "admin: também ações, tokens, configurações",
+            (Lang::Sv, Read) => "läsa: läser bara",
+            (Lang::Sv, Fleet) => "flotta: även flottan, kontrollservrar, underhåll",
+            (Lang::Sv, Admin) => "admin: även åtgärder, token, inställningar",
+            (Lang::Hi, Read) => "पढ़ना: केवल पढ़ता है",
+            (Lang::Hi, Fleet) => "बेड़ा: बेड़ा, जाँचकर्ता और रखरखाव भी",
+            (Lang::Hi, Admin) => "एडमिन: क्रियाएँ, टोकन और सेटिंग्स भी",
+            (Lang::Ja, Read) => "読み取り: 読むだけ",
+            (Lang::Ja, Fleet) => "フリート: フリート、検証サーバー、メンテナンスも",
+            (Lang::Ja, Admin) => "管理: アクション、トークン、設定も",
+        }
+    }
+
+    /// What a password change did to the API tokens: those the
+    /// operator's sessions created are revoked; the others stay.
+    pub fn tokens_revoked(self, revoked: &[String]) -> String {
+        let names = self.list(revoked);
+        match (self, revoked.is_empty()) {
+            (Lang::En, true) => "No API token was created by your sessions; tokens made outside the panel (MESHWATCH_ADMIN_TOKEN, the demo) stay: revoke them below if the old password leaked.".to_owned(),
+            (Lang::En, false) => format!("The API tokens your sessions created were revoked: {names}. Tokens made outside the panel stay."),
+            (Lang::Es, true) => "Tus sesiones no crearon ningún token de API; los creados fuera del panel (MESHWATCH_ADMIN_TOKEN, la demo) se mantienen: revócalos abajo si la contraseña anterior se filtró.".to_owned(),
+            (Lang::Es, false) => format!("Se revocaron los tokens de API que crearon tus sesiones: {names}. Los creados fuera del panel se mantienen."),
+            (Lang::Pt, true) => "Suas sessões não criaram nenhum token de API; os criados fora do painel (MESHWATCH_ADMIN_TOKEN, a demo) continuam: revogue-os abaixo se a senha antiga vazou.".to_owned(),
+            (Lang::Pt, false) => format!("Os tokens de API que suas sessões criaram foram revogados: {names}. Os criados fora do painel continuam."),
+            (Lang::Sv, true) => "Dina sessioner skapade inga API-token; token som skapats utanför panelen (MESHWATCH_ADMIN_TOKEN, demon) finns kvar: återkalla dem nedan om det gamla lösenordet läckt.".to_owned(),
+            (Lang::Sv, false) => format!("API-token som dina sessioner skapade återkallades: {names}. Token som skapats utanför panelen finns kvar."),
+            (Lang::Hi, true) => "आपके सत्रों ने कोई API टोकन नहीं बनाया; पैनल के बाहर बने टोकन (MESHWATCH_ADMIN_TOKEN, डेमो) बने रहते हैं: पुराना पासवर्ड लीक हुआ हो तो उन्हें नीचे रद्द करें।".to_owned(),
+            (Lang::Hi, false) => format!("आपके सत्रों द्वारा बनाए गए API टोकन रद्द कर दिए गए: {names}। पैनल के बाहर बने टोकन बने रहते हैं।"),
+            (Lang::Ja, true) => "あなたのセッションが作成したAPIトークンはありません。パネル外で作成したトークン(MESHWATCH_ADMIN_TOKEN、デモ)は残ります。古いパスワードが漏れた場合は下で失効させてください。".to_owned(),
+            (Lang::Ja, false) => format!("あなたのセッションが作成したAPIトークンを失効させました: {names}。パネル外で作成したトークンは残ります。"),
+        }
+    }
+
     /// The actions' budget: `runs` an hour across the fleet, one run per
     /// server and action per `cooldown` (a [`Lang::duration`]).
     pub fn action_budget(self, runs: u32, cooldown: &str) -> String {
@@ -1347,6 +1395,26 @@ pub(super) fn samples(lang: Lang) -> Vec<(&'static str, String)> {
         ("stands_in_for", lang.stands_in_for("Frankfurt 1", "DE")),
         ("last_report_note", lang.last_report_note("5 min", 180)),
         ("action_budget", lang.action_budget(6, "6 h")),
+        ("tokens_revoked none", lang.tokens_revoked(&[])),
+        (
+            "tokens_revoked two",
+            lang.tokens_revoked(&["ci".to_owned(), "ansible".to_owned()]),
+        ),
+        (
+            "token_scope read",
+            lang.token_scope(crate::account::TokenScope::Read)
+                .to_owned(),
+        ),
+        (
+            "token_scope fleet",
+            lang.token_scope(crate::account::TokenScope::Fleet)
+                .to_owned(),
+        ),
+        (
+            "token_scope admin",
+            lang.token_scope(crate::account::TokenScope::Admin)
+                .to_owned(),
+        ),
         ("up_for", lang.up_for(&lang.duration(93_784))),
         (
             "maintenance_time",

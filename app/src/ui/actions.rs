@@ -103,6 +103,12 @@ pub fn ActionsSection(
             let switch = view! {
                 <form method="post" action=SwitchActions::url() class="mt-3 flex flex-wrap items-center gap-3">
                     <input type="hidden" name="enabled" value=(!panel.enabled).to_string()/>
+                    {(!panel.enabled).then(|| view! {
+                        <label class="text-sm text-slate-700">
+                            {lang.ui(Ui::YourPassword)}" "
+                            <input name="password" type="password" required autocomplete="current-password" class="rounded-md border border-slate-300 px-2 py-1 text-sm"/>
+                        </label>
+                    })}
                     <p class=if panel.enabled { "text-sm text-emerald-800" } else { "text-sm font-semibold text-red-800" } data-testid="actions-switch">
                         {lang.ui(if panel.enabled { Ui::ActionsAreOn } else { Ui::ActionsAreOff })}
                     </p>
@@ -213,6 +219,10 @@ fn AddAction() -> impl IntoView {
             <div class="sm:col-span-3">
                 <label for="action-body" class=LABEL>{lang.ui(Ui::ActionBody)}</label>
                 <textarea id="action-body" name="body" rows="3" class=format!("{INPUT} font-mono")></textarea>
+            </div>
+            <div>
+                <label for="action-password" class=LABEL>{lang.ui(Ui::YourPassword)}</label>
+                <input id="action-password" name="password" type="password" required autocomplete="current-password" class=INPUT/>
             </div>
             <div class="sm:col-span-3">
                 <button type="submit" class=BUTTON>{lang.ui(Ui::AddAction)}</button>

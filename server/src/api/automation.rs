@@ -13,6 +13,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::{get, put};
 use axum::Router;
+use meshwatch::account::TokenScope;
 use meshwatch::fleet::FleetDocument;
 use meshwatch::network::NetworkLabel;
 use meshwatch::settings::Settings;
@@ -59,19 +60,31 @@ pub fn bearer_token(request: &Request) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
-/// Only operator API tokens open `/api/v1`; agent tokens are another table.
+/// Only operator API tokens open `/api/v1` (agent tokens are another
+/// table), each within its scope: 403 `insufficient_scope` beyond it.
 async fn require_operator_token(
     State(state): State<AppState>,
     request: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
     let token = bearer_token(&request).ok_or_else(ApiError::unauthorized)?;
-    if !state
-        .store
-        .api_token_is_valid(&TokenHash::of(token))
-        .await?
-    {
+    let Some(scope) = state.store.api_token_scope(&TokenHash::of(token)).await? else {
         return Err(ApiError::unauthorized());
+    };
+    let reads = matches!(
+        *request.method(),
+        axum::http::Method::GET | axum::http::Method::HEAD
+    );
+    let needed = TokenScope::needed_for(reads, request.uri().path());
+    if !scope.allows(needed) {
+        return Err(ApiError::forbidden(
+            "insufficient_scope",
+            format!(
+                "this token's scope is {}; this needs {}",
+                scope.as_str(),
+                needed.as_str()
+            ),
+        ));
     }
     Ok(next.run(request).await)
 }

@@ -79,7 +79,15 @@ async fn api_tokens_are_shown_once_work_at_once_and_revoke_at_once() {
     let cookie = app.signed_in("ops", "a long password").await;
 
     let created = app
-        .rpc(&cookie, "create_api_token", &[("name", " ansible ")])
+        .rpc(
+            &cookie,
+            "create_api_token",
+            &[
+                ("name", " ansible "),
+                ("scope", "admin"),
+                ("password", "a long password"),
+            ],
+        )
         .await;
     assert_eq!(created.status(), 200);
     let created: Value = created.json().await.expect("json");
@@ -118,12 +126,30 @@ async fn api_tokens_are_shown_once_work_at_once_and_revoke_at_once() {
     assert!(names.contains(&"ansible"), "{names:?}");
 
     let again = app
-        .rpc(&cookie, "create_api_token", &[("name", "ansible")])
+        .rpc(
+            &cookie,
+            "create_api_token",
+            &[
+                ("name", "ansible"),
+                ("scope", "admin"),
+                ("password", "a long password"),
+            ],
+        )
         .await;
     assert_eq!(again.status(), 422);
     assert!(again.text().await.expect("body").contains("exists already"));
     for bad in ["", "two words", "<script>"] {
-        let refused = app.rpc(&cookie, "create_api_token", &[("name", bad)]).await;
+        let refused = app
+            .rpc(
+                &cookie,
+                "create_api_token",
+                &[
+                    ("name", bad),
+                    ("scope", "admin"),
+                    ("password", "a long password"),
+                ],
+            )
+            .await;
         assert_eq!(refused.status(), 422, "{bad:?}");
     }
     assert_eq!(

@@ -396,6 +396,7 @@ async fn the_panel_adds_switches_and_deletes_actions() {
                 ("on", "unavailable"),
                 ("after_minutes", "5"),
                 ("command", "/bin/echo\nhello world"),
+                ("password", "a long password"),
             ],
         )
         .await;

@@ -50,15 +50,22 @@ async fn writes_from_another_site_are_still_refused() {
     };
 
     let form = from_elsewhere(reqwest::Method::POST, "/rpc/create_api_token")
-        .form(&[("name", "evil")])
+        .form(&[
+            ("name", "evil"),
+            ("scope", "admin"),
+            ("password", "a long password"),
+        ])
         .send()
         .await
         .expect("sent");
     assert_eq!(form.status(), 403, "a cross-site form post");
-    let as_link = from_elsewhere(reqwest::Method::GET, "/rpc/create_api_token?name=evil")
-        .send()
-        .await
-        .expect("sent");
+    let as_link = from_elsewhere(
+        reqwest::Method::GET,
+        "/rpc/create_api_token?name=evil&scope=admin&password=a+long+password",
+    )
+    .send()
+    .await
+    .expect("sent");
     assert!(
         !as_link.status().is_success(),
         "a server function is no link: {}",
@@ -303,7 +310,13 @@ async fn behind_a_public_url_writes_must_come_from_it_whatever_host_says() {
     assert!(!set_cookie.contains("Domain"), "{set_cookie}");
     let cookie = session_cookie(signed_in.headers()).expect("signed in");
 
-    let token = |name: &'static str| [("name", name)];
+    let token = |name: &'static str| {
+        [
+            ("name", name),
+            ("scope", "read"),
+            ("password", "a long password"),
+        ]
+    };
     let from_host = post_from(
         &app,
         &cookie,

@@ -332,6 +332,7 @@ async fn a_command_is_created_only_from_the_host_s_allow_list() {
         ("on", "blocked"),
         ("after_minutes", "0"),
         ("command", "/bin/sh\n-c\nid"),
+        ("password", "a long password"),
     ];
     let refused = app.form_post(&cookie, "create_action", &form).await;
     let cookie = crate::helpers::with_flash(&cookie, &refused);
@@ -726,4 +727,181 @@ async fn a_run_whose_incident_cleared_before_it_was_due_is_skipped_though_the_ve
     })
     .await;
     assert_eq!(runs.len(), 1, "only the second incident's run: {runs:?}");
+}
+
+/// A token of `scope` made in the panel by "ops" (password "a long
+/// password"), through `cookie`.
+async fn panel_token(app: &TestApp, cookie: &str, name: &str, scope: &str) -> String {
+    let created = app
+        .rpc(
+            cookie,
+            "create_api_token",
+            &[
+                ("name", name),
+                ("scope", scope),
+                ("password", "a long password"),
+            ],
+        )
+        .await;
+    assert_eq!(created.status(), 200);
+    let created: Value = created.json().await.expect("json");
+    assert_eq!(created["scope"], scope);
+    created["token"]
+        .as_str()
+        .expect("the secret, once")
+        .to_owned()
+}
+
+#[tokio::test]
+async fn api_tokens_carry_scopes_and_a_fleet_token_cannot_touch_actions() {
+    let app = spawn_app().await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let fleet_token = panel_token(&app, &cookie, "provisioning", "fleet").await;
+    let read_token = panel_token(&app, &cookie, "dashboards", "read").await;
+    let call = |token: String, method: reqwest::Method, path: &'static str, body: Option<Value>| {
+        let app = &app;
+        async move {
+            let mut request = app.client.request(method, app.url(path)).bearer_auth(token);
+            if let Some(body) = body {
+                request = request.json(&body);
+            }
+            request.send().await.expect("sent")
+        }
+    };
+    use reqwest::Method;
+    // fleet: the fleet, verifiers and reads; never actions or settings.
+    assert_eq!(
+        call(fleet_token.clone(), Method::GET, "/api/v1/servers", None)
+            .await
+            .status(),
+        200
+    );
+    assert_eq!(
+        call(
+            fleet_token.clone(),
+            Method::PUT,
+            "/api/v1/fleet",
+            Some(json!({"routes": [], "servers": [], "users": []}))
+        )
+        .await
+        .status(),
+        200
+    );
+    for (method, path, body) in [
+        (Method::GET, "/api/v1/actions", None),
+        (
+            Method::POST,
+            "/api/v1/actions",
+            Some(json!({"name": "x", "on": "blocked", "http": {"url": "https://cloud.example/x"}})),
+        ),
+        (
+            Method::PUT,
+            "/api/v1/actions/enabled",
+            Some(json!({"enabled": true})),
+        ),
+        (Method::PUT, "/api/v1/settings", Some(json!({"quorum": 3}))),
+    ] {
+        let refused = call(fleet_token.clone(), method, path, body).await;
+        assert_eq!(refused.status(), 403, "{path}");
+        assert_eq!(
+            crate::helpers::error_code(refused).await,
+            "insufficient_scope",
+            "{path}"
+        );
+    }
+    assert_eq!(
+        get(&app, "/api/v1/actions").await,
+        json!([]),
+        "nothing created"
+    );
+    assert_eq!(
+        get(&app, "/api/v1/settings").await["quorum"],
+        2,
+        "nothing changed"
+    );
+    // read: reads only.
+    assert_eq!(
+        call(read_token.clone(), Method::GET, "/api/v1/settings", None)
+            .await
+            .status(),
+        200
+    );
+    let refused = call(
+        read_token,
+        Method::PUT,
+        "/api/v1/servers/de-1/verifier",
+        Some(json!({"enabled": true})),
+    )
+    .await;
+    assert_eq!(refused.status(), 403);
+}
+
+#[tokio::test]
+async fn creating_a_token_or_an_action_in_the_panel_asks_for_the_password_again() {
+    let app = spawn_app_with(&[("MESHWATCH_ACTION_COMMANDS", "/bin/true".to_owned())]).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let refused = app
+        .rpc(
+            &cookie,
+            "create_api_token",
+            &[
+                ("name", "x"),
+                ("scope", "admin"),
+                ("password", "a wrong password"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status(), 422);
+    let form = [
+        ("name", "y"),
+        ("on", "blocked"),
+        ("after_minutes", "0"),
+        ("command", "/bin/true"),
+        ("password", "a wrong password"),
+    ];
+    let refused = app.rpc(&cookie, "create_action", &form).await;
+    assert_eq!(refused.status(), 422);
+    assert!(refused
+        .text()
+        .await
+        .expect("body")
+        .contains("password is wrong"));
+    assert_eq!(get(&app, "/api/v1/actions").await, json!([]));
+    let (_, html) = app.page(&cookie, "/settings").await;
+    assert!(!html.contains(">x<"), "no token was made");
+}
+
+#[tokio::test]
+async fn a_password_change_revokes_the_tokens_the_operator_s_sessions_created() {
+    let app = spawn_app().await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let made = panel_token(&app, &cookie, "made-in-panel", "admin").await;
+    let changed = app
+        .rpc(
+            &cookie,
+            "change_password",
+            &[
+                ("current", "a long password"),
+                ("next", "a new long password"),
+                ("repeat", "a new long password"),
+            ],
+        )
+        .await;
+    assert_eq!(changed.status(), 200);
+    let revoked: Value = changed.json().await.expect("json");
+    assert_eq!(revoked, json!(["made-in-panel"]));
+    let answer = app
+        .client
+        .get(app.url("/api/v1/servers"))
+        .bearer_auth(&made)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(
+        answer.status(),
+        401,
+        "the token made with the old password is gone"
+    );
+    // The host's own token (MESHWATCH_ADMIN_TOKEN) stays.
+    assert_eq!(get(&app, "/api/v1/servers").await, json!([]));
 }

@@ -32,7 +32,15 @@ async fn a_created_token_is_shown_once_on_the_page_the_post_returns_to() {
     let cookie = app.signed_in("ops", "a long password").await;
 
     let created = app
-        .form_post(&cookie, "create_api_token", &[("name", "ci")])
+        .form_post(
+            &cookie,
+            "create_api_token",
+            &[
+                ("name", "ci"),
+                ("scope", "admin"),
+                ("password", "a long password"),
+            ],
+        )
         .await;
     assert_eq!(created.status(), 302);
     assert_eq!(location(&created), "/settings");
@@ -56,7 +64,15 @@ async fn a_created_token_is_shown_once_on_the_page_the_post_returns_to() {
     assert_eq!(shown_secret(&again), None, "never twice");
 
     let taken = app
-        .form_post(&cookie, "create_api_token", &[("name", "ci")])
+        .form_post(
+            &cookie,
+            "create_api_token",
+            &[
+                ("name", "ci"),
+                ("scope", "admin"),
+                ("password", "a long password"),
+            ],
+        )
         .await;
     assert_eq!(taken.status(), 302);
     let (_, html) = app.page(&with_flash(&cookie, &taken), "/settings").await;
@@ -68,7 +84,15 @@ async fn the_outcome_travels_sealed_and_the_page_showing_it_clears_it() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
     let created = app
-        .form_post(&cookie, "create_api_token", &[("name", "ci")])
+        .form_post(
+            &cookie,
+            "create_api_token",
+            &[
+                ("name", "ci"),
+                ("scope", "admin"),
+                ("password", "a long password"),
+            ],
+        )
         .await;
     let set: Vec<&str> = created
         .headers()
@@ -178,7 +202,11 @@ async fn a_form_post_from_another_site_is_refused_and_flashes_nothing() {
         .header("cookie", &cookie)
         .header("origin", "https://evil.example")
         .header("accept", "text/html")
-        .form(&[("name", "evil")])
+        .form(&[
+            ("name", "evil"),
+            ("scope", "admin"),
+            ("password", "a long password"),
+        ])
         .send()
         .await
         .expect("sent");

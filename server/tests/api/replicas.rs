@@ -332,7 +332,7 @@ async fn three_replicas_fail_over_from_a_killed_evaluator_without_losing_or_repe
         .header("cookie", &cookie)
         .header("origin", &b.address)
         .header("accept", "text/html")
-        .form(&[("name", "ci")])
+        .form(&[("name", "ci"), ("scope", "admin"), ("password", PASSWORD)])
         .send()
         .await
         .expect("sent");

@@ -120,7 +120,15 @@ async fn the_settings_page_showing_a_new_token_is_not_stored() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
     let created = app
-        .form_post(&cookie, "create_api_token", &[("name", "ci")])
+        .form_post(
+            &cookie,
+            "create_api_token",
+            &[
+                ("name", "ci"),
+                ("scope", "admin"),
+                ("password", "a long password"),
+            ],
+        )
         .await;
     assert_eq!(location(&created), "/settings");
     assert_eq!(header(&created, "cache-control"), "no-store");

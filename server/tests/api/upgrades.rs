@@ -30,6 +30,7 @@ const VERIFIER_NETWORK: i64 = 20261207000002;
 const MAINTENANCE: i64 = 20261208000001;
 const ACTIONS: i64 = 20261208000002;
 const ACTIONS_DO_NO_HARM: i64 = 20261209000001;
+const TOKEN_SCOPES: i64 = 20261209000002;
 
 /// The secrets whose hashes the fixtures hold.
 const DE_1_AGENT: &str = "de-1-agent-token-0001";
@@ -246,19 +247,27 @@ async fn assert_rows_survived(url: &str, version: i64, key: &SealingKey) {
         vec![(TokenHash::of(SESSION).as_str().to_owned(), 1_i64)],
         "{from}"
     );
-    let api_tokens: Vec<(String, String)> =
-        sqlx::query_as("SELECT name, token_hash FROM api_tokens")
+    let api_tokens: Vec<(String, String, String, Option<i64>)> =
+        sqlx::query_as("SELECT name, token_hash, scope, created_by FROM api_tokens ORDER BY id")
             .fetch_all(&db)
             .await
             .expect("API tokens");
-    assert_eq!(
-        api_tokens,
-        vec![(
-            "scripts".to_owned(),
-            TokenHash::of(API_TOKEN).as_str().to_owned()
-        )],
-        "{from}"
-    );
+    // Tokens of before scopes could do everything: they are admin.
+    let mut expected = vec![(
+        "scripts".to_owned(),
+        TokenHash::of(API_TOKEN).as_str().to_owned(),
+        "admin".to_owned(),
+        None,
+    )];
+    if version >= TOKEN_SCOPES {
+        expected.push((
+            "reader".to_owned(),
+            "0000000000000000000000000000000000000000000000000000000000000002".to_owned(),
+            "read".to_owned(),
+            Some(1),
+        ));
+    }
+    assert_eq!(api_tokens, expected, "{from}");
 
     let settings: (i64, i64, i64, Option<String>, Option<String>) = sqlx::query_as(
         "SELECT report_interval_s, stale_after_s, quorum, notify_email, notify_lang FROM settings",

@@ -196,7 +196,14 @@ fn Account(outcome: Option<Outcome>) -> impl IntoView {
             <p class="mt-2 text-xs text-slate-500">
                 {lang.min_password_len(meshwatch::account::MIN_PASSWORD_LEN)}
             </p>
-            <Said outcome done=Ui::PasswordChanged/>
+            {match outcome {
+                Some(Outcome::PasswordChanged(revoked)) => view! {
+                    <p role="status" class="mt-4 text-sm text-emerald-800" data-testid="password-changed">
+                        {lang.ui(Ui::PasswordChanged)}" "{lang.tokens_revoked(&revoked)}
+                    </p>
+                }.into_any(),
+                other => view! { <Said outcome=other done=Ui::PasswordChanged/> }.into_any(),
+            }}
             <button type="submit" class=format!("mt-4 {BUTTON}")>{lang.ui(Ui::ChangePassword)}</button>
         </form>
     }
@@ -235,6 +242,7 @@ fn ApiTokens(
                     <li class="flex flex-wrap items-center justify-between gap-2 py-2">
                         <span>
                             <span class="font-medium">{t.name.clone()}</span>
+                            <span class="ml-2 rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700" data-testid="token-scope">{lang.token_scope(t.scope)}</span>
                             <span class="ml-2 text-xs text-slate-500">{lang.created_at(&format::timestamp(t.created_at))}</span>
                         </span>
                         <form method="post" action=RevokeApiToken::url()>
@@ -263,6 +271,18 @@ fn ApiTokens(
                 <div>
                     <label for="token-name" class="block text-sm font-medium text-slate-800">{lang.ui(Ui::NewTokenName)}</label>
                     <input id="token-name" name="name" required maxlength="64" placeholder="ansible" class=TEXT_INPUT/>
+                </div>
+                <div>
+                    <label for="token-scope" class="block text-sm font-medium text-slate-800">{lang.ui(Ui::TokenScopeLabel)}</label>
+                    <select id="token-scope" name="scope" class=TEXT_INPUT>
+                        {meshwatch::account::TokenScope::ALL.into_iter().map(|scope| view! {
+                            <option value=scope.as_str()>{lang.token_scope(scope)}</option>
+                        }).collect_view()}
+                    </select>
+                </div>
+                <div>
+                    <label for="token-password" class="block text-sm font-medium text-slate-800">{lang.ui(Ui::YourPassword)}</label>
+                    <input id="token-password" name="password" type="password" required autocomplete="current-password" class=TEXT_INPUT/>
                 </div>
                 <button type="submit" class=BUTTON>{lang.ui(Ui::CreateToken)}</button>
             </form>

@@ -4,6 +4,7 @@ use super::{Store, StoreError};
 use crate::secrets::TokenHash;
 use crate::store::types::OperatorCredentials;
 use chrono::{DateTime, Utc};
+use meshwatch::account::TokenScope;
 use meshwatch::views::{ApiTokenView, OperatorView};
 
 /// A live session: whose, and until when.
@@ -16,16 +17,24 @@ struct SessionRow {
 #[derive(sqlx::FromRow)]
 struct ApiTokenRow {
     name: String,
+    scope: String,
     created_at: DateTime<Utc>,
 }
 
-impl From<ApiTokenRow> for ApiTokenView {
-    fn from(row: ApiTokenRow) -> Self {
-        ApiTokenView {
+impl TryFrom<ApiTokenRow> for ApiTokenView {
+    type Error = StoreError;
+
+    fn try_from(row: ApiTokenRow) -> Result<Self, StoreError> {
+        Ok(ApiTokenView {
             name: row.name,
+            scope: scope(&row.scope)?,
             created_at: row.created_at,
-        }
+        })
     }
+}
+
+fn scope(raw: &str) -> Result<TokenScope, StoreError> {
+    TokenScope::from_wire(raw).ok_or_else(|| super::corrupt("token scope", raw))
 }
 
 impl Store {
@@ -134,16 +143,22 @@ impl Store {
         Ok(())
     }
 
-    /// Stores (or re-keys) the named operator API token.
-    pub async fn upsert_api_token(&self, name: &str, token: &TokenHash) -> Result<(), StoreError> {
+    /// Stores (or re-keys) the named operator API token, of `scope`.
+    pub async fn upsert_api_token(
+        &self,
+        name: &str,
+        token: &TokenHash,
+        scope: TokenScope,
+    ) -> Result<(), StoreError> {
         let mut tx = self.write().await?;
         sqlx::query(
-            "INSERT INTO api_tokens (name, token_hash, created_at) VALUES ($1, $2, $3)
-             ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash",
+            "INSERT INTO api_tokens (name, token_hash, created_at, scope) VALUES ($1, $2, $3, $4)
+             ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash, scope = excluded.scope",
         )
         .bind(name)
         .bind(token.as_str())
         .bind(Utc::now())
+        .bind(scope.as_str())
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -156,30 +171,39 @@ impl Store {
             .await?)
     }
 
-    /// Whether an operator API token with this hash exists. Agent tokens
-    /// live in another table and never match here.
-    pub async fn api_token_is_valid(&self, token: &TokenHash) -> Result<bool, StoreError> {
-        Ok(
-            sqlx::query_scalar::<_, i32>("SELECT 1 FROM api_tokens WHERE token_hash = $1")
-                .bind(token.as_str())
-                .fetch_optional(&self.reader)
-                .await?
-                .is_some(),
-        )
+    /// The scope of the operator API token with this hash, if one exists.
+    /// Agent tokens live in another table and never match here.
+    pub async fn api_token_scope(
+        &self,
+        token: &TokenHash,
+    ) -> Result<Option<TokenScope>, StoreError> {
+        sqlx::query_scalar::<_, String>("SELECT scope FROM api_tokens WHERE token_hash = $1")
+            .bind(token.as_str())
+            .fetch_optional(&self.reader)
+            .await?
+            .map(|raw| scope(&raw))
+            .transpose()
     }
 }
 
 impl Store {
-    /// Replaces an operator's password and ends every other session of
-    /// theirs: whoever knew the old password is signed out, the operator
-    /// who changed it stays signed in.
+    /// Replaces an operator's password, ends every other session of
+    /// theirs and revokes the API tokens their sessions created: whoever
+    /// knew the old password is signed out and loses what they made with
+    /// it; the operator who changed it stays signed in. Returns the names
+    /// of the tokens revoked.
     pub async fn change_password(
         &self,
         operator_id: i64,
         password_hash: &str,
         keep: &TokenHash,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<String>, StoreError> {
         let mut tx = self.write().await?;
+        let revoked: Vec<String> =
+            sqlx::query_scalar("DELETE FROM api_tokens WHERE created_by = $1 RETURNING name")
+                .bind(operator_id)
+                .fetch_all(&mut *tx)
+                .await?;
         sqlx::query("UPDATE operators SET password_hash = $1 WHERE id = $2")
             .bind(password_hash)
             .bind(operator_id)
@@ -191,19 +215,19 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        Ok(())
+        Ok(revoked)
     }
 
     /// The operator API tokens by name (their secrets are not kept).
     pub async fn api_tokens(&self) -> Result<Vec<ApiTokenView>, StoreError> {
-        Ok(sqlx::query_as::<_, ApiTokenRow>(
-            "SELECT name, created_at FROM api_tokens ORDER BY name",
+        sqlx::query_as::<_, ApiTokenRow>(
+            "SELECT name, scope, created_at FROM api_tokens ORDER BY name",
         )
         .fetch_all(&self.reader)
         .await?
         .into_iter()
-        .map(ApiTokenView::from)
-        .collect())
+        .map(ApiTokenView::try_from)
+        .collect()
     }
 
     /// Stores a new named token; false (and nothing written) when the name
@@ -212,15 +236,20 @@ impl Store {
         &self,
         name: &str,
         token: &TokenHash,
+        scope: TokenScope,
+        created_by: i64,
     ) -> Result<bool, StoreError> {
         let mut tx = self.write().await?;
         let created = sqlx::query(
-            "INSERT INTO api_tokens (name, token_hash, created_at) VALUES ($1, $2, $3)
+            "INSERT INTO api_tokens (name, token_hash, created_at, scope, created_by)
+             VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT(name) DO NOTHING",
         )
         .bind(name)
         .bind(token.as_str())
         .bind(Utc::now())
+        .bind(scope.as_str())
+        .bind(created_by)
         .execute(&mut *tx)
         .await?
         .rows_affected()
