@@ -532,6 +532,67 @@ pub struct ActionsPanel {
     pub recent: Vec<ActionRun>,
 }
 
+/// The operator's word on a mass block's actions (see
+/// [`crate::verdict::MassBlock`]): it holds while that guard does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MassDecision {
+    /// Run the actions of its blocks.
+    Confirmed,
+    /// Run none of them.
+    Dismissed,
+}
+
+impl MassDecision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MassDecision::Confirmed => "confirmed",
+            MassDecision::Dismissed => "dismissed",
+        }
+    }
+
+    pub fn from_wire(raw: &str) -> Option<Self> {
+        [MassDecision::Confirmed, MassDecision::Dismissed]
+            .into_iter()
+            .find(|d| d.as_str() == raw)
+    }
+}
+
+/// What a `blocked` run may do under the mass block guard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MassGate {
+    /// Not a mass block, or one the operator confirmed: it runs.
+    Open,
+    /// It waits for the operator.
+    Held,
+    /// The operator dismissed it: it never runs.
+    Dismissed,
+}
+
+/// The gate of a block seen by `blocked_by` verifiers, given the
+/// verifiers under the mass block guard and the operator's decisions. A
+/// block some verifier outside the guard sees too stands on its own.
+pub fn mass_gate(
+    blocked_by: &[ServerId],
+    guarded: &[ServerId],
+    decision: impl Fn(&ServerId) -> Option<MassDecision>,
+) -> MassGate {
+    if blocked_by.is_empty() || blocked_by.iter().any(|v| !guarded.contains(v)) {
+        return MassGate::Open;
+    }
+    let decisions: Vec<Option<MassDecision>> = blocked_by.iter().map(&decision).collect();
+    if decisions.contains(&Some(MassDecision::Confirmed)) {
+        MassGate::Open
+    } else if decisions
+        .iter()
+        .all(|d| *d == Some(MassDecision::Dismissed))
+    {
+        MassGate::Dismissed
+    } else {
+        MassGate::Held
+    }
+}
+
 /// Why actions switched themselves off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

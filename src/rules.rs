@@ -12,7 +12,7 @@ use crate::mesh::Mesh;
 use crate::settings::Settings;
 use crate::status::ServerStatus;
 use crate::verdict::{
-    EntryPointVerdict, MeshCell, PairCause, Quorum, Verdict, WitnessFault, WitnessFigure,
+    EntryPointVerdict, MassBlock, MeshCell, PairCause, Quorum, Verdict, WitnessFault, WitnessFigure,
 };
 use std::collections::BTreeSet;
 
@@ -232,6 +232,30 @@ impl Evaluation {
             unreliable,
             witnesses,
         })
+    }
+
+    /// The verifiers whose blocks cover more than `unreliable_fraction` of
+    /// the servers they probe (at least two blocks): see [`MassBlock`].
+    pub fn mass_blocks(&self, mesh: &Mesh) -> Vec<MassBlock> {
+        self.verifiers
+            .iter()
+            .filter_map(|&v| {
+                let id = &mesh.server(v).id;
+                let blocked: Vec<ServerId> = self
+                    .verdicts
+                    .iter()
+                    .filter(|verdict| verdict.blocked_by.contains(id))
+                    .map(|verdict| verdict.server.clone())
+                    .collect();
+                let probed = self.witnesses[v].probed;
+                let share = self.settings.unreliable_fraction * f64::from(probed);
+                (blocked.len() >= 2 && blocked.len() as f64 > share).then(|| MassBlock {
+                    verifier: id.clone(),
+                    blocked,
+                    probed,
+                })
+            })
+            .collect()
     }
 
     fn cutoff_ms(&self) -> i64 {

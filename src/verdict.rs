@@ -195,3 +195,16 @@ impl MeshCell {
         })
     }
 }
+
+/// One verifier's blocks cover more than `unreliable_fraction` of the
+/// servers it probes (at least two): a censor blocking a whole hosting
+/// network, or a compromised verifier. The blocks are shown, but their
+/// actions wait for the operator's confirmation (PRODUCT.md §6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MassBlock {
+    pub verifier: ServerId,
+    /// The servers it blocks (R4 holds by its evidence), in mesh order.
+    pub blocked: Vec<ServerId>,
+    /// The normal servers it has fresh results for.
+    pub probed: u32,
+}

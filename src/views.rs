@@ -423,10 +423,26 @@ pub struct Overview {
     /// switches them on again.
     #[serde(default)]
     pub actions_off: Option<crate::actions::OffReason>,
+    /// Verifiers under the mass block guard: their blocks' actions wait
+    /// for the operator's word.
+    #[serde(default)]
+    pub mass_blocks: Vec<MassBlockView>,
     /// Several replicas on one PostgreSQL database: which one this is and
     /// which one evaluates (`None` for the one panel of a SQLite database).
     pub replicas: Option<ReplicaRoles>,
     pub now: DateTime<Utc>,
+}
+
+/// A mass block as the Overview shows it (see
+/// [`crate::verdict::MassBlock`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MassBlockView {
+    pub verifier: ServerRef,
+    pub network: Option<String>,
+    pub blocked: u32,
+    pub probed: u32,
+    /// The operator's word so far, if any.
+    pub decision: Option<crate::actions::MassDecision>,
 }
 
 /// Which replica of the panel served the page, and which one evaluates

@@ -370,6 +370,7 @@ pub async fn change_password(
 /// The signed-in operator's password, asked again before a change that
 /// arms actions or hands out access: a session left open (or stolen)
 /// alone cannot make one.
+#[cfg(feature = "ssr")]
 async fn reauthenticate(
     backend: &crate::backend::Backend,
     username: &str,
@@ -494,6 +495,30 @@ pub async fn delete_action(id: i64) -> Result<(), AppError> {
     }
     .await;
     settle(Form::Action, "/settings", result, |_| Outcome::Done)
+}
+
+/// The operator's word on the actions of a mass block (the Overview's
+/// two buttons): run them, or dismiss them.
+#[server(prefix = "/rpc", endpoint = "decide_mass_block")]
+pub async fn decide_mass_block(verifier: String, decision: String) -> Result<(), AppError> {
+    let (backend, operator) = authorize().await?;
+    let result = async {
+        let id = meshwatch::ServerId::parse(verifier.trim())
+            .map_err(|_| invalid(format!("{verifier:?} is not a server id")))?;
+        let decision = meshwatch::actions::MassDecision::from_wire(decision.trim())
+            .ok_or_else(|| invalid(format!("{decision:?} is not confirmed or dismissed")))?;
+        if !backend
+            .decide_mass_block(&id, decision)
+            .await
+            .map_err(|e| fail(backend_failed(e)))?
+        {
+            return Err(fail(AppError::NotFound));
+        }
+        tracing::warn!(verifier = %id, decision = decision.as_str(), operator = %operator.username, "mass block decided in the panel");
+        Ok(())
+    }
+    .await;
+    settle(Form::Action, "/overview", result, |_| Outcome::Done)
 }
 
 /// Runs an interrupted run again: it was running when its panel stopped,

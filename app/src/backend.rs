@@ -97,6 +97,13 @@ pub trait PanelBackend: Send + Sync + 'static {
     async fn delete_action(&self, id: meshwatch::actions::ActionId) -> Result<bool, BackendError>;
     /// The switch that holds every action off.
     async fn set_actions_enabled(&self, enabled: bool) -> Result<(), BackendError>;
+    /// The operator's word on a mass block's actions; `false` when that
+    /// verifier is not under the guard (any more).
+    async fn decide_mass_block(
+        &self,
+        verifier: &ServerId,
+        decision: meshwatch::actions::MassDecision,
+    ) -> Result<bool, BackendError>;
     /// Runs an interrupted run again; `false` when there is no
     /// interrupted run with that id.
     async fn rerun_action(&self, run: i64) -> Result<bool, BackendError>;

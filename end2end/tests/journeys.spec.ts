@@ -328,3 +328,29 @@ test('9. an action configured in Settings runs on a block, once, and its run sho
   await page.getByTestId('action').filter({ hasText: 'Note the block' }).getByRole('button', { name: 'Delete' }).click();
   await expect(page.getByTestId('action').filter({ hasText: 'Note the block' })).toHaveCount(0);
 });
+
+test('10. a verifier that sees most of the fleet blocked: the blocks show, their actions wait for the operator on the Overview', async ({ page, request }) => {
+  // Tokyo (the demo's verifier) loses 5 of the 9 servers it probes.
+  const cut = ['de-1', 'de-2', 'nl-1', 'nl-2', 'fi-1'];
+  for (const target of cut) {
+    await fault(request, { fault: 'cut', witnesses: ['jp-1'], target, how: 'reset', active: true });
+  }
+  for (const target of cut) {
+    await expect
+      .poll(async () => (await api(request, `/api/v1/servers/${target}`)).conditions, { timeout: 90_000, intervals: [1000] })
+      .toContain('blocked');
+  }
+  const errors = collectErrors(page);
+  await signInDemo(page);
+  await page.goto('/overview');
+  const guard = page.getByTestId('mass-block');
+  await expect(guard).toContainText('sees 5 of the 9 servers it probes blocked');
+  await guard.getByRole('button', { name: 'Dismiss their actions' }).click();
+  await expect(page.getByTestId('mass-block')).toContainText('You dismissed their actions: none runs.');
+  expect(errors).toEqual([]);
+
+  for (const target of cut) {
+    await fault(request, { fault: 'cut', witnesses: ['jp-1'], target, active: false });
+  }
+  for (const target of cut) await statusOf(request, target, 'healthy');
+});

@@ -9,8 +9,8 @@ mod execute;
 use crate::engine::{Clock, ReadModel};
 use crate::store::{Attempt, DueRun, Endpoint, NewActionRun, NewNotification, Store, StoreError};
 use meshwatch::actions::{
-    retry_after, Action, ActionError, ActionEvent, ActionSpec, EventFacts, HostPolicy, OffReason,
-    OverBudget, MAX_ATTEMPTS, RUN_TIMEOUT_SECS,
+    mass_gate, retry_after, Action, ActionError, ActionEvent, ActionSpec, EventFacts, HostPolicy,
+    MassGate, OffReason, OverBudget, MAX_ATTEMPTS, RUN_TIMEOUT_SECS,
 };
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::VerdictChange;
@@ -23,6 +23,8 @@ use std::time::Duration;
 const POLL: Duration = Duration::from_secs(1);
 /// Runs claimed at a time.
 const CLAIM: i64 = 8;
+/// How soon a run held by the mass block guard is looked at again.
+const MASS_BLOCK_RECHECK: chrono::Duration = chrono::Duration::seconds(5);
 
 /// The runs a batch of recorded changes calls for: one per action whose
 /// event one of them starts, due `after_minutes` later.
@@ -150,6 +152,14 @@ impl Runner {
         // Longer than any run may take: a lease runs out only for a panel
         // that stopped mid-run.
         let lease = chrono::Duration::seconds(i64::try_from(RUN_TIMEOUT_SECS * 5).unwrap_or(300));
+        // A decision holds while its verifier's guard does.
+        let guarded: Vec<meshwatch::ServerId> = self
+            .read_model
+            .mass_blocks()
+            .into_iter()
+            .map(|m| m.verifier)
+            .collect();
+        self.store.forget_mass_block_decisions(&guarded).await?;
         let mut tasks = Vec::new();
         for _ in 0..CLAIM {
             let Some(run) = self
@@ -165,6 +175,25 @@ impl Runner {
                 self.store.skip_run(run.id).await?;
                 continue;
             };
+            match self.mass_gate(&run).await? {
+                MassGate::Open => {}
+                MassGate::Held => {
+                    // Asked again a little later: the operator decides on
+                    // the Overview, or the guard clears.
+                    self.store
+                        .hold_run(run.id, self.clock.now() + MASS_BLOCK_RECHECK)
+                        .await?;
+                    continue;
+                }
+                MassGate::Dismissed => {
+                    self.refuse(
+                        &run,
+                        "not run: the operator dismissed the actions of this mass block".into(),
+                    )
+                    .await?;
+                    continue;
+                }
+            }
             if let Some(why) = self.policy.disarmed(&action.kind) {
                 // A command restored from another host's database, say: it
                 // is recorded as not run, with why, and never tried again.
@@ -194,6 +223,27 @@ impl Runner {
             let _ = task.await;
         }
         Ok(())
+    }
+
+    /// Whether a `blocked` run waits for the operator: the mass block
+    /// guard holds for every verifier that sees its server blocked.
+    async fn mass_gate(&self, run: &DueRun) -> Result<MassGate, StoreError> {
+        if run.event != ActionEvent::Blocked {
+            return Ok(MassGate::Open);
+        }
+        let guarded: Vec<meshwatch::ServerId> = self
+            .read_model
+            .mass_blocks()
+            .into_iter()
+            .map(|m| m.verifier)
+            .collect();
+        let Some((_, _, verdict)) = self.read_model.verdict(&run.server_id) else {
+            return Ok(MassGate::Open);
+        };
+        let decisions = self.store.mass_block_decisions().await?;
+        Ok(mass_gate(&verdict.blocked_by, &guarded, |v| {
+            decisions.iter().find(|(d, _)| d == v).map(|(_, d)| *d)
+        }))
     }
 
     /// Whether `run` may start within the budget: the runs started in the

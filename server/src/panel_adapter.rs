@@ -43,6 +43,36 @@ pub struct PanelAdapter {
 }
 
 impl PanelAdapter {
+    /// The mass blocks, with the operator's decisions so far.
+    async fn mass_block_views(&self) -> Result<Vec<meshwatch::views::MassBlockView>, BackendError> {
+        let mass = self.read_model.mass_blocks();
+        if mass.is_empty() {
+            return Ok(Vec::new());
+        }
+        let decisions = self
+            .store
+            .mass_block_decisions()
+            .await
+            .map_err(backend_error)?;
+        let mesh = self.read_model.mesh();
+        Ok(mass
+            .into_iter()
+            .filter_map(|m| {
+                let i = mesh.server_index(&m.verifier)?;
+                Some(meshwatch::views::MassBlockView {
+                    verifier: server_ref_at(&mesh, i),
+                    network: mesh.server(i).network.as_ref().map(|n| n.to_string()),
+                    blocked: u32::try_from(m.blocked.len()).unwrap_or(u32::MAX),
+                    probed: m.probed,
+                    decision: decisions
+                        .iter()
+                        .find(|(v, _)| *v == m.verifier)
+                        .map(|(_, d)| *d),
+                })
+            })
+            .collect())
+    }
+
     /// Which replica this is and which one evaluates; `None` on SQLite.
     async fn replica_roles(&self) -> Result<Option<ReplicaRoles>, BackendError> {
         let Some(shared) = self.store.shared() else {
@@ -345,6 +375,7 @@ impl PanelBackend for PanelAdapter {
                 .actions_off_reason()
                 .await
                 .map_err(backend_error)?,
+            mass_blocks: self.mass_block_views().await?,
             replicas: self.replica_roles().await?,
             now: self.clock.now(),
         })
@@ -504,6 +535,26 @@ impl PanelBackend for PanelAdapter {
 
     async fn delete_action(&self, id: meshwatch::actions::ActionId) -> Result<bool, BackendError> {
         self.store.delete_action(id).await.map_err(backend_error)
+    }
+
+    async fn decide_mass_block(
+        &self,
+        verifier: &ServerId,
+        decision: meshwatch::actions::MassDecision,
+    ) -> Result<bool, BackendError> {
+        if !self
+            .read_model
+            .mass_blocks()
+            .iter()
+            .any(|m| &m.verifier == verifier)
+        {
+            return Ok(false);
+        }
+        self.store
+            .decide_mass_block(verifier, decision, self.clock.now())
+            .await
+            .map_err(backend_error)?;
+        Ok(true)
     }
 
     async fn rerun_action(&self, run: i64) -> Result<bool, BackendError> {

@@ -255,6 +255,10 @@ delegate! {
     fn actions_off_reason(&self) -> Result<Option<meshwatch::actions::OffReason>, StoreError>;
     fn switch_actions_off_for(&self, reason: meshwatch::actions::OffReason, messages: &[NewNotification]) -> Result<bool, StoreError>;
     fn conditions_since(&self, server: &ServerId, since: DateTime<Utc>) -> Result<Vec<Vec<ServerStatus>>, StoreError>;
+    fn mass_block_decisions(&self) -> Result<Vec<(ServerId, meshwatch::actions::MassDecision)>, StoreError>;
+    fn decide_mass_block(&self, verifier: &ServerId, decision: meshwatch::actions::MassDecision, now: DateTime<Utc>) -> Result<(), StoreError>;
+    fn forget_mass_block_decisions(&self, guarded: &[ServerId]) -> Result<(), StoreError>;
+    fn hold_run(&self, id: i64, until: DateTime<Utc>) -> Result<(), StoreError>;
     fn claim_due_runs(&self, now: DateTime<Utc>, lease: chrono::Duration, limit: i64) -> Result<Vec<DueRun>, StoreError>;
     fn record_attempt(&self, id: i64, attempt: &Attempt) -> Result<(), StoreError>;
     fn skip_run(&self, id: i64) -> Result<(), StoreError>;

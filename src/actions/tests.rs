@@ -224,3 +224,22 @@ fn an_incident_is_one_continuous_holding() {
     let stayed_clear: [&[ServerStatus]; 1] = [&[Healthy]];
     assert!(ActionEvent::Cleared.held_throughout(stayed_clear));
 }
+
+#[test]
+fn a_mass_block_s_actions_wait_for_the_operator_s_word() {
+    let id = |s: &str| ServerId::parse(s).expect("slug");
+    let (ru, ir) = (id("ru-1"), id("ir-1"));
+    let just_ru = std::slice::from_ref(&ru);
+    let none = |_: &ServerId| None;
+    assert_eq!(mass_gate(just_ru, &[], none), MassGate::Open, "no guard");
+    assert_eq!(mass_gate(just_ru, just_ru, none), MassGate::Held);
+    assert_eq!(
+        mass_gate(&[ru.clone(), ir], just_ru, none),
+        MassGate::Open,
+        "a verifier outside the guard sees it too"
+    );
+    let confirmed = |_: &ServerId| Some(MassDecision::Confirmed);
+    assert_eq!(mass_gate(just_ru, just_ru, confirmed), MassGate::Open);
+    let dismissed = |_: &ServerId| Some(MassDecision::Dismissed);
+    assert_eq!(mass_gate(just_ru, just_ru, dismissed), MassGate::Dismissed);
+}

@@ -505,6 +505,10 @@ catalogue! {
     Available => ["Available", "Disponible", "Acessível", "Nåbar", "उपलब्ध", "到達可能"],
     /// The notifications list's name of a whole-fleet fault message.
     ActionsOffBudget => ["Actions switched themselves off: a run would have gone past their budget. No action runs until you switch them on again.", "Las acciones se desactivaron solas: una ejecución habría superado su presupuesto. Ninguna acción se ejecuta hasta que las vuelvas a activar.", "As ações se desativaram sozinhas: uma execução teria passado do orçamento. Nenhuma ação roda até você reativá-las.", "Åtgärderna stängde av sig själva: en körning skulle ha gått över budgeten. Inga åtgärder körs förrän du slår på dem igen.", "क्रियाएँ अपने आप बंद हो गईं: एक क्रिया बजट से आगे चली जाती। जब तक आप इन्हें फिर चालू नहीं करते, कोई क्रिया नहीं चलेगी।", "アクションが自動的に無効になりました。実行すると予算を超えるためです。再び有効にするまでアクションは実行されません。"],
+    RunTheirActions => ["Run their actions", "Ejecutar sus acciones", "Executar as ações", "Kör deras åtgärder", "इनकी क्रियाएँ चलाएँ", "アクションを実行する"],
+    DismissTheirActions => ["Dismiss their actions", "Descartar sus acciones", "Descartar as ações", "Avfärda deras åtgärder", "इनकी क्रियाएँ रद्द करें", "アクションを破棄する"],
+    MassBlockConfirmed => ["You confirmed: their actions run.", "Confirmaste: sus acciones se ejecutan.", "Você confirmou: as ações são executadas.", "Du bekräftade: deras åtgärder körs.", "आपने पुष्टि की: इनकी क्रियाएँ चलती हैं।", "確認済み: アクションは実行されます。"],
+    MassBlockDismissed => ["You dismissed their actions: none runs.", "Descartaste sus acciones: no se ejecuta ninguna.", "Você descartou as ações: nenhuma é executada.", "Du avfärdade deras åtgärder: ingen körs.", "आपने इनकी क्रियाएँ रद्द कीं: कोई नहीं चलेगी।", "アクションを破棄しました: 実行されません。"],
     KindActionsOff => ["Actions switched off", "Acciones desactivadas", "Ações desativadas", "Åtgärder avstängda", "क्रियाएँ बंद हुईं", "アクションが無効になりました"],
     KindWitnessNetwork => ["Witnesses' network", "Red de los testigos", "Rede das testemunhas", "Vittnenas nätverk", "साक्षियों का नेटवर्क", "観測元のネットワーク"],
     /// Under an entry point's pair-failure causes (PRODUCT.md §6).
@@ -1078,6 +1082,22 @@ impl Lang {
         }
     }
 
+    /// A verifier whose blocks cover most of what it probes.
+    pub fn mass_block(self, verifier: &str, blocked: u32, probed: u32) -> String {
+        let (k, n) = (
+            self.number(u64::from(blocked)),
+            self.number(u64::from(probed)),
+        );
+        match self {
+            Lang::En => format!("The verifier {verifier} sees {k} of the {n} servers it probes blocked: a censor blocking a whole hosting network, or a verifier gone wrong. The blocks are shown, but their actions wait for you."),
+            Lang::Es => format!("El verificador {verifier} ve bloqueados {k} de los {n} servidores que sondea: un censor que bloquea toda una red de hosting, o un verificador que falla. Los bloqueos se muestran, pero sus acciones esperan tu decisión."),
+            Lang::Pt => format!("O verificador {verifier} vê bloqueados {k} dos {n} servidores que sonda: um censor bloqueando toda uma rede de hospedagem, ou um verificador com defeito. Os bloqueios são mostrados, mas as ações esperam por você."),
+            Lang::Sv => format!("Kontrollservern {verifier} ser {k} av de {n} servrar den kontrollerar blockerade: en censor som blockerar ett helt värdnät, eller en kontrollserver som gått fel. Blockeringarna visas, men deras åtgärder väntar på dig."),
+            Lang::Hi => format!("जाँचकर्ता {verifier} अपने जाँचे {n} सर्वरों में से {k} को ब्लॉक देखता है: कोई सेंसर पूरा होस्टिंग नेटवर्क ब्लॉक कर रहा है, या जाँचकर्ता ख़राब है। ब्लॉक दिखाए जाते हैं, पर इनकी क्रियाएँ आपकी प्रतीक्षा करती हैं।"),
+            Lang::Ja => format!("検証サーバー {verifier} は、調べている{n}台中{k}台をブロックと判定しています。ホスティング網全体を遮断する検閲か、検証サーバーの異常です。ブロックは表示されますが、アクションはあなたの判断を待ちます。"),
+        }
+    }
+
     /// What a token of `scope` may do, in a few words.
     pub fn token_scope(self, scope: crate::account::TokenScope) -> &'static str {
         use crate::account::TokenScope::*;
@@ -1396,6 +1416,10 @@ pub(super) fn samples(lang: Lang) -> Vec<(&'static str, String)> {
         ("last_report_note", lang.last_report_note("5 min", 180)),
         ("action_budget", lang.action_budget(6, "6 h")),
         ("tokens_revoked none", lang.tokens_revoked(&[])),
+        (
+            "mass_block",
+            lang.mass_block("Tokyo 1 (JP, NTT home fiber)", 7, 9),
+        ),
         (
             "tokens_revoked two",
             lang.tokens_revoked(&["ci".to_owned(), "ansible".to_owned()]),

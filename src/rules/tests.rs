@@ -710,6 +710,31 @@ fn a_server_no_voting_witness_probes_is_blocked_on_the_verifier_s_word_alone() {
     assert_eq!(status(&w, "de-1"), Blocked);
 }
 
+#[test]
+fn a_verifier_blocking_more_than_unreliable_fraction_of_what_it_probes_is_a_mass_block() {
+    let mut w = with_verifier();
+    w.probe("ir-1", "de-1", false, 3);
+    assert_eq!(
+        w.evaluation().mass_blocks(&w.mesh),
+        vec![],
+        "1 of 4: one block"
+    );
+    w.probe("ir-1", "de-2", false, 3);
+    assert_eq!(
+        w.evaluation().mass_blocks(&w.mesh),
+        vec![],
+        "2 of 4 is not more than half"
+    );
+    w.probe("ir-1", "nl-1", false, 3);
+    let mass = w.evaluation().mass_blocks(&w.mesh);
+    assert_eq!(mass.len(), 1);
+    assert_eq!(mass[0].verifier, sid("ir-1"));
+    assert_eq!(mass[0].blocked, vec![sid("de-1"), sid("de-2"), sid("nl-1")]);
+    assert_eq!(mass[0].probed, 4);
+    // The blocks themselves are still shown.
+    assert_eq!(status(&w, "nl-1"), Blocked);
+}
+
 // §6 — verifiers per network: R4 per verifier, and who still reaches it
 
 fn with_two_verifiers() -> World {

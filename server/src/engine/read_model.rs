@@ -124,6 +124,12 @@ impl ReadModel {
         })
     }
 
+    /// The verifiers under the mass block guard, as of the last evaluation.
+    pub fn mass_blocks(&self) -> Vec<meshwatch::verdict::MassBlock> {
+        let state = self.snapshot.read();
+        state.evaluation.mass_blocks(&state.mesh)
+    }
+
     /// Most witnesses can't reach most servers, as of the last evaluation.
     pub fn witness_fault(&self) -> Option<WitnessFault> {
         self.snapshot.read().evaluation.witness_fault()

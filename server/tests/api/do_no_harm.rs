@@ -608,10 +608,12 @@ async fn past_the_runs_per_hour_actions_switch_themselves_off_and_say_so() {
     .await;
     // A second server's block: its run would be the second in the hour.
     next_round(&app).await;
-    // It still reaches nl-1: a verifier failing everyone is suspended.
+    // It still reaches nl-1 and fi-1: 2 blocks of 4 probed are no mass
+    // block (and a verifier failing everyone is suspended).
     let mut seen = probes("de-1-ep", false, 10, 3);
     seen.extend(probes("de-2-ep", false, 10, 3));
     seen.extend(probes("nl-1-ep", true, 10, 3));
+    seen.extend(probes("fi-1-ep", true, 10, 3));
     post_rounds(&app, &tokens["ir-1"], 50, seen).await;
     assert_eq!(view(&app, "de-2").await["status"], "blocked");
     app.tick().await;
@@ -904,4 +906,108 @@ async fn a_password_change_revokes_the_tokens_the_operator_s_sessions_created() 
     );
     // The host's own token (MESHWATCH_ADMIN_TOKEN) stays.
     assert_eq!(get(&app, "/api/v1/servers").await, json!([]));
+}
+
+/// ir-1 (the verifier) sees de-1, de-2 and nl-1 blocked and still
+/// reaches fi-1: 3 of the 4 servers it probes, a mass block.
+async fn mass_block(app: &TestApp) -> HashMap<String, String> {
+    let tokens = with_verifier(app).await;
+    let mut seen: Vec<Value> = ["de-1-ep", "de-2-ep", "nl-1-ep"]
+        .iter()
+        .flat_map(|ep| probes(ep, false, 0, 3))
+        .collect();
+    seen.extend(probes("fi-1-ep", true, 0, 3));
+    post_rounds(app, &tokens["ir-1"], 30, seen).await;
+    all_report(app, &tokens, 90).await;
+    for id in ["de-1", "de-2", "nl-1"] {
+        assert_eq!(
+            view(app, id).await["status"],
+            "blocked",
+            "{id}: the blocks are shown"
+        );
+    }
+    app.tick().await;
+    tokens
+}
+
+#[tokio::test]
+async fn a_mass_block_s_actions_wait_for_the_operator_who_confirms_them() {
+    let dir = tempfile::tempdir().expect("dir");
+    let app = with_script(
+        dir.path(),
+        "echo ran",
+        json!({"runs_per_hour": 100, "cooldown_s": 0}),
+    )
+    .await;
+    mass_block(&app).await;
+    app.create_operator("ops", "a long password").await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let (_, overview) = app.page(&cookie, "/overview").await;
+    assert!(
+        overview.contains("sees 3 of the 4 servers it probes blocked"),
+        "{overview}"
+    );
+    // Held: a few rounds of the runner later, nothing ran.
+    app.advance(Duration::from_secs(20)).await;
+    let pending = get(&app, "/api/v1/actions/runs").await;
+    assert_eq!(pending, json!([]), "the actions wait");
+    let confirmed = app
+        .form_post(
+            &cookie,
+            "decide_mass_block",
+            &[("verifier", "ir-1"), ("decision", "confirmed")],
+        )
+        .await;
+    assert_eq!(crate::helpers::location(&confirmed), "/overview");
+    app.advance(Duration::from_secs(10)).await;
+    for id in ["de-1", "de-2", "nl-1"] {
+        let runs = runs_until(&app, id, |runs| runs.iter().any(|r| r["outcome"] == "ok")).await;
+        assert_eq!(runs.len(), 1, "{id}: {runs:?}");
+    }
+    let (_, overview) = app.page(&cookie, "/overview").await;
+    assert!(
+        overview.contains("You confirmed: their actions run."),
+        "{overview}"
+    );
+}
+
+#[tokio::test]
+async fn a_dismissed_mass_block_runs_none_of_its_actions() {
+    let dir = tempfile::tempdir().expect("dir");
+    let app = with_script(
+        dir.path(),
+        "echo ran",
+        json!({"runs_per_hour": 100, "cooldown_s": 0}),
+    )
+    .await;
+    mass_block(&app).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let dismissed = app
+        .form_post(
+            &cookie,
+            "decide_mass_block",
+            &[("verifier", "ir-1"), ("decision", "dismissed")],
+        )
+        .await;
+    assert_eq!(crate::helpers::location(&dismissed), "/overview");
+    app.advance(Duration::from_secs(10)).await;
+    for id in ["de-1", "de-2", "nl-1"] {
+        let runs = runs_until(&app, id, |runs| runs.iter().any(|r| r["attempts"] == 1)).await;
+        assert_eq!(runs[0]["outcome"], "failed", "{runs:?}");
+        assert!(runs[0]["output"]
+            .as_str()
+            .expect("output")
+            .contains("dismissed"));
+    }
+    // A verifier that is not under the guard cannot be decided on.
+    let refused = app
+        .form_post(
+            &cookie,
+            "decide_mass_block",
+            &[("verifier", "de-1"), ("decision", "confirmed")],
+        )
+        .await;
+    let cookie = crate::helpers::with_flash(&cookie, &refused);
+    let (_, overview) = app.page(&cookie, "/overview").await;
+    assert!(!overview.contains("You confirmed"), "{overview}");
 }

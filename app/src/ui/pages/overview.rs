@@ -8,6 +8,7 @@ use crate::preload;
 use crate::ui::components::{BlockedPerNetwork, ErrorNote, StatusDot};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
 use meshwatch::i18n::Ui;
 use meshwatch::views::Overview;
@@ -82,6 +83,37 @@ fn Glance(o: Overview) -> impl IntoView {
             {lang.ui(Ui::ActionsOffBudget)}" "<a href="/settings" class="font-medium underline">{lang.ui(Ui::Settings)}</a>
         </p>
     });
+    let mass_blocks = o.mass_blocks.iter().map(|m| {
+        let who = match &m.network {
+            Some(network) => format!("{} ({}, {network})", m.verifier.name, m.verifier.country),
+            None => format!("{} ({})", m.verifier.name, m.verifier.country),
+        };
+        let decided = m.decision.map(|d| view! {
+            <p class="mt-1 font-medium">{lang.ui(match d {
+                meshwatch::actions::MassDecision::Confirmed => Ui::MassBlockConfirmed,
+                meshwatch::actions::MassDecision::Dismissed => Ui::MassBlockDismissed,
+            })}</p>
+        });
+        let button = |decision: meshwatch::actions::MassDecision, label: Ui| view! {
+            <form method="post" action=crate::api::DecideMassBlock::url() class="inline">
+                <input type="hidden" name="verifier" value=m.verifier.id.to_string()/>
+                <input type="hidden" name="decision" value=decision.as_str()/>
+                <button type="submit" class="rounded-md border border-amber-400 bg-white px-3 py-1 text-sm font-medium hover:bg-amber-100 focus:outline-none focus:ring-2 focus:ring-amber-400">
+                    {lang.ui(label)}
+                </button>
+            </form>
+        };
+        view! {
+            <div role="alert" class="mt-6 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-950" data-testid="mass-block">
+                <p>{lang.mass_block(&who, m.blocked, m.probed)}</p>
+                {decided}
+                <div class="mt-2 flex flex-wrap gap-2">
+                    {button(meshwatch::actions::MassDecision::Confirmed, Ui::RunTheirActions)}
+                    {button(meshwatch::actions::MassDecision::Dismissed, Ui::DismissTheirActions)}
+                </div>
+            </div>
+        }
+    }).collect_view();
     let undelivered = (o.undelivered > 0 || o.failed > 0).then(|| view! {
         <div role="note" class="mt-6 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
             {lang.undelivered_notifications(o.undelivered, o.failed)}
@@ -113,6 +145,7 @@ fn Glance(o: Overview) -> impl IntoView {
         {replicas}
         {witness_fault}
         {actions_off}
+        {mass_blocks}
         {best}
         {undelivered}
         <div class="mt-6 grid gap-6 lg:grid-cols-2">

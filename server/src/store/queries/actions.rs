@@ -5,8 +5,8 @@
 use super::{corrupt, Attempt, DueRun, NewActionRun, Store, StoreError, Tx};
 use chrono::{DateTime, Utc};
 use meshwatch::actions::{
-    Action, ActionBudget, ActionEvent, ActionId, ActionKind, ActionRun, OffReason, RunOutcome,
-    MAX_ACTIONS,
+    Action, ActionBudget, ActionEvent, ActionId, ActionKind, ActionRun, MassDecision, OffReason,
+    RunOutcome, MAX_ACTIONS,
 };
 use meshwatch::ServerId;
 use std::sync::LazyLock;
@@ -391,6 +391,86 @@ impl Store {
         }
         tx.commit().await?;
         Ok(switched)
+    }
+
+    /// The operator's decisions on mass blocks, by verifier.
+    pub async fn mass_block_decisions(&self) -> Result<Vec<(ServerId, MassDecision)>, StoreError> {
+        let rows: Vec<(ServerId, String)> =
+            sqlx::query_as("SELECT verifier_id, decision FROM mass_block_decisions")
+                .fetch_all(&self.reader)
+                .await?;
+        rows.into_iter()
+            .map(|(verifier, raw)| {
+                MassDecision::from_wire(&raw)
+                    .map(|d| (verifier, d))
+                    .ok_or_else(|| corrupt("mass block decision", &raw))
+            })
+            .collect()
+    }
+
+    /// The operator decides on the actions of `verifier`'s mass block.
+    pub async fn decide_mass_block(
+        &self,
+        verifier: &ServerId,
+        decision: MassDecision,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        sqlx::query(
+            "INSERT INTO mass_block_decisions (verifier_id, decision, decided_at) VALUES ($1, $2, $3)
+             ON CONFLICT (verifier_id) DO UPDATE SET decision = excluded.decision,
+                                                    decided_at = excluded.decided_at",
+        )
+        .bind(verifier)
+        .bind(decision.as_str())
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Drops the decisions of verifiers no longer under the guard: the
+    /// next mass block of one asks again.
+    pub async fn forget_mass_block_decisions(
+        &self,
+        guarded: &[ServerId],
+    ) -> Result<(), StoreError> {
+        let kept = self.mass_block_decisions().await?;
+        let gone: Vec<&ServerId> = kept
+            .iter()
+            .map(|(v, _)| v)
+            .filter(|v| !guarded.contains(v))
+            .collect();
+        if gone.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.write().await?;
+        for verifier in gone {
+            sqlx::query("DELETE FROM mass_block_decisions WHERE verifier_id = $1")
+                .bind(verifier)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// A claimed run waits (for the operator's word): pending again, due
+    /// at `until`.
+    pub async fn hold_run(&self, id: i64, until: DateTime<Utc>) -> Result<(), StoreError> {
+        let mut tx = self.write().await?;
+        sqlx::query(
+            "UPDATE action_runs SET state = 'pending', lease_until = NULL, due_at = $2,
+                started_at = CASE WHEN attempts = 0 THEN NULL ELSE started_at END
+             WHERE id = $1",
+        )
+        .bind(id)
+        .bind(until)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// Claims up to `limit` due runs for `lease` (marked running).
