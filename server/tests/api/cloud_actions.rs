@@ -195,6 +195,105 @@ async fn the_hetzner_example_gives_a_blocked_server_a_new_primary_ip() {
 }
 
 #[tokio::test]
+async fn the_hetzner_example_stopped_after_power_off_finishes_the_job_when_run_again() {
+    // An earlier run powered the server off and unassigned its address,
+    // then was stopped: the server is off, without a primary IP.
+    let done = |id: u32| json!({"action": {"id": id, "status": "success"}});
+    let (api, seen) = fake_api(vec![
+        ("GET", "/v1/servers?name=de-1".into(), 200,
+         json!({"servers": [{"id": 42, "name": "de-1", "status": "off", "public_net": {"ipv4": null}}]})),
+        ("POST", "/v1/primary_ips".into(), 201,
+         json!({"primary_ip": {"id": 8, "ip": "127.0.31.9"}, "action": {"id": 3, "status": "success"}})),
+        ("POST", "/v1/servers/42/actions/poweron".into(), 201, done(4)),
+        ("GET", "/v1/primary_ips?ip=127.0.30.1".into(), 200,
+         json!({"primary_ips": [{"id": 7, "ip": "127.0.30.1", "assignee_id": null}]})),
+        ("DELETE", "/v1/primary_ips/7".into(), 204, Value::Null),
+    ])
+    .await;
+    let app = allowing_example("hetzner-new-primary-ip.py").await;
+    let dir = tempfile::tempdir().expect("dir");
+    let run = run_on_block(
+        &app,
+        dir.path(),
+        "hetzner-new-primary-ip.py",
+        &format!("{api}/v1"),
+    )
+    .await;
+    assert_eq!(run["outcome"], "ok", "{run}");
+    assert_eq!(run["output"], "de-1: 127.0.30.1 -> 127.0.31.9\n");
+    let calls: Vec<(String, String)> = requests(&seen)
+        .into_iter()
+        .map(|(m, p, ..)| (m, p))
+        .collect();
+    let calls: Vec<(&str, &str)> = calls
+        .iter()
+        .map(|(m, p)| (m.as_str(), p.as_str()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("GET", "/v1/servers?name=de-1"),
+            ("POST", "/v1/primary_ips"),
+            ("POST", "/v1/servers/42/actions/poweron"),
+            ("GET", "/v1/primary_ips?ip=127.0.30.1"),
+            ("DELETE", "/v1/primary_ips/7"),
+        ],
+        "no second power-off, no unassign of an address it no longer has"
+    );
+    assert_eq!(host_of(&app, "de-1-ep").await, "127.0.31.9");
+}
+
+#[tokio::test]
+async fn the_hetzner_example_stopped_after_the_new_address_powers_on_and_tells_the_panel() {
+    let done = |id: u32| json!({"action": {"id": id, "status": "success"}});
+    let (api, seen) = fake_api(vec![
+        (
+            "GET",
+            "/v1/servers?name=de-1".into(),
+            200,
+            json!({"servers": [{"id": 42, "name": "de-1", "status": "off",
+                             "public_net": {"ipv4": {"id": 8, "ip": "127.0.31.9"}}}]}),
+        ),
+        (
+            "POST",
+            "/v1/servers/42/actions/poweron".into(),
+            201,
+            done(4),
+        ),
+        (
+            "GET",
+            "/v1/primary_ips?ip=127.0.30.1".into(),
+            200,
+            json!({"primary_ips": []}),
+        ),
+    ])
+    .await;
+    let app = allowing_example("hetzner-new-primary-ip.py").await;
+    let dir = tempfile::tempdir().expect("dir");
+    let run = run_on_block(
+        &app,
+        dir.path(),
+        "hetzner-new-primary-ip.py",
+        &format!("{api}/v1"),
+    )
+    .await;
+    assert_eq!(run["outcome"], "ok", "{run}");
+    let calls: Vec<String> = requests(&seen)
+        .into_iter()
+        .map(|(m, p, ..)| format!("{m} {p}"))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            "GET /v1/servers?name=de-1",
+            "POST /v1/servers/42/actions/poweron",
+            "GET /v1/primary_ips?ip=127.0.30.1",
+        ]
+    );
+    assert_eq!(host_of(&app, "de-1-ep").await, "127.0.31.9");
+}
+
+#[tokio::test]
 async fn the_digitalocean_example_moves_a_blocked_droplet_to_a_new_reserved_ip() {
     let (api, seen) = fake_api(vec![
         ("GET", "/v2/droplets?name=de-1".into(), 200, json!({"droplets": [{"id": 3164444, "name": "de-1"}]})),
