@@ -120,20 +120,29 @@ pub enum Store {
 
 impl Store {
     /// Opens the database at `url` (creating a SQLite file if needed),
-    /// applies pending migrations and seals subscription tokens still
-    /// stored in clear; `sealing` seals and opens them from then on (see
+    /// applies pending migrations and seals subscription tokens and
+    /// actions' HTTP calls still stored in clear; `sealing` seals and opens them from then on (see
     /// [`crate::sealing::key_for_database`]).
     pub async fn open(url: &str, sealing: SealingKey) -> Result<Self, StoreError> {
         Self::open_url(&DatabaseUrl::parse(url).map_err(StoreError::Url)?, sealing).await
     }
 
     pub async fn open_url(url: &DatabaseUrl, sealing: SealingKey) -> Result<Self, StoreError> {
-        Ok(match url {
+        let store = match url {
             DatabaseUrl::Sqlite(url) => Self::Sqlite(sqlite::Store::open(url, sealing).await?),
             DatabaseUrl::Postgres(url) => {
                 Self::Postgres(postgres::Store::open(url, sealing).await?)
             }
-        })
+        };
+        // Actions' HTTP calls an earlier version stored in clear.
+        let sealed = store.seal_clear_action_calls().await?;
+        if sealed > 0 {
+            tracing::info!(
+                actions = sealed,
+                "sealed the HTTP calls of actions an earlier version stored in clear"
+            );
+        }
+        Ok(store)
     }
 
     /// The database answers a query (for `/readyz`).
@@ -259,6 +268,7 @@ delegate! {
     fn decide_mass_block(&self, verifier: &ServerId, decision: meshwatch::actions::MassDecision, now: DateTime<Utc>) -> Result<(), StoreError>;
     fn forget_mass_block_decisions(&self, guarded: &[ServerId]) -> Result<(), StoreError>;
     fn hold_run(&self, id: i64, until: DateTime<Utc>) -> Result<(), StoreError>;
+    fn seal_clear_action_calls(&self) -> Result<usize, StoreError>;
     fn claim_due_runs(&self, now: DateTime<Utc>, lease: chrono::Duration, limit: i64) -> Result<Vec<DueRun>, StoreError>;
     fn record_attempt(&self, id: i64, attempt: &Attempt) -> Result<(), StoreError>;
     fn skip_run(&self, id: i64) -> Result<(), StoreError>;

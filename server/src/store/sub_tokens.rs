@@ -36,6 +36,35 @@ impl SubTokenSealing {
         }
     }
 
+    /// An action's HTTP call (`actions.http`, JSON: its URL, headers and
+    /// body may hold credentials) as the row numbered `action` keeps it.
+    pub(super) fn seal_action_call(&self, action: i64, call: &str) -> Result<String, StoreError> {
+        Ok(self
+            .key
+            .seal_bound(action_bound(action).as_bytes(), call.as_bytes())?)
+    }
+
+    /// The call kept in `stored` (sealed, or clear from before calls were
+    /// sealed); `None` when it does not open with this key.
+    pub(super) fn open_action_call(&self, action: i64, stored: &str) -> Option<String> {
+        if !sealing::is_sealed(stored) {
+            return Some(stored.to_owned());
+        }
+        let opened = self
+            .key
+            .open_bound(action_bound(action).as_bytes(), stored)
+            .ok()
+            .and_then(|clear| String::from_utf8(clear).ok());
+        if opened.is_none() && !self.said_unopenable.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                action,
+                "a stored action's HTTP call does not open with this panel's key (restored \
+                 without its key file?): it does not run until it is made again"
+            );
+        }
+        opened
+    }
+
     /// `token` as `users.sub_token` of `user` keeps it.
     pub(super) fn seal(&self, user: &UserId, token: &str) -> Result<String, StoreError> {
         Ok(self.key.seal(user, token)?)
@@ -124,4 +153,9 @@ async fn scrub(writer: &SqlitePool) -> Result<(), StoreError> {
         );
     }
     Ok(())
+}
+
+/// What an action's sealed call is bound to: its row.
+fn action_bound(action: i64) -> String {
+    format!("action:{action}")
 }

@@ -1011,3 +1011,49 @@ async fn a_dismissed_mass_block_runs_none_of_its_actions() {
     let (_, overview) = app.page(&cookie, "/overview").await;
     assert!(!overview.contains("You confirmed"), "{overview}");
 }
+
+#[tokio::test]
+async fn an_http_action_s_url_headers_and_body_are_sealed_at_rest() {
+    if crate::helpers::sqlite_only("an_http_action_s_url_headers_and_body_are_sealed_at_rest") {
+        return;
+    }
+    let app = spawn_app().await;
+    let created = create_action(
+        &app,
+        json!({"name": "hook", "on": "blocked", "http": {
+            "url": "https://user:pw-secret@cloud.example/hook?key=q-secret",
+            "headers": {"Authorization": "Bearer h-secret"},
+            "body": {"token": "b-secret", "server": "{{server_id}}"}}}),
+    )
+    .await;
+    assert_eq!(created.status(), 201);
+    let shown = created.text().await.expect("text");
+    for secret in ["pw-secret", "q-secret", "h-secret"] {
+        assert!(!shown.contains(secret), "{secret} shown: {shown}");
+    }
+    let pool = sqlx::SqlitePool::connect(&app.database_url)
+        .await
+        .expect("db");
+    let stored: String = sqlx::query_scalar("SELECT http FROM actions")
+        .fetch_one(&pool)
+        .await
+        .expect("the call");
+    assert!(stored.starts_with("v1:"), "{stored}");
+    for secret in [
+        "pw-secret",
+        "q-secret",
+        "h-secret",
+        "b-secret",
+        "cloud.example",
+    ] {
+        assert!(!stored.contains(secret), "{secret} at rest: {stored}");
+    }
+    pool.close().await;
+    // The panel itself still reads it whole.
+    let listed = get(&app, "/api/v1/actions").await;
+    assert_eq!(
+        listed[0]["http"]["url"],
+        "https://(hidden)@cloud.example/hook?key=(hidden)"
+    );
+    assert_eq!(listed[0]["http"]["body"]["token"], "b-secret");
+}

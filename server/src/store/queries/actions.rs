@@ -21,25 +21,39 @@ struct ActionRow {
     http: Option<String>,
 }
 
-impl TryFrom<ActionRow> for Action {
-    type Error = StoreError;
+/// What a call that does not open with this panel's key reads as: it
+/// names no address, so it cannot run.
+const UNOPENABLE_CALL: &str =
+    r#"{"url":"http://sealed-with-another-key.invalid/","method":"POST","headers":{}}"#;
 
-    fn try_from(row: ActionRow) -> Result<Self, StoreError> {
-        let kind = match (row.command, row.http) {
+impl ActionRow {
+    /// The action, its HTTP call opened with `open` (sealed at rest).
+    fn into_action(self, open: impl Fn(i64, &str) -> Option<String>) -> Result<Action, StoreError> {
+        let ActionRow {
+            id,
+            name,
+            event: on,
+            after_minutes,
+            command,
+            http,
+        } = self;
+        let kind = match (command, http) {
             (Some(argv), None) => ActionKind::Command(
                 serde_json::from_str(&argv).map_err(|e| corrupt("action command", e))?,
             ),
-            (None, Some(call)) => ActionKind::Http(
-                serde_json::from_str(&call).map_err(|e| corrupt("action call", e))?,
-            ),
+            (None, Some(stored)) => {
+                let call = open(id, &stored).unwrap_or_else(|| UNOPENABLE_CALL.to_owned());
+                ActionKind::Http(
+                    serde_json::from_str(&call).map_err(|e| corrupt("action call", e))?,
+                )
+            }
             _ => return Err(corrupt("action", "neither a command nor a call")),
         };
         Ok(Action {
-            id: ActionId(row.id),
-            name: row.name,
-            on: event(&row.event)?,
-            after_minutes: u32::try_from(row.after_minutes)
-                .map_err(|e| corrupt("after_minutes", e))?,
+            id: ActionId(id),
+            name,
+            on: event(&on)?,
+            after_minutes: u32::try_from(after_minutes).map_err(|e| corrupt("after_minutes", e))?,
             kind,
         })
     }
@@ -153,8 +167,32 @@ impl Store {
         .fetch_all(&self.reader)
         .await?
         .into_iter()
-        .map(Action::try_from)
+        .map(|row| row.into_action(|id, stored| self.sub_tokens.open_action_call(id, stored)))
         .collect()
+    }
+
+    /// Seals every action's HTTP call an earlier version stored in clear
+    /// (its URL, headers and body may hold credentials). Returns how many.
+    pub async fn seal_clear_action_calls(&self) -> Result<usize, StoreError> {
+        let mut tx = self.write().await?;
+        let rows: Vec<(i64, String)> =
+            sqlx::query_as("SELECT id, http FROM actions WHERE http IS NOT NULL")
+                .fetch_all(&mut *tx)
+                .await?;
+        let mut sealed = 0;
+        for (id, http) in rows {
+            if crate::sealing::is_sealed(&http) {
+                continue;
+            }
+            sqlx::query("UPDATE actions SET http = $1 WHERE id = $2")
+                .bind(self.sub_tokens.seal_action_call(id, &http)?)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            sealed += 1;
+        }
+        tx.commit().await?;
+        Ok(sealed)
     }
 
     /// Stores a validated action; `Err(Conflict)` when its name is taken
@@ -196,6 +234,9 @@ impl Store {
                 message: format!("{MAX_ACTIONS} actions are kept already: delete one first"),
             });
         }
+        // The call is sealed bound to its row: the row comes first, with
+        // an empty call, and the sealed one replaces it in the same
+        // transaction (the clear call is never written).
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO actions (name, event, after_minutes, command, http, created_at)
              VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
@@ -204,10 +245,17 @@ impl Store {
         .bind(on.as_str())
         .bind(i64::from(after_minutes))
         .bind(command)
-        .bind(http)
+        .bind(http.as_ref().map(|_| ""))
         .bind(now)
         .fetch_one(&mut *tx)
         .await?;
+        if let Some(call) = &http {
+            sqlx::query("UPDATE actions SET http = $1 WHERE id = $2")
+                .bind(self.sub_tokens.seal_action_call(id, call)?)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
         tx.commit().await?;
         Ok(Action {
             id: ActionId(id),
