@@ -153,13 +153,9 @@ impl Runner {
         // that stopped mid-run.
         let lease = chrono::Duration::seconds(i64::try_from(RUN_TIMEOUT_SECS * 5).unwrap_or(300));
         // A decision holds while its verifier's guard does.
-        let guarded: Vec<meshwatch::ServerId> = self
-            .read_model
-            .mass_blocks()
-            .into_iter()
-            .map(|m| m.verifier)
-            .collect();
-        self.store.forget_mass_block_decisions(&guarded).await?;
+        self.store
+            .forget_mass_block_decisions(&self.guarded_verifiers())
+            .await?;
         let mut tasks = Vec::new();
         for _ in 0..CLAIM {
             let Some(run) = self
@@ -225,18 +221,22 @@ impl Runner {
         Ok(())
     }
 
+    /// The verifiers under the mass block guard now.
+    fn guarded_verifiers(&self) -> Vec<meshwatch::ServerId> {
+        self.read_model
+            .mass_blocks()
+            .into_iter()
+            .map(|m| m.verifier)
+            .collect()
+    }
+
     /// Whether a `blocked` run waits for the operator: the mass block
     /// guard holds for every verifier that sees its server blocked.
     async fn mass_gate(&self, run: &DueRun) -> Result<MassGate, StoreError> {
         if run.event != ActionEvent::Blocked {
             return Ok(MassGate::Open);
         }
-        let guarded: Vec<meshwatch::ServerId> = self
-            .read_model
-            .mass_blocks()
-            .into_iter()
-            .map(|m| m.verifier)
-            .collect();
+        let guarded = self.guarded_verifiers();
         let Some((_, _, verdict)) = self.read_model.verdict(&run.server_id) else {
             return Ok(MassGate::Open);
         };

@@ -43,6 +43,54 @@ pub struct PanelAdapter {
 }
 
 impl PanelAdapter {
+    /// The operator's id when `password` is theirs; else why not. Paced
+    /// per operator (a session, stolen or left open, cannot guess it), on
+    /// the shared budget of password checks.
+    async fn check_password(
+        &self,
+        username: &str,
+        password: &str,
+    ) -> Result<Result<i64, PasswordCheck>, BackendError> {
+        let Some(operator) = self
+            .store
+            .operator_credentials(username)
+            .await
+            .map_err(backend_error)?
+        else {
+            return Ok(Err(PasswordCheck::Wrong));
+        };
+        if let Err(retry_after) = self
+            .limiter
+            .try_password_change(operator.id)
+            .await
+            .map_err(backend_error)?
+        {
+            tracing::warn!(%username, "a password check refused: too many wrong passwords");
+            return Ok(Err(PasswordCheck::TooManyAttempts { retry_after }));
+        }
+        let (id, password) = (operator.id, password.to_owned());
+        let checked = self
+            .password_checks
+            .run(move || secrets::verify_password(&password, &operator.password_hash))
+            .await;
+        match checked {
+            Ok(true) => {
+                self.limiter
+                    .password_change_succeeded(id)
+                    .await
+                    .map_err(backend_error)?;
+                Ok(Ok(id))
+            }
+            Ok(false) => {
+                tracing::warn!(%username, "a change refused: wrong password");
+                Ok(Err(PasswordCheck::Wrong))
+            }
+            Err(_) => Ok(Err(PasswordCheck::TooManyAttempts {
+                retry_after: crate::password_check::BUSY_RETRY_AFTER,
+            })),
+        }
+    }
+
     /// The mass blocks, with the operator's decisions so far.
     async fn mass_block_views(&self) -> Result<Vec<meshwatch::views::MassBlockView>, BackendError> {
         let mass = self.read_model.mass_blocks();
@@ -603,50 +651,27 @@ impl PanelBackend for PanelAdapter {
         current: &str,
         next: &str,
     ) -> Result<PasswordChange, BackendError> {
-        let Some(operator) = self
-            .store
-            .operator_credentials(username)
-            .await
-            .map_err(backend_error)?
-        else {
-            return Ok(PasswordChange::WrongCurrent);
+        let operator_id = match self.check_password(username, current).await? {
+            Ok(id) => id,
+            Err(PasswordCheck::TooManyAttempts { retry_after }) => {
+                return Ok(PasswordChange::TooManyAttempts { retry_after })
+            }
+            Err(_) => return Ok(PasswordChange::WrongCurrent),
         };
-        if let Err(retry_after) = self
-            .limiter
-            .try_password_change(operator.id)
-            .await
-            .map_err(backend_error)?
-        {
-            tracing::warn!(%username, "password change refused: too many wrong current passwords");
-            return Ok(PasswordChange::TooManyAttempts { retry_after });
-        }
-        let (current, next) = (current.to_owned(), next.to_owned());
-        let checked = self
+        let next = next.to_owned();
+        let Ok(hashed) = self
             .password_checks
-            .run(move || {
-                if !secrets::verify_password(&current, &operator.password_hash) {
-                    return Ok(None);
-                }
-                secrets::hash_password(&next).map(Some)
-            })
-            .await;
-        let Ok(rehashed) = checked else {
+            .run(move || secrets::hash_password(&next))
+            .await
+        else {
             return Ok(PasswordChange::TooManyAttempts {
                 retry_after: crate::password_check::BUSY_RETRY_AFTER,
             });
         };
-        let rehashed = rehashed.map_err(|e| BackendError::Unavailable(e.to_string()))?;
-        let Some(hash) = rehashed else {
-            tracing::warn!(%username, "password change refused: wrong current password");
-            return Ok(PasswordChange::WrongCurrent);
-        };
-        self.limiter
-            .password_change_succeeded(operator.id)
-            .await
-            .map_err(backend_error)?;
+        let hash = hashed.map_err(|e| BackendError::Unavailable(e.to_string()))?;
         let revoked = self
             .store
-            .change_password(operator.id, &hash, &TokenHash::of(session_token))
+            .change_password(operator_id, &hash, &TokenHash::of(session_token))
             .await
             .map_err(backend_error)?;
         self.sessions.forget_all();
@@ -661,44 +686,10 @@ impl PanelBackend for PanelAdapter {
         username: &str,
         password: &str,
     ) -> Result<PasswordCheck, BackendError> {
-        let Some(operator) = self
-            .store
-            .operator_credentials(username)
-            .await
-            .map_err(backend_error)?
-        else {
-            return Ok(PasswordCheck::Wrong);
-        };
-        // Paced like a password change: a stolen session cannot guess it.
-        if let Err(retry_after) = self
-            .limiter
-            .try_password_change(operator.id)
-            .await
-            .map_err(backend_error)?
-        {
-            return Ok(PasswordCheck::TooManyAttempts { retry_after });
-        }
-        let password = password.to_owned();
-        let checked = self
-            .password_checks
-            .run(move || secrets::verify_password(&password, &operator.password_hash))
-            .await;
-        match checked {
-            Ok(true) => {
-                self.limiter
-                    .password_change_succeeded(operator.id)
-                    .await
-                    .map_err(backend_error)?;
-                Ok(PasswordCheck::Confirmed)
-            }
-            Ok(_) => {
-                tracing::warn!(%username, "a change refused: the password asked again was wrong");
-                Ok(PasswordCheck::Wrong)
-            }
-            Err(_) => Ok(PasswordCheck::TooManyAttempts {
-                retry_after: crate::password_check::BUSY_RETRY_AFTER,
-            }),
-        }
+        Ok(match self.check_password(username, password).await? {
+            Ok(_) => PasswordCheck::Confirmed,
+            Err(check) => check,
+        })
     }
 
     async fn api_tokens(&self) -> Result<Vec<ApiTokenView>, BackendError> {

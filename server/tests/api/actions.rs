@@ -10,7 +10,8 @@ use crate::notifications::{block_de_1, webhook_receiver};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-async fn create(app: &TestApp, body: Value) -> reqwest::Response {
+/// `POST /api/v1/actions` with the admin token, whatever the answer.
+pub async fn create(app: &TestApp, body: Value) -> reqwest::Response {
     app.client
         .post(app.url("/api/v1/actions"))
         .bearer_auth(ADMIN_TOKEN)

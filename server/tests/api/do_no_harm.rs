@@ -3,6 +3,7 @@
 //! card and the messages tell the truth. Driven through the agent and
 //! automation APIs on the test's clock.
 
+use crate::actions::create;
 use crate::agent::{
     all_report, fleet, get, knock, next_round, post, post_rounds, probes, report, uuid,
 };
@@ -26,14 +27,11 @@ async fn outbox(app: &TestApp) -> Vec<Value> {
 
 /// An action on blocks that runs `/bin/true` at once.
 async fn block_action(app: &TestApp) {
-    let created = app
-        .client
-        .post(app.url("/api/v1/actions"))
-        .bearer_auth(ADMIN_TOKEN)
-        .json(&json!({"name": "rotate", "on": "blocked", "command": ["/bin/true"]}))
-        .send()
-        .await
-        .expect("sent");
+    let created = create(
+        app,
+        json!({"name": "rotate", "on": "blocked", "command": ["/bin/true"]}),
+    )
+    .await;
     assert_eq!(created.status(), 201);
 }
 
@@ -279,20 +277,10 @@ async fn a_whole_fleet_fault_that_flaps_is_told_once() {
     );
 }
 
-async fn create_action(app: &TestApp, body: Value) -> reqwest::Response {
-    app.client
-        .post(app.url("/api/v1/actions"))
-        .bearer_auth(ADMIN_TOKEN)
-        .json(&body)
-        .send()
-        .await
-        .expect("sent")
-}
-
 #[tokio::test]
 async fn a_command_is_created_only_from_the_host_s_allow_list() {
     let app = spawn_app().await;
-    let refused = create_action(
+    let refused = create(
         &app,
         json!({"name": "x", "on": "blocked", "command": ["/bin/true"]}),
     )
@@ -303,7 +291,7 @@ async fn a_command_is_created_only_from_the_host_s_allow_list() {
         "command_actions_off"
     );
     let app = spawn_app_with(&[("MESHWATCH_ACTION_COMMANDS", "/bin/true".to_owned())]).await;
-    let refused = create_action(
+    let refused = create(
         &app,
         json!({"name": "x", "on": "blocked", "command": ["/bin/sh", "-c", "id"]}),
     )
@@ -318,7 +306,7 @@ async fn a_command_is_created_only_from_the_host_s_allow_list() {
         json!([]),
         "nothing stored"
     );
-    let created = create_action(
+    let created = create(
         &app,
         json!({"name": "x", "on": "blocked", "command": ["/bin/true"]}),
     )
@@ -355,7 +343,7 @@ async fn a_restored_command_not_on_this_host_s_allow_list_stays_off_and_never_ru
         .expect("mode");
     let script = script.display().to_string();
     let app = spawn_app_with(&[("MESHWATCH_ACTION_COMMANDS", script.clone())]).await;
-    let created = create_action(
+    let created = create(
         &app,
         json!({"name": "rotate", "on": "blocked", "command": [script]}),
     )
@@ -415,7 +403,7 @@ async fn http_actions_to_loopback_private_and_link_local_addresses_are_refused()
         "https://10.1.2.3/x",
         "http://localhost:8080/x",
     ] {
-        let refused = create_action(
+        let refused = create(
             &app,
             json!({"name": "hook", "on": "blocked", "http": {"url": url}}),
         )
@@ -429,7 +417,7 @@ async fn http_actions_to_loopback_private_and_link_local_addresses_are_refused()
     }
     assert_eq!(get(&app, "/api/v1/actions").await, json!([]));
     let allowed = spawn_app_with(&[("MESHWATCH_ACTION_ALLOW_PRIVATE", "1".to_owned())]).await;
-    let created = create_action(
+    let created = create(
         &allowed,
         json!({"name": "hook", "on": "blocked", "http": {"url": "http://127.0.0.1:9/hook"}}),
     )
@@ -492,7 +480,7 @@ async fn with_script(dir: &std::path::Path, body: &str, budget: Value) -> TestAp
     let app = spawn_app_with(&[("MESHWATCH_ACTION_COMMANDS", script.clone())]).await;
     put(&app, "/api/v1/settings", json!({"stale_after_s": 3600})).await;
     put(&app, "/api/v1/actions/budget", budget).await;
-    let created = create_action(
+    let created = create(
         &app,
         json!({"name": "act", "on": "blocked", "command": [script]}),
     )
@@ -699,7 +687,7 @@ async fn a_run_whose_incident_cleared_before_it_was_due_is_skipped_though_the_ve
         .await
         .expect("sent");
     assert_eq!(deleted.status(), 204);
-    let created = create_action(
+    let created = create(
         &app,
         json!({"name": "later", "on": "blocked", "after_minutes": 10, "command": [script]}),
     )
@@ -1018,7 +1006,7 @@ async fn an_http_action_s_url_headers_and_body_are_sealed_at_rest() {
         return;
     }
     let app = spawn_app().await;
-    let created = create_action(
+    let created = create(
         &app,
         json!({"name": "hook", "on": "blocked", "http": {
             "url": "https://user:pw-secret@cloud.example/hook?key=q-secret",

@@ -196,19 +196,7 @@ async fn a_route_whose_every_server_is_in_a_window_reads_maintenance() {
     app.tick().await;
     // Served from memory: the change shows once the page is rebuilt, within
     // its few seconds.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-    let germany = loop {
-        let status: Value = public(&app, "/status.json", "en")
-            .await
-            .json()
-            .await
-            .expect("json");
-        let germany = status["routes"][0].clone();
-        if germany["state"] == "maintenance" || std::time::Instant::now() > deadline {
-            break germany;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-    };
+    let germany = first_route_once(&app, "maintenance").await;
     assert_eq!(germany["name"], "Germany");
     assert_eq!(germany["state"], "maintenance", "{germany}");
     assert_eq!(germany["days"][29]["state"], "maintenance");
@@ -227,19 +215,25 @@ async fn a_route_serving_its_best_available_reads_partial_outage() {
         assert_eq!(posted.status(), 202);
     }
     app.tick().await;
+    let germany = first_route_once(&app, "partial_outage").await;
+    assert_eq!(germany["name"], "Germany");
+    assert_eq!(germany["state"], "partial_outage", "{germany}");
+}
+
+/// The first route of `/status.json` once it reads `state` (the page is
+/// rebuilt from memory within its few seconds), or as it is after 15 s.
+async fn first_route_once(app: &TestApp, state: &str) -> Value {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-    let germany = loop {
-        let status: Value = public(&app, "/status.json", "en")
+    loop {
+        let status: Value = public(app, "/status.json", "en")
             .await
             .json()
             .await
             .expect("json");
-        let germany = status["routes"][0].clone();
-        if germany["state"] == "partial_outage" || std::time::Instant::now() > deadline {
-            break germany;
+        let route = status["routes"][0].clone();
+        if route["state"] == state || std::time::Instant::now() > deadline {
+            return route;
         }
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-    };
-    assert_eq!(germany["name"], "Germany");
-    assert_eq!(germany["state"], "partial_outage", "{germany}");
+    }
 }
