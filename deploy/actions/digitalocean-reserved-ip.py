@@ -16,6 +16,11 @@ reassigns it, through the documented DigitalOcean API
 Actions (steps 3 and 5) are waited for through GET /v2/actions/{id}. The old
 address is the host of the server's first entry point in the event.
 
+It can be run again after it was stopped half-way (the panel records such
+a run as interrupted and the operator runs it again): a blocked address
+an earlier run already unassigned (step 2 shows no droplet) is not
+unassigned again, and the run goes on from step 4.
+
 Usage (the action's command):
   digitalocean-reserved-ip.py --token-file /etc/meshwatch/do-token \\
       --panel https://panel.example --panel-token-file /etc/meshwatch/action-api-token
@@ -43,8 +48,9 @@ def main():
     reserved = cloud("GET", f"/v2/reserved_ips/{old_ip}")["reserved_ip"]
     region = reserved["region"]["slug"]
 
-    unassigned = cloud("POST", f"/v2/reserved_ips/{old_ip}/actions", {"type": "unassign"})
-    cloud.wait(unassigned["action"], "unassign")
+    if reserved.get("droplet"):
+        unassigned = cloud("POST", f"/v2/reserved_ips/{old_ip}/actions", {"type": "unassign"})
+        cloud.wait(unassigned["action"], "unassign")
     new_ip = cloud("POST", "/v2/reserved_ips", {"region": region})["reserved_ip"]["ip"]
     assigned = cloud("POST", f"/v2/reserved_ips/{new_ip}/actions",
                      {"type": "assign", "droplet_id": droplet["id"]})

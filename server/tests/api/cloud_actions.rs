@@ -346,3 +346,37 @@ async fn the_digitalocean_example_moves_a_blocked_droplet_to_a_new_reserved_ip()
         "the panel knows the new address"
     );
 }
+
+#[tokio::test]
+async fn the_digitalocean_example_stopped_after_the_unassign_goes_on_when_run_again() {
+    // An earlier run unassigned the blocked address, then was stopped.
+    let (api, seen) = fake_api(vec![
+        ("GET", "/v2/droplets?name=de-1".into(), 200, json!({"droplets": [{"id": 3164444, "name": "de-1"}]})),
+        ("GET", "/v2/reserved_ips/127.0.30.1".into(), 200,
+         json!({"reserved_ip": {"ip": "127.0.30.1", "region": {"slug": "fra1"}, "droplet": null}})),
+        ("POST", "/v2/reserved_ips".into(), 202, json!({"reserved_ip": {"ip": "127.0.31.10", "region": {"slug": "fra1"}}})),
+        ("POST", "/v2/reserved_ips/127.0.31.10/actions".into(), 201, json!({"action": {"id": 12, "status": "completed"}})),
+        ("DELETE", "/v2/reserved_ips/127.0.30.1".into(), 204, Value::Null),
+    ])
+    .await;
+    let app = allowing_example("digitalocean-reserved-ip.py").await;
+    let dir = tempfile::tempdir().expect("dir");
+    let run = run_on_block(&app, dir.path(), "digitalocean-reserved-ip.py", &api).await;
+    assert_eq!(run["outcome"], "ok", "{run}");
+    let calls: Vec<String> = requests(&seen)
+        .into_iter()
+        .map(|(m, p, ..)| format!("{m} {p}"))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            "GET /v2/droplets?name=de-1",
+            "GET /v2/reserved_ips/127.0.30.1",
+            "POST /v2/reserved_ips",
+            "POST /v2/reserved_ips/127.0.31.10/actions",
+            "DELETE /v2/reserved_ips/127.0.30.1",
+        ],
+        "no second unassign"
+    );
+    assert_eq!(host_of(&app, "de-1-ep").await, "127.0.31.10");
+}
