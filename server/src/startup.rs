@@ -313,9 +313,10 @@ impl Application {
 /// What to tell the operator about a key file this start made.
 pub fn key_file_made(path: &std::path::Path) -> String {
     format!(
-        "Made {}: the key that seals the subscription links kept in the database. Back it \
-         up (a database restored without it shows no links; subscriptions keep working), or \
-         set MESHWATCH_SECRET_KEY to its content",
+        "Made {}: the key that seals the subscription links, proxy credentials and action \
+         calls kept in the database. Back it up (a database restored without it shows no \
+         links, and its subscriptions wait for the credentials to be given again), or set \
+         MESHWATCH_SECRET_KEY to its content",
         path.display()
     )
 }

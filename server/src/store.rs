@@ -11,8 +11,8 @@
 pub mod offline;
 pub mod postgres;
 pub mod schema;
+mod sealed_columns;
 mod sqlite;
-mod sub_tokens;
 mod types;
 
 pub use types::{
@@ -216,7 +216,7 @@ delegate! {
     fn remove_server(&self, server: &ServerId) -> Result<bool, StoreError>;
     fn user(&self, id: &UserId) -> Result<Option<(UserSummary, Option<String>)>, StoreError>;
     fn users(&self) -> Result<Vec<UserSummary>, StoreError>;
-    fn user_for_sub_token(&self, token: &TokenHash) -> Result<Option<(UserSummary, String)>, StoreError>;
+    fn user_for_sub_token(&self, token: &TokenHash) -> Result<Option<(UserSummary, Option<String>)>, StoreError>;
     fn route_names(&self) -> Result<HashMap<RouteId, String>, StoreError>;
     fn endpoints(&self) -> Result<HashMap<EntryPointId, Endpoint>, StoreError>;
     fn apply_fleet(&self, fleet: &Fleet) -> Result<GeneratedTokens, StoreError>;

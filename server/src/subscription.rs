@@ -83,6 +83,15 @@ pub async fn serve(
         .user_for_sub_token(&TokenHash::of(&token))
         .await?
         .ok_or_else(|| ApiError::not_found("no subscription with this token"))?;
+    // A lost key: a broken subscription would replace the app's working
+    // configuration, an error keeps it.
+    let credential = credential.ok_or_else(|| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "credential_unavailable",
+            "this subscription cannot be served right now",
+        )
+    })?;
     let serving = state.read_model.serving(&user);
     let details = state.read_model.endpoints().await?;
     let endpoints: Vec<Endpoint> = serving

@@ -85,7 +85,8 @@ pub async fn run(config: &Config, file: &Path) -> Result<(), BackupError> {
 /// What to say about the key, which the backup does not hold.
 pub fn key_reminder(key: &KeySource) -> String {
     let without = "a database restored without it shows no subscription links on the user \
-                   cards (subscriptions keep working)";
+                   cards, and its subscriptions answer 503 until the users' credentials are \
+                   given again";
     match key {
         KeySource::Configured => format!(
             "The secret key is not in the backup: it is MESHWATCH_SECRET_KEY. Keep a copy of its \

@@ -149,8 +149,9 @@ pub fn schema_note(fit: SchemaFit) -> String {
 
 /// What to tell the operator about the key, if anything.
 pub fn key_note(key: &KeyCheck) -> Option<String> {
-    let consequence = "the user cards would show no subscription links (subscriptions keep \
-                       working)";
+    let consequence = "the user cards would show no subscription links and every \
+                       subscription would answer 503 until the users' credentials are given \
+                       again";
     match key {
         KeyCheck::NothingSealed | KeyCheck::Opens => None,
         KeyCheck::NoKeyFile(path) => Some(format!(

@@ -3,11 +3,11 @@
 //! One pool per process; every write is a plain `BEGIN … COMMIT` at READ
 //! COMMITTED, PostgreSQL's default. The schema comes from
 //! `migrations/postgres/` and is refused when a newer meshwatch migrated it.
-//! Subscription tokens are sealed with `MESHWATCH_SECRET_KEY`, which every
-//! replica shares (there is no key file beside a PostgreSQL database).
+//! Subscription tokens, proxy credentials and action calls are sealed with
+//! `MESHWATCH_SECRET_KEY`, which every replica shares (there is no key file beside a PostgreSQL database).
 
 use super::schema;
-use super::sub_tokens::SubTokenSealing;
+use super::sealed_columns::SealedColumns;
 use super::StoreError;
 use crate::sealing::SealingKey;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -28,7 +28,7 @@ pub struct Store {
     /// SQLite gives them two.
     pub(super) writer: PgPool,
     pub(super) reader: PgPool,
-    pub(super) sub_tokens: Arc<SubTokenSealing>,
+    pub(super) sealed: Arc<SealedColumns>,
     /// The evaluator term this replica holds (see
     /// [`Store::take_evaluator_term`]); 0 while it does not evaluate.
     term: Arc<AtomicI64>,
@@ -74,10 +74,14 @@ impl Store {
             // exactly one of them migrates and the others wait for it.
             schema::POSTGRES_MIGRATOR.run(&mut *conn).await?;
         }
+        let sealed = Arc::new(SealedColumns::new(sealing));
+        let mut tx = pool.begin().await?;
+        sealed.seal_clear_users(&mut tx).await?;
+        tx.commit().await?;
         Ok(Self {
             writer: pool.clone(),
             reader: pool,
-            sub_tokens: Arc::new(SubTokenSealing::new(sealing)),
+            sealed,
             term: Arc::default(),
             options: Arc::new(options),
             origin: uuid::Uuid::new_v4().simple().to_string().into(),

@@ -8,7 +8,7 @@
 //! reads use their own pool and never wait for the writer.
 
 use super::schema;
-use super::sub_tokens::SubTokenSealing;
+use super::sealed_columns::SealedColumns;
 use super::{database_file, StoreError};
 use crate::sealing::SealingKey;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -29,7 +29,7 @@ pub struct Store {
     pub(super) writer: SqlitePool,
     pub(super) reader: SqlitePool,
     /// Seals `users.sub_token` on the way in and opens it on the way out.
-    pub(super) sub_tokens: Arc<SubTokenSealing>,
+    pub(super) sealed: Arc<SealedColumns>,
 }
 
 const READ_CONNECTIONS: u32 = 8;
@@ -70,10 +70,10 @@ impl Store {
             }
             schema::MIGRATOR.run(&mut *conn).await?;
         }
-        let sub_tokens = Arc::new(SubTokenSealing::new(sealing));
+        let sealed = Arc::new(SealedColumns::new(sealing));
         // Before the read pool opens: the scrub that follows the sealing
         // wants the database to itself.
-        sub_tokens.seal_clear_values(&writer).await?;
+        sealed.seal_clear_values(&writer).await?;
         // An in-memory database exists once per connection: share the writer.
         let reader = if in_memory {
             writer.clone()
@@ -87,7 +87,7 @@ impl Store {
         Ok(Self {
             writer,
             reader,
-            sub_tokens,
+            sealed,
         })
     }
 

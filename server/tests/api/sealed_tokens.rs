@@ -1,6 +1,8 @@
-//! Subscription tokens at rest: sealed in the database file, opened for the
-//! user card, sealed at start when an earlier version stored them in
-//! clear; `/sub/{token}` works throughout (it looks tokens up by hash).
+//! Subscription tokens and proxy credentials at rest: sealed in the
+//! database file, opened for the user card and the subscription, sealed at
+//! start when an earlier version stored them in clear. `/sub/{token}` looks
+//! tokens up by hash; with a lost key it answers 503 until the credential
+//! is given again, never a broken subscription.
 
 use crate::agent::fleet;
 use crate::helpers::{spawn_app, spawn_app_with, sqlite_only, TestApp};
@@ -11,6 +13,8 @@ use std::path::Path;
 const ALICE: &str = "alice-sealed-sub-token-0001";
 const BOB: &str = "bob-sealed-sub-token-000002";
 const KEY_FILE: &str = "meshwatch.key";
+const ALICE_CREDENTIAL: &str = "4f1c2a9e-0000-4000-8000-0000000a11ce";
+const BOB_CREDENTIAL: &str = "4f1c2a9e-0000-4000-8000-000000000b0b";
 
 /// Every byte SQLite keeps of the database on disk: the file and, when
 /// there is one, its write-ahead log.
@@ -26,13 +30,32 @@ fn holds(bytes: &[u8], text: &str) -> bool {
     bytes.windows(text.len()).any(|w| w == text.as_bytes())
 }
 
-/// The test fleet, with Alice and Bob given known subscription tokens.
+/// The test fleet, with Alice and Bob given known subscription tokens and
+/// credentials.
 async fn with_known_tokens(app: &TestApp) {
     fleet(app).await;
+    give_alice_and_bob(app).await;
+}
+
+async fn give_alice_and_bob(app: &TestApp) {
     let users = json!({"users": [
-        {"id": "alice", "name": "Alice", "routes": ["de"], "sub_token": ALICE},
-        {"id": "bob", "name": "Bob", "routes": ["nl"], "sub_token": BOB}]});
+        {"id": "alice", "name": "Alice", "routes": ["de"], "sub_token": ALICE,
+         "credential": ALICE_CREDENTIAL},
+        {"id": "bob", "name": "Bob", "routes": ["nl"], "sub_token": BOB,
+         "credential": BOB_CREDENTIAL}]});
     assert_eq!(app.put_fleet(&users).await.status(), 200);
+}
+
+/// The plain subscription of `token`: its status and links.
+async fn subscription(app: &TestApp, token: &str) -> (u16, String) {
+    let response = app
+        .client
+        .get(app.url(&format!("/sub/{token}?format=plain")))
+        .send()
+        .await
+        .expect("sent");
+    let status = response.status().as_u16();
+    (status, response.text().await.expect("body"))
 }
 
 /// The user card of `user` as a signed-in operator sees it.
@@ -72,8 +95,8 @@ async fn subscription_tokens_never_reach_the_database_file_in_clear() {
         .to_owned();
 
     let on_disk = database_bytes(app.data_dir());
-    for token in [ALICE, BOB, carol.as_str()] {
-        assert!(!holds(&on_disk, token), "{token} is on disk in clear");
+    for secret in [ALICE, BOB, carol.as_str(), ALICE_CREDENTIAL, BOB_CREDENTIAL] {
+        assert!(!holds(&on_disk, secret), "{secret} is on disk in clear");
     }
     let mode = std::fs::metadata(app.data_dir().join(KEY_FILE))
         .expect("a key file beside the database")
@@ -90,6 +113,11 @@ async fn subscription_tokens_never_reach_the_database_file_in_clear() {
     for token in [ALICE, BOB, carol.as_str()] {
         assert_eq!(subscription_status(&app, token).await, 200, "{token}");
     }
+    let (_, links) = subscription(&app, ALICE).await;
+    assert!(
+        links.contains(ALICE_CREDENTIAL),
+        "the credential opens for the subscription: {links}"
+    );
 }
 
 #[tokio::test]
@@ -107,27 +135,35 @@ async fn tokens_an_earlier_version_stored_in_clear_are_sealed_at_start() {
             let pool = sqlx::SqlitePool::connect(&database_url)
                 .await
                 .expect("database");
-            for (user, token) in [("alice", ALICE), ("bob", BOB)] {
-                sqlx::query("UPDATE users SET sub_token = ? WHERE id = ?")
+            for (user, token, credential) in [
+                ("alice", ALICE, ALICE_CREDENTIAL),
+                ("bob", BOB, BOB_CREDENTIAL),
+            ] {
+                sqlx::query("UPDATE users SET sub_token = ?, credential = ? WHERE id = ?")
                     .bind(token)
+                    .bind(credential)
                     .bind(user)
                     .execute(&pool)
                     .await
                     .expect("a clear row");
             }
             pool.close().await;
+            let before = database_bytes(&dir);
             assert!(
-                holds(&database_bytes(&dir), ALICE),
-                "the clear token is on disk before the start"
+                holds(&before, ALICE) && holds(&before, ALICE_CREDENTIAL),
+                "the clear token and credential are on disk before the start"
             );
         })
         .await;
 
     let on_disk = database_bytes(app.data_dir());
     assert!(
-        !holds(&on_disk, ALICE),
-        "sealed, and the clear copy scrubbed"
+        !holds(&on_disk, ALICE) && !holds(&on_disk, ALICE_CREDENTIAL),
+        "sealed, and the clear copies scrubbed"
     );
+    let (status, links) = subscription(&app, ALICE).await;
+    assert_eq!(status, 200);
+    assert!(links.contains(ALICE_CREDENTIAL), "{links}");
     assert!(!holds(&on_disk, BOB), "every clear row");
     assert!(app.data_dir().join(KEY_FILE).exists(), "a new key file");
     let html = card(&app, "alice").await;
@@ -139,8 +175,9 @@ async fn tokens_an_earlier_version_stored_in_clear_are_sealed_at_start() {
 }
 
 #[tokio::test]
-async fn a_token_sealed_with_a_lost_key_reads_as_unknown_and_still_subscribes() {
-    if sqlite_only("a_token_sealed_with_a_lost_key_reads_as_unknown_and_still_subscribes") {
+async fn with_a_lost_key_the_card_has_no_link_and_subscriptions_wait_for_the_credential() {
+    if sqlite_only("with_a_lost_key_the_card_has_no_link_and_subscriptions_wait_for_the_credential")
+    {
         return;
     }
     let app = spawn_app().await;
@@ -157,11 +194,31 @@ async fn a_token_sealed_with_a_lost_key_reads_as_unknown_and_still_subscribes() 
         "read as a token the panel never knew"
     );
     assert!(!html.contains(ALICE) && !html.contains("subscription-link"));
-    assert_eq!(
-        subscription_status(&app, ALICE).await,
-        200,
-        "subscriptions keep working"
+
+    // An app keeps the configuration it has on an error; a subscription
+    // without the credential would break it.
+    let response = app
+        .client
+        .get(app.url(&format!("/sub/{ALICE}")))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), 503);
+    let body: Value = response.json().await.expect("a JSON error");
+    assert_eq!(body["error"]["code"], "credential_unavailable", "{body}");
+    assert!(
+        !body.to_string().contains("key"),
+        "a subscriber learns nothing of the panel: {body}"
     );
+
+    // Given again, both are sealed with the new key.
+    give_alice_and_bob(&app).await;
+    let (status, links) = subscription(&app, ALICE).await;
+    assert_eq!(status, 200);
+    assert!(links.contains(ALICE_CREDENTIAL), "{links}");
+    assert!(card(&app, "alice")
+        .await
+        .contains(&format!("{}/sub/{ALICE}", app.address)));
 }
 
 #[tokio::test]

@@ -167,7 +167,7 @@ impl Store {
         .fetch_all(&self.reader)
         .await?
         .into_iter()
-        .map(|row| row.into_action(|id, stored| self.sub_tokens.open_action_call(id, stored)))
+        .map(|row| row.into_action(|id, stored| self.sealed.open_action_call(id, stored)))
         .collect()
     }
 
@@ -185,7 +185,7 @@ impl Store {
                 continue;
             }
             sqlx::query("UPDATE actions SET http = $1 WHERE id = $2")
-                .bind(self.sub_tokens.seal_action_call(id, &http)?)
+                .bind(self.sealed.seal_action_call(id, &http)?)
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;
@@ -251,7 +251,7 @@ impl Store {
         .await?;
         if let Some(call) = &http {
             sqlx::query("UPDATE actions SET http = $1 WHERE id = $2")
-                .bind(self.sub_tokens.seal_action_call(id, call)?)
+                .bind(self.sealed.seal_action_call(id, call)?)
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;

@@ -207,7 +207,7 @@ struct UserCardRow {
     sub_token: Option<String>,
 }
 
-/// A user with the credential their subscription hands out.
+/// A user with the (sealed) credential their subscription hands out.
 #[derive(sqlx::FromRow)]
 struct SubscriberRow {
     #[sqlx(flatten)]
@@ -378,7 +378,7 @@ impl Store {
         let Some(UserCardRow { user, sub_token }) = row else {
             return Ok(None);
         };
-        let token = sub_token.and_then(|sealed| self.sub_tokens.open(id, &sealed));
+        let token = sub_token.and_then(|sealed| self.sealed.open(id, &sealed));
         Ok(Some((user.try_into()?, token)))
     }
 
@@ -392,17 +392,22 @@ impl Store {
             .collect()
     }
 
-    /// The user holding this subscription token, with their credential.
+    /// The user holding this subscription token, with their credential
+    /// when its sealed value opens with this panel's key.
     pub async fn user_for_sub_token(
         &self,
         token: &TokenHash,
-    ) -> Result<Option<(UserSummary, String)>, StoreError> {
+    ) -> Result<Option<(UserSummary, Option<String>)>, StoreError> {
         let row = sqlx::query_as::<_, SubscriberRow>(SUBSCRIBER.as_str())
             .bind(token.as_str())
             .fetch_optional(&self.reader)
             .await?;
-        row.map(|SubscriberRow { user, credential }| Ok((user.try_into()?, credential)))
-            .transpose()
+        let Some(SubscriberRow { user, credential }) = row else {
+            return Ok(None);
+        };
+        let user: UserSummary = user.try_into()?;
+        let credential = self.sealed.open_credential(&user.id, &credential);
+        Ok(Some((user, credential)))
     }
 
     /// Route id → display name.

@@ -5,7 +5,7 @@
 
 use super::{remove_server_in, Store, StoreError, Tx};
 use crate::secrets::{new_token, TokenHash};
-use crate::store::sub_tokens::SubTokenSealing;
+use crate::store::sealed_columns::SealedColumns;
 use crate::store::types::GeneratedTokens;
 use chrono::Utc;
 use meshwatch::fleet::{EntryPoint, Fleet, FleetError, Route, Server, User};
@@ -108,7 +108,7 @@ impl Store {
             replace_entry_points(&mut tx, &server.id, &server.entry_points).await?;
         }
         for user in &fleet.users {
-            if let Some(token) = upsert_user(&mut tx, &self.sub_tokens, user).await? {
+            if let Some(token) = upsert_user(&mut tx, &self.sealed, user).await? {
                 generated.sub_tokens.insert(user.id.clone(), token);
             }
             replace_routes(&mut tx, &USER_ROUTES, &user.id.0, &user.routes).await?;
@@ -313,7 +313,7 @@ async fn upsert_entry_point(
 /// user the document gives none.
 async fn upsert_user(
     tx: &mut Tx,
-    sub_tokens: &SubTokenSealing,
+    sealed: &SealedColumns,
     user: &User,
 ) -> Result<Option<String>, StoreError> {
     let exists = row_exists(tx, "SELECT 1 FROM users WHERE id = $1", &user.id.0).await?;
@@ -326,7 +326,10 @@ async fn upsert_user(
     };
     let token_hash = token.map(TokenHash::of);
     let token_hash = token_hash.as_ref().map(TokenHash::as_str);
-    let sealed_token = token.map(|t| sub_tokens.seal(&user.id, t)).transpose()?;
+    let sealed_token = token.map(|t| sealed.seal(&user.id, t)).transpose()?;
+    let credential = credential
+        .map(|c| sealed.seal_credential(&user.id, &c))
+        .transpose()?;
     let written = if exists {
         sqlx::query(
             "UPDATE users SET name = $1, sub_token_hash = COALESCE($2, sub_token_hash),
