@@ -225,15 +225,37 @@ fn best_available_server(verdicts: &[Verdict], ranked: &[usize]) -> Option<usize
     ranked
         .iter()
         .enumerate()
-        .max_by_key(|(rank, &s)| {
-            (
-                verdicts[s].derived_status(),
-                !verdicts[s].in_maintenance(),
-                verdicts[s].last_report_at,
-                Reverse(*rank),
-            )
-        })
+        .max_by_key(|(rank, &s)| fallback_key(verdicts, s, *rank))
         .map(|(_, &s)| s)
+}
+
+/// A route's servers (`ranked`, in the route's rank order) as its rotation
+/// would pick them: those in rotation first, then as it would fall back.
+/// A connected panel keeps the first one's host on when it must keep one.
+pub fn best_first(verdicts: &[Verdict], ranked: &[usize]) -> Vec<usize> {
+    let mut order: Vec<(usize, usize)> = ranked.iter().copied().enumerate().collect();
+    order.sort_by_key(|&(rank, s)| {
+        Reverse((verdicts[s].in_rotation, fallback_key(verdicts, s, rank)))
+    });
+    order.into_iter().map(|(_, s)| s).collect()
+}
+
+fn fallback_key(
+    verdicts: &[Verdict],
+    s: usize,
+    rank: usize,
+) -> (
+    crate::ServerStatus,
+    bool,
+    Option<chrono::DateTime<chrono::Utc>>,
+    Reverse<usize>,
+) {
+    (
+        verdicts[s].derived_status(),
+        !verdicts[s].in_maintenance(),
+        verdicts[s].last_report_at,
+        Reverse(rank),
+    )
 }
 
 #[cfg(test)]

@@ -159,6 +159,11 @@ slug_id!(
     /// An end user holding a subscription.
     UserId
 );
+slug_id!(
+    /// A connected panel (Remnawave, Marzban …) meshwatch applies its
+    /// rotation in (PRODUCT.md §7).
+    ConnectorId
+);
 
 #[cfg(test)]
 mod tests {

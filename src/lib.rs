@@ -10,6 +10,7 @@ pub mod actions;
 pub mod agent_api;
 pub mod balance;
 pub mod chart;
+pub mod connectors;
 pub mod evidence;
 pub mod fleet;
 pub mod i18n;
@@ -30,7 +31,7 @@ pub mod uptime;
 pub mod verdict;
 pub mod views;
 
-pub use ids::{EntryPointId, RouteId, ServerId, Slug, SlugError, UserId};
+pub use ids::{ConnectorId, EntryPointId, RouteId, ServerId, Slug, SlugError, UserId};
 pub use status::ServerStatus;
 
 /// The agent that runs on each VPN server (native only, feature `agent`).

@@ -470,15 +470,18 @@ pub enum NotificationKind {
     WitnessNetwork,
     /// Actions went past their budget and switched themselves off.
     ActionsOff,
+    /// A connected panel stopped answering (once per outage).
+    ConnectorFailed,
 }
 
 impl NotificationKind {
-    pub const ALL: [NotificationKind; 5] = [
+    pub const ALL: [NotificationKind; 6] = [
         NotificationKind::Blocked,
         NotificationKind::Cleared,
         NotificationKind::Test,
         NotificationKind::WitnessNetwork,
         NotificationKind::ActionsOff,
+        NotificationKind::ConnectorFailed,
     ];
 
     /// The API's (and the outbox table's) name: `blocked`, `cleared`,
@@ -490,6 +493,7 @@ impl NotificationKind {
             NotificationKind::Test => "test",
             NotificationKind::WitnessNetwork => "witness_network",
             NotificationKind::ActionsOff => "actions_off",
+            NotificationKind::ConnectorFailed => "connector_failed",
         }
     }
 
@@ -558,12 +562,13 @@ mod tests {
 
     /// The names the outbox table holds (its CHECK constraints): existing
     /// databases keep working only while these stay byte for byte.
-    const KIND_NAMES: [(NotificationKind, &str); 5] = [
+    const KIND_NAMES: [(NotificationKind, &str); 6] = [
         (NotificationKind::Blocked, "blocked"),
         (NotificationKind::Cleared, "cleared"),
         (NotificationKind::Test, "test"),
         (NotificationKind::WitnessNetwork, "witness_network"),
         (NotificationKind::ActionsOff, "actions_off"),
+        (NotificationKind::ConnectorFailed, "connector_failed"),
     ];
     const STATE_NAMES: [(DeliveryState, &str); 3] = [
         (DeliveryState::Queued, "queued"),

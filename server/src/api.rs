@@ -3,6 +3,7 @@
 pub mod actions;
 pub mod agent;
 pub mod automation;
+pub mod connectors;
 pub mod error;
 pub mod maintenance;
 pub mod views;

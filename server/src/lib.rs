@@ -9,6 +9,7 @@ pub mod card_cache;
 pub mod cli;
 pub mod client_address;
 pub mod config;
+pub mod connectors;
 pub mod database_lock;
 pub mod delivery;
 pub mod demo;

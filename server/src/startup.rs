@@ -50,6 +50,8 @@ pub struct Application {
     delivery: Option<tokio::task::JoinHandle<()>>,
     /// Carries out the due action runs.
     actions: tokio::task::JoinHandle<()>,
+    /// Keeps connected panels in step with the rotation.
+    connectors: tokio::task::JoinHandle<()>,
     /// The live demo fleet's agents and listeners (`MESHWATCH_DEMO=1`).
     demo: Option<demo::live::LiveDemo>,
     /// Held from before the migrations until the database is closed: one
@@ -188,6 +190,7 @@ impl Application {
             status_page_enabled: config.status_page,
             status_page: Arc::default(),
             action_policy: Arc::new(config.action_policy.clone()),
+            connector_nudge: Arc::default(),
         };
         let targets = state.targets.as_ref().clone();
         let delivery = Delivery {
@@ -242,8 +245,19 @@ impl Application {
             )
             .run(),
         );
+        let connectors = tokio::spawn(
+            crate::connectors::Syncer {
+                store: store.clone(),
+                read_model: state.read_model.clone(),
+                clock: state.clock.clone(),
+                targets: state.targets.clone(),
+                nudge: state.connector_nudge.clone(),
+            }
+            .run(),
+        );
         Ok(Self {
             actions,
+            connectors,
             listener,
             router: router(state, &front_end, flashes),
             store,
@@ -297,6 +311,7 @@ impl Application {
             delivery.abort();
         }
         self.actions.abort();
+        self.connectors.abort();
         // Closing waits for pooled connections; never let it hold up exit.
         if tokio::time::timeout(Duration::from_secs(5), self.store.close())
             .await

@@ -50,6 +50,8 @@ pub struct AppState {
     pub status_page: Arc<crate::status_page::StatusPage>,
     /// What this host lets actions do (its allow-list of programs).
     pub action_policy: Arc<meshwatch::actions::HostPolicy>,
+    /// Wakes the connected panels' sync when a connector changes.
+    pub connector_nudge: Arc<tokio::sync::Notify>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

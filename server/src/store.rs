@@ -16,9 +16,10 @@ mod sqlite;
 mod types;
 
 pub use types::{
-    Attempt, Channels, Delivery, DueRun, Endpoint, EvidenceSnapshot, FollowedReport,
+    Attempt, Channels, ConnectorSync, Delivery, DueRun, Endpoint, EvidenceSnapshot, FollowedReport,
     GeneratedTokens, NewActionRun, NewNotification, NotificationView, OperatorCredentials,
-    Outgoing, PairRow, PendingReport, ReceivedReport, RecordedChange, StoredReport,
+    Outgoing, PairRow, PendingReport, ReceivedReport, RecordedChange, StoredConnector,
+    StoredReport, TurnedOffRecord,
 };
 
 use crate::config::DatabaseUrl;
@@ -51,6 +52,7 @@ mod on_sqlite {
 
     mod actions;
     mod auth;
+    mod connectors;
     mod fleet;
     mod history;
     mod maintenance;
@@ -70,6 +72,7 @@ mod on_postgres {
 
     mod actions;
     mod auth;
+    mod connectors;
     mod fleet;
     mod history;
     mod maintenance;
@@ -154,6 +157,16 @@ impl Store {
     }
 
     /// The shared database of several replicas, if this is one.
+    /// Whether this panel evaluates: a SQLite panel always does; among
+    /// PostgreSQL replicas, the one holding the evaluator's term. Only it
+    /// writes to connected panels.
+    pub fn evaluates(&self) -> bool {
+        match self {
+            Self::Sqlite(_) => true,
+            Self::Postgres(s) => s.evaluates(),
+        }
+    }
+
     pub fn shared(&self) -> Option<&postgres::Store> {
         match self {
             Self::Sqlite(_) => None,
@@ -274,6 +287,15 @@ delegate! {
     fn skip_run(&self, id: i64) -> Result<(), StoreError>;
     fn servers_with_runs(&self) -> Result<Vec<ServerId>, StoreError>;
     fn action_runs(&self, server: Option<&ServerId>, limit: i64) -> Result<Vec<meshwatch::actions::ActionRun>, StoreError>;
+    fn connectors(&self) -> Result<Vec<StoredConnector>, StoreError>;
+    fn connector(&self, id: &meshwatch::ConnectorId) -> Result<Option<StoredConnector>, StoreError>;
+    fn put_connector(&self, id: &meshwatch::ConnectorId, connector: &meshwatch::connectors::CheckedConnector, now: DateTime<Utc>) -> Result<bool, StoreError>;
+    fn remove_connector(&self, id: &meshwatch::ConnectorId) -> Result<bool, StoreError>;
+    fn forget_connector(&self, id: &meshwatch::ConnectorId) -> Result<(), StoreError>;
+    fn intend_turn_off(&self, id: &meshwatch::ConnectorId, hosts: &[meshwatch::connectors::TurnedOff]) -> Result<(), StoreError>;
+    fn confirm_turned_off(&self, id: &meshwatch::ConnectorId, external_ids: &[String]) -> Result<(), StoreError>;
+    fn forget_turned_off(&self, id: &meshwatch::ConnectorId, external_ids: &[String]) -> Result<(), StoreError>;
+    fn record_connector_sync(&self, id: &meshwatch::ConnectorId, sync: &ConnectorSync, messages: &[NewNotification]) -> Result<(), StoreError>;
 }
 
 /// The database file behind a `sqlite:` URL; `None` for an in-memory

@@ -392,6 +392,55 @@ impl Lang {
         }
     }
 
+    /// The message that a connected panel stopped answering: meshwatch
+    /// cannot apply its rotation in `panel` (`connector`) since `at`, for
+    /// `error` (never the token).
+    pub fn connector_failed_notice(
+        self,
+        connector: &str,
+        panel: &str,
+        error: &str,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Notice {
+        let at = at.format("%Y-%m-%d %H:%M UTC");
+        let (subject, what, advice) = match self {
+            Lang::En => (
+                format!("meshwatch: the connected panel {connector} is not answering"),
+                format!("meshwatch cannot apply its rotation in {panel} ({connector}): {error}."),
+                "Until it can, that panel's hosts stay as they are: servers out of rotation are not hidden there. meshwatch keeps trying and tells you once per outage.",
+            ),
+            Lang::Es => (
+                format!("meshwatch: el panel conectado {connector} no responde"),
+                format!("meshwatch no puede aplicar su rotación en {panel} ({connector}): {error}."),
+                "Mientras tanto, los hosts de ese panel se quedan como están: los servidores fuera de rotación no se ocultan allí. meshwatch sigue intentándolo y avisa una vez por caída.",
+            ),
+            Lang::Pt => (
+                format!("meshwatch: o painel conectado {connector} não responde"),
+                format!("O meshwatch não consegue aplicar sua rotação no {panel} ({connector}): {error}."),
+                "Enquanto isso, os hosts desse painel ficam como estão: servidores fora de rotação não são ocultados lá. O meshwatch continua tentando e avisa uma vez por queda.",
+            ),
+            Lang::Sv => (
+                format!("meshwatch: den anslutna panelen {connector} svarar inte"),
+                format!("meshwatch kan inte tillämpa sin rotation i {panel} ({connector}): {error}."),
+                "Till dess ligger panelens värdar kvar som de är: servrar ur rotation döljs inte där. meshwatch fortsätter att försöka och säger till en gång per avbrott.",
+            ),
+            Lang::Hi => (
+                format!("meshwatch: जुड़ा हुआ पैनल {connector} जवाब नहीं दे रहा"),
+                format!("meshwatch {panel} ({connector}) में अपना रोटेशन लागू नहीं कर पा रहा: {error}।"),
+                "तब तक उस पैनल के होस्ट जैसे हैं वैसे ही रहेंगे: रोटेशन से बाहर के सर्वर वहाँ छिपाए नहीं जाएँगे। meshwatch कोशिश करता रहेगा और हर रुकावट पर एक बार बताएगा।",
+            ),
+            Lang::Ja => (
+                format!("meshwatch: 接続パネル {connector} が応答しません"),
+                format!("meshwatch は {panel} ({connector}) にローテーションを反映できません: {error}。"),
+                "反映できるまで、そのパネルのホストはそのままです。ローテーション外のサーバーはそこでは非表示になりません。meshwatch は再試行を続け、障害ごとに一度だけお知らせします。",
+            ),
+        };
+        Notice {
+            subject,
+            body: format!("{what}\n\n{at}\n\n{advice}\n"),
+        }
+    }
+
     /// One message for many servers whose blocks started (or cleared) in
     /// the same moment as most of the fleet left (or returned to)
     /// rotation: `moved` of `fleet` servers moved, and `subjects` are the

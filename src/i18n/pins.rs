@@ -121,6 +121,9 @@ pub(super) fn rendered(lang: Lang) -> Vec<(String, String)> {
         ));
         out.push((format!("notice.actions_off {over:?} body"), notice.body));
     }
+    let notice = lang.connector_failed_notice("panel-1", "Remnawave", "HTTP 502", at);
+    out.push(("notice.connector_failed subject".into(), notice.subject));
+    out.push(("notice.connector_failed body".into(), notice.body));
     let subjects = ["meshwatch: a".to_owned(), "meshwatch: b".to_owned()];
     for event in [BlockEvent::Started, BlockEvent::Cleared] {
         for (moved, fleet, folded) in [(1, 1, 1), (20, 21, 2)] {

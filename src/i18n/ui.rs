@@ -510,6 +510,7 @@ catalogue! {
     MassBlockConfirmed => ["You confirmed: their actions run.", "Confirmaste: sus acciones se ejecutan.", "Você confirmou: as ações são executadas.", "Du bekräftade: deras åtgärder körs.", "आपने पुष्टि की: इनकी क्रियाएँ चलती हैं।", "確認済み: アクションは実行されます。"],
     MassBlockDismissed => ["You dismissed their actions: none runs.", "Descartaste sus acciones: no se ejecuta ninguna.", "Você descartou as ações: nenhuma é executada.", "Du avfärdade deras åtgärder: ingen körs.", "आपने इनकी क्रियाएँ रद्द कीं: कोई नहीं चलेगी।", "アクションを破棄しました: 実行されません。"],
     KindActionsOff => ["Actions switched off", "Acciones desactivadas", "Ações desativadas", "Åtgärder avstängda", "क्रियाएँ बंद हुईं", "アクションが無効になりました"],
+    KindConnectorFailed => ["Connected panel not answering", "Panel conectado sin respuesta", "Painel conectado sem resposta", "Ansluten panel svarar inte", "जुड़ा हुआ पैनल जवाब नहीं दे रहा", "接続パネルが応答しません"],
     KindWitnessNetwork => ["Witnesses' network", "Red de los testigos", "Rede das testemunhas", "Vittnenas nätverk", "साक्षियों का नेटवर्क", "観測元のネットワーク"],
     /// Under an entry point's pair-failure causes (PRODUCT.md §6).
     PairFailureGuidance => [

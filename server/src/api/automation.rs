@@ -41,6 +41,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/notifications", get(list_notifications))
         .merge(super::maintenance::router())
         .merge(super::actions::router())
+        .merge(super::connectors::router())
         .fallback(|| async { ApiError::not_found("no such API endpoint") })
         .route_layer(axum::middleware::from_fn_with_state(
             state,

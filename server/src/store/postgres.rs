@@ -142,6 +142,11 @@ impl Store {
         Ok(term)
     }
 
+    /// Whether this replica holds the evaluator's term now.
+    pub fn evaluates(&self) -> bool {
+        self.term.load(Ordering::SeqCst) > 0
+    }
+
     /// This replica no longer evaluates: its evaluator writes fail.
     pub fn drop_evaluator_term(&self) {
         self.term.store(0, Ordering::SeqCst);

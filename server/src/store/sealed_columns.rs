@@ -115,6 +115,30 @@ impl SealedColumns {
             .and_then(|clear| String::from_utf8(clear).ok())
     }
 
+    /// A connector's token as `connectors.token` of `id` keeps it.
+    pub(super) fn seal_connector_token(
+        &self,
+        id: &meshwatch::ConnectorId,
+        token: &str,
+    ) -> Result<String, StoreError> {
+        Ok(self
+            .key
+            .seal_bound(connector_bound(id).as_bytes(), token.as_bytes())?)
+    }
+
+    /// The token kept in `stored`; `None` when it does not open with this
+    /// key (the connector then fails its syncs and says why).
+    pub(super) fn open_connector_token(
+        &self,
+        id: &meshwatch::ConnectorId,
+        stored: &str,
+    ) -> Option<String> {
+        self.key
+            .open_bound(connector_bound(id).as_bytes(), stored)
+            .ok()
+            .and_then(|clear| String::from_utf8(clear).ok())
+    }
+
     /// `token` as `users.sub_token` of `user` keeps it.
     pub(super) fn seal(&self, user: &UserId, token: &str) -> Result<String, StoreError> {
         Ok(self.key.seal(user, token)?)
@@ -251,6 +275,11 @@ async fn scrub(writer: &SqlitePool) -> Result<(), StoreError> {
 /// sealed token copied into the credential column does not open).
 fn credential_bound(user: &UserId) -> String {
     format!("credential:{user}")
+}
+
+/// What a connector's sealed token is bound to: its row.
+fn connector_bound(id: &meshwatch::ConnectorId) -> String {
+    format!("connector:{id}")
 }
 
 /// What an action's sealed call is bound to: its row.

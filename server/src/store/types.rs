@@ -212,3 +212,42 @@ pub struct Attempt {
     /// When to try again; `None`: no further attempt.
     pub retry_at: Option<chrono::DateTime<chrono::Utc>>,
 }
+
+/// A connector as stored: its token opened (`None` when it does not open
+/// with this panel's key), its last sync and what it turned off.
+#[derive(Debug, Clone)]
+pub struct StoredConnector {
+    pub id: meshwatch::ConnectorId,
+    pub kind: meshwatch::connectors::PanelKind,
+    pub url: String,
+    pub token: Option<String>,
+    pub tag: Option<String>,
+    pub mode: meshwatch::connectors::ConnectorMode,
+    pub state: meshwatch::connectors::ConnectorState,
+    pub last_sync_at: Option<DateTime<Utc>>,
+    pub last_error: Option<String>,
+    pub failing_since: Option<DateTime<Utc>>,
+    pub hosts: Vec<meshwatch::connectors::MatchedHost>,
+    pub pending: Vec<meshwatch::connectors::PendingChange>,
+    pub turned_off: Vec<TurnedOffRecord>,
+}
+
+/// A host meshwatch turned off, or (unconfirmed) is turning off.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnedOffRecord {
+    pub host: meshwatch::connectors::TurnedOff,
+    /// The panel answered the request to turn it off.
+    pub confirmed: bool,
+}
+
+/// What one sync of a connector saw and planned.
+#[derive(Debug, Clone)]
+pub struct ConnectorSync {
+    pub at: DateTime<Utc>,
+    /// Why it failed (never the token); `None` when it did not.
+    pub error: Option<String>,
+    /// Whether the panel's hosts were read (else the last read stays).
+    pub read_hosts: bool,
+    pub hosts: Vec<meshwatch::connectors::MatchedHost>,
+    pub pending: Vec<meshwatch::connectors::PendingChange>,
+}

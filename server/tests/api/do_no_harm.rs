@@ -721,7 +721,7 @@ async fn a_run_whose_incident_cleared_before_it_was_due_is_skipped_though_the_ve
 
 /// A token of `scope` made in the panel by "ops" (password "a long
 /// password"), through `cookie`.
-async fn panel_token(app: &TestApp, cookie: &str, name: &str, scope: &str) -> String {
+pub(crate) async fn panel_token(app: &TestApp, cookie: &str, name: &str, scope: &str) -> String {
     let created = app
         .rpc(
             cookie,

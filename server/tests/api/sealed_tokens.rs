@@ -18,7 +18,7 @@ const BOB_CREDENTIAL: &str = "4f1c2a9e-0000-4000-8000-000000000b0b";
 
 /// Every byte SQLite keeps of the database on disk: the file and, when
 /// there is one, its write-ahead log.
-fn database_bytes(dir: &Path) -> Vec<u8> {
+pub(crate) fn database_bytes(dir: &Path) -> Vec<u8> {
     let mut bytes = std::fs::read(dir.join("meshwatch.db")).expect("the database file");
     if let Ok(wal) = std::fs::read(dir.join("meshwatch.db-wal")) {
         bytes.extend(wal);
@@ -26,7 +26,7 @@ fn database_bytes(dir: &Path) -> Vec<u8> {
     bytes
 }
 
-fn holds(bytes: &[u8], text: &str) -> bool {
+pub(crate) fn holds(bytes: &[u8], text: &str) -> bool {
     bytes.windows(text.len()).any(|w| w == text.as_bytes())
 }
 

@@ -31,6 +31,7 @@ const MAINTENANCE: i64 = 20261208000001;
 const ACTIONS: i64 = 20261208000002;
 const ACTIONS_DO_NO_HARM: i64 = 20261209000001;
 const TOKEN_SCOPES: i64 = 20261209000002;
+const CONNECTORS: i64 = 20261210000001;
 
 /// The secrets whose hashes the fixtures hold.
 const DE_1_AGENT: &str = "de-1-agent-token-0001";
@@ -297,6 +298,40 @@ async fn assert_rows_survived(url: &str, version: i64, key: &SealingKey) {
     assert_eq!(settings, expected, "{from}");
 
     assert_outbox_survived(&db, version).await;
+
+    let connectors: Vec<(String, String, Option<String>, String)> =
+        sqlx::query_as("SELECT id, kind, tag, mode FROM connectors")
+            .fetch_all(&db)
+            .await
+            .expect("connectors");
+    let off: Vec<(String, String, bool)> =
+        sqlx::query_as("SELECT external_id, server_id, confirmed FROM connector_hosts_off")
+            .fetch_all(&db)
+            .await
+            .expect("connector hosts off");
+    if version >= CONNECTORS {
+        assert_eq!(
+            connectors,
+            [(
+                "rw".to_owned(),
+                "remnawave".to_owned(),
+                Some("MESHWATCH".to_owned()),
+                "apply".to_owned()
+            )],
+            "{from}"
+        );
+        assert_eq!(
+            off,
+            [(
+                "6a1f0000-0000-4000-8000-0000000000d1".to_owned(),
+                "de-1".to_owned(),
+                true
+            )],
+            "{from}"
+        );
+    } else {
+        assert!(connectors.is_empty() && off.is_empty(), "{from}");
+    }
 
     let history: Vec<(i64, String, String, String)> =
         sqlx::query_as("SELECT id, server_id, status, conditions FROM status_history ORDER BY id")

@@ -89,6 +89,7 @@ fn Row(n: OutboxItem) -> impl IntoView {
         NotificationKind::Test => lang.ui(Ui::KindTest),
         NotificationKind::WitnessNetwork => lang.ui(Ui::KindWitnessNetwork),
         NotificationKind::ActionsOff => lang.ui(Ui::KindActionsOff),
+        NotificationKind::ConnectorFailed => lang.ui(Ui::KindConnectorFailed),
     };
     let (state, tone) = match (n.state, n.to.is_empty()) {
         (DeliveryState::Queued, true) => (Ui::NotDeliveredNoTarget, "text-amber-800"),

@@ -187,12 +187,13 @@ mod tests {
 
     /// The names the outbox columns hold today (their CHECK constraints):
     /// existing databases keep working only while they stay byte for byte.
-    const KINDS: [(NotificationKind, &str); 5] = [
+    const KINDS: [(NotificationKind, &str); 6] = [
         (NotificationKind::Blocked, "blocked"),
         (NotificationKind::Cleared, "cleared"),
         (NotificationKind::Test, "test"),
         (NotificationKind::WitnessNetwork, "witness_network"),
         (NotificationKind::ActionsOff, "actions_off"),
+        (NotificationKind::ConnectorFailed, "connector_failed"),
     ];
     const STATES: [(DeliveryState, &str); 3] = [
         (DeliveryState::Queued, "queued"),

@@ -1,0 +1,72 @@
+//! Connected panels (PRODUCT.md §7): meshwatch's rotation applied in the
+//! panel an operator already runs, through that panel's own API. What to
+//! change is decided by [`meshwatch::connectors::plan`]; each module here
+//! speaks one panel's API, and [`Syncer`] carries the plan out.
+
+mod http;
+mod marzneshin;
+mod pasarguard;
+mod remnawave;
+mod sign_in;
+mod sync;
+
+pub use http::PanelError;
+pub use sync::{Rotation, Syncer};
+
+use meshwatch::connectors::{ExternalHost, PanelKind};
+
+/// A client of one connected panel.
+pub enum Panel {
+    Remnawave(remnawave::Remnawave),
+    PasarGuard(pasarguard::PasarGuard),
+    Marzneshin(marzneshin::Marzneshin),
+}
+
+impl Panel {
+    /// The client for a panel of `kind` at `url`, signing in with `token`.
+    pub fn new(kind: PanelKind, url: &str, token: String) -> Result<Self, PanelError> {
+        let http = http::PanelHttp::new(url)?;
+        match kind {
+            PanelKind::Remnawave => Ok(Self::Remnawave(remnawave::Remnawave::new(http, token))),
+            PanelKind::PasarGuard => {
+                Ok(Self::PasarGuard(pasarguard::PasarGuard::new(http, &token)))
+            }
+            PanelKind::Marzneshin => {
+                Ok(Self::Marzneshin(marzneshin::Marzneshin::new(http, &token)))
+            }
+            other => Err(PanelError::new(format!(
+                "{} is not supported by this version of meshwatch",
+                other.display_name()
+            ))),
+        }
+    }
+
+    /// Whether this version speaks to panels of `kind`.
+    pub fn supports(kind: PanelKind) -> bool {
+        matches!(
+            kind,
+            PanelKind::Remnawave | PanelKind::PasarGuard | PanelKind::Marzneshin
+        )
+    }
+
+    /// Every host the panel lists.
+    pub async fn hosts(&self) -> Result<Vec<ExternalHost>, PanelError> {
+        match self {
+            Self::Remnawave(p) => p.hosts().await,
+            Self::PasarGuard(p) => p.hosts().await,
+            Self::Marzneshin(p) => p.hosts().await,
+        }
+    }
+
+    /// Turns the hosts with these ids on (`true`) or off.
+    pub async fn set_enabled(&self, ids: &[String], enabled: bool) -> Result<(), PanelError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        match self {
+            Self::Remnawave(p) => p.set_enabled(ids, enabled).await,
+            Self::PasarGuard(p) => p.set_enabled(ids, enabled).await,
+            Self::Marzneshin(p) => p.set_enabled(ids, enabled).await,
+        }
+    }
+}

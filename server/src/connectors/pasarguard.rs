@@ -1,0 +1,149 @@
+//! PasarGuard (v3.0.0 and later), through its published source in
+//! github.com/PasarGuard/panel (read at v5.2.1, e81877c0):
+//! - `app/routers/admin.py` `admin_token`: `POST /api/admin/token`, the
+//!   OAuth2 password form → `{"access_token", "token_type"}`;
+//! - `app/routers/host.py` `get_hosts`: `GET /api/hosts?offset=&limit=`
+//!   (`limit=0`: every host) → a bare array of `BaseHost`
+//!   (`app/models/host.py`: `id`, `remark`, `address` — a list —, `port`
+//!   or null, `inbound_tag`, `is_disabled`; no tags);
+//! - `app/routers/host.py`: `POST /api/hosts/bulk/disable|enable`
+//!   `{"ids": [int]}` (`BulkHostSelection`, not empty) → `{"hosts",
+//!   "count"}`; 404 when an id is unknown, and nothing changes then.
+//!   Before v3.0.0 there are no bulk routes: meshwatch says so rather than
+//!   rewrite whole hosts with `PUT /api/host/{id}` (a full replacement that
+//!   loses two mux settings on the way back);
+//! - `app/routers/core.py`: `GET /api/cores` → `{"cores": [{"config":
+//!   {"inbounds": [{"tag", "port"}]}}]}`, the port a host without one takes
+//!   (`app/core/hosts.py`).
+
+use super::http::{PanelError, PanelHttp};
+use super::sign_in::SignedIn;
+use meshwatch::connectors::ExternalHost;
+use reqwest::{Method, StatusCode};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+pub struct PasarGuard {
+    session: SignedIn,
+}
+
+#[derive(Deserialize)]
+struct Host {
+    id: Option<i64>,
+    #[serde(default)]
+    remark: String,
+    #[serde(default)]
+    address: Vec<String>,
+    port: Option<u16>,
+    inbound_tag: Option<String>,
+    #[serde(default)]
+    is_disabled: bool,
+}
+
+#[derive(Deserialize)]
+struct Cores {
+    cores: Vec<Core>,
+}
+
+#[derive(Deserialize)]
+struct Core {
+    config: Value,
+}
+
+impl PasarGuard {
+    pub fn new(http: PanelHttp, credentials: &str) -> Self {
+        Self {
+            session: SignedIn::new(http, "/api/admin/token", credentials),
+        }
+    }
+
+    pub async fn hosts(&self) -> Result<Vec<ExternalHost>, PanelError> {
+        let http = self.session.http();
+        let answer = self
+            .session
+            .send("GET /api/hosts", || {
+                http.request(Method::GET, "/api/hosts")
+                    .query(&[("offset", "0"), ("limit", "0")])
+            })
+            .await?;
+        let hosts: Vec<Host> = answer.json()?;
+        let ports = if hosts.iter().any(|h| h.port.is_none()) {
+            self.inbound_ports().await?
+        } else {
+            HashMap::new()
+        };
+        Ok(hosts
+            .into_iter()
+            .filter_map(|h| {
+                let port = h
+                    .port
+                    .or_else(|| h.inbound_tag.as_ref().and_then(|t| ports.get(t).copied()));
+                Some(ExternalHost {
+                    external_id: h.id?.to_string(),
+                    remark: h.remark,
+                    addresses: h.address,
+                    port,
+                    tags: Vec::new(),
+                    enabled: !h.is_disabled,
+                })
+            })
+            .collect())
+    }
+
+    /// Inbound tag → port, from the cores' configs (a port given as a
+    /// list or a range is left out: such a host matches no entry point).
+    async fn inbound_ports(&self) -> Result<HashMap<String, u16>, PanelError> {
+        let http = self.session.http();
+        let answer = self
+            .session
+            .send("GET /api/cores", || http.request(Method::GET, "/api/cores"))
+            .await?;
+        let cores: Cores = answer.json()?;
+        Ok(cores
+            .cores
+            .iter()
+            .flat_map(|c| c.config["inbounds"].as_array().into_iter().flatten())
+            .filter_map(|inbound| {
+                let tag = inbound["tag"].as_str()?;
+                let port = match &inbound["port"] {
+                    Value::Number(n) => u16::try_from(n.as_u64()?).ok()?,
+                    Value::String(s) => s.trim().parse().ok()?,
+                    _ => return None,
+                };
+                Some((tag.to_owned(), port))
+            })
+            .collect())
+    }
+
+    pub async fn set_enabled(&self, ids: &[String], enabled: bool) -> Result<(), PanelError> {
+        let ids: Vec<i64> = ids
+            .iter()
+            .map(|id| {
+                id.parse()
+                    .map_err(|_| PanelError::new(format!("{id} is not a PasarGuard host id")))
+            })
+            .collect::<Result<_, _>>()?;
+        let path = if enabled {
+            "/api/hosts/bulk/enable"
+        } else {
+            "/api/hosts/bulk/disable"
+        };
+        let call = format!("POST {path}");
+        let http = self.session.http();
+        self.session
+            .send(&call, || {
+                http.request(Method::POST, path)
+                    .json(&json!({ "ids": ids }))
+            })
+            .await
+            .map_err(|e| match e.status() {
+                Some(StatusCode::NOT_FOUND) => PanelError::new(format!(
+                    "{call}: HTTP 404 (a host was deleted meanwhile, or this PasarGuard is \
+                     older than v3.0.0, which has no bulk host endpoints: upgrade it)"
+                )),
+                _ => e,
+            })?;
+        Ok(())
+    }
+}
