@@ -4,11 +4,13 @@
 //! speaks one panel's API, and [`Syncer`] carries the plan out.
 
 mod http;
+mod marzban;
 mod marzneshin;
 mod pasarguard;
 mod remnawave;
 mod sign_in;
 mod sync;
+mod three_x_ui;
 
 pub use http::PanelError;
 pub use sync::{Rotation, Syncer};
@@ -20,33 +22,21 @@ pub enum Panel {
     Remnawave(remnawave::Remnawave),
     PasarGuard(pasarguard::PasarGuard),
     Marzneshin(marzneshin::Marzneshin),
+    Marzban(marzban::Marzban),
+    ThreeXUi(three_x_ui::ThreeXUi),
 }
 
 impl Panel {
     /// The client for a panel of `kind` at `url`, signing in with `token`.
     pub fn new(kind: PanelKind, url: &str, token: String) -> Result<Self, PanelError> {
         let http = http::PanelHttp::new(url)?;
-        match kind {
-            PanelKind::Remnawave => Ok(Self::Remnawave(remnawave::Remnawave::new(http, token))),
-            PanelKind::PasarGuard => {
-                Ok(Self::PasarGuard(pasarguard::PasarGuard::new(http, &token)))
-            }
-            PanelKind::Marzneshin => {
-                Ok(Self::Marzneshin(marzneshin::Marzneshin::new(http, &token)))
-            }
-            other => Err(PanelError::new(format!(
-                "{} is not supported by this version of meshwatch",
-                other.display_name()
-            ))),
-        }
-    }
-
-    /// Whether this version speaks to panels of `kind`.
-    pub fn supports(kind: PanelKind) -> bool {
-        matches!(
-            kind,
-            PanelKind::Remnawave | PanelKind::PasarGuard | PanelKind::Marzneshin
-        )
+        Ok(match kind {
+            PanelKind::Remnawave => Self::Remnawave(remnawave::Remnawave::new(http, token)),
+            PanelKind::PasarGuard => Self::PasarGuard(pasarguard::PasarGuard::new(http, &token)),
+            PanelKind::Marzneshin => Self::Marzneshin(marzneshin::Marzneshin::new(http, &token)),
+            PanelKind::Marzban => Self::Marzban(marzban::Marzban::new(http, &token)),
+            PanelKind::ThreeXUi => Self::ThreeXUi(three_x_ui::ThreeXUi::new(http, token)),
+        })
     }
 
     /// Every host the panel lists.
@@ -55,6 +45,8 @@ impl Panel {
             Self::Remnawave(p) => p.hosts().await,
             Self::PasarGuard(p) => p.hosts().await,
             Self::Marzneshin(p) => p.hosts().await,
+            Self::Marzban(p) => p.hosts().await,
+            Self::ThreeXUi(p) => p.hosts().await,
         }
     }
 
@@ -67,6 +59,8 @@ impl Panel {
             Self::Remnawave(p) => p.set_enabled(ids, enabled).await,
             Self::PasarGuard(p) => p.set_enabled(ids, enabled).await,
             Self::Marzneshin(p) => p.set_enabled(ids, enabled).await,
+            Self::Marzban(p) => p.set_enabled(ids, enabled).await,
+            Self::ThreeXUi(p) => p.set_enabled(ids, enabled).await,
         }
     }
 }

@@ -88,11 +88,10 @@ pub fn plan(input: &PlanInput<'_>) -> Plan {
                 continue;
             }
         }
-        let Some(port) = host.port else { continue };
-        let Some((address, entry)) = host.addresses.iter().find_map(|a| {
+        let Some(((address, port), entry)) = host.endpoints.iter().find_map(|(a, p)| {
             by_address
-                .get(&(a.to_ascii_lowercase(), port))
-                .map(|e| (a, *e))
+                .get(&(a.to_ascii_lowercase(), *p))
+                .map(|e| ((a, *p), *e))
         }) else {
             continue;
         };

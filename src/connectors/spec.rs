@@ -238,12 +238,11 @@ pub struct ExternalHost {
     /// The panel's own id (for Marzban, tag|remark|address|port).
     pub external_id: String,
     pub remark: String,
-    /// The addresses apps dial (PasarGuard hosts may have several; a host
-    /// matches when one of them does).
-    pub addresses: Vec<String>,
-    /// The host's port, or its inbound's when it has none; `None` when
-    /// neither is known (then it matches nothing).
-    pub port: Option<u16>,
+    /// Where apps dial it: address and port (the host's, or its inbound's
+    /// when it has none). Several where the panel allows that (PasarGuard's
+    /// address list, a 3x-ui host group); none when no port is known (then
+    /// it matches nothing). It matches when one of them does.
+    pub endpoints: Vec<(String, u16)>,
     pub tags: Vec<String>,
     pub enabled: bool,
 }

@@ -2,7 +2,6 @@
 //! change, list and delete the panels meshwatch applies its rotation in.
 
 use super::{ApiError, ApiJson};
-use crate::connectors::Panel;
 use crate::state::AppState;
 use crate::store::StoredConnector;
 use axum::extract::{Path, State};
@@ -79,15 +78,6 @@ async fn put(
     let checked = spec
         .check()
         .map_err(|e| ApiError::unprocessable(e.code, e.message))?;
-    if !Panel::supports(checked.kind) {
-        return Err(ApiError::unprocessable(
-            "unsupported_kind",
-            format!(
-                "kind: this version of meshwatch does not speak to {} yet",
-                checked.kind.display_name()
-            ),
-        ));
-    }
     let created = state
         .store
         .put_connector(&id, &checked, state.clock.now())

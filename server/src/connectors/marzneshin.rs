@@ -99,10 +99,12 @@ impl Marzneshin {
             .map(|h| ExternalHost {
                 external_id: h.id.to_string(),
                 remark: h.remark,
-                addresses: vec![h.address],
-                port: h
+                endpoints: h
                     .port
-                    .or_else(|| h.inbound_id.and_then(|i| ports.get(&i).copied())),
+                    .or_else(|| h.inbound_id.and_then(|i| ports.get(&i).copied()))
+                    .map(|p| (h.address, p))
+                    .into_iter()
+                    .collect(),
                 tags: Vec::new(),
                 // NULL hides the host from subscriptions too (`is_disabled IS false`).
                 enabled: h.is_disabled == Some(false),

@@ -82,8 +82,9 @@ impl PasarGuard {
                 Some(ExternalHost {
                     external_id: h.id?.to_string(),
                     remark: h.remark,
-                    addresses: h.address,
-                    port,
+                    endpoints: port
+                        .map(|p| h.address.into_iter().map(|a| (a, p)).collect())
+                        .unwrap_or_default(),
                     tags: Vec::new(),
                     enabled: !h.is_disabled,
                 })

@@ -75,8 +75,7 @@ impl Remnawave {
             .map(|h| ExternalHost {
                 external_id: h.uuid,
                 remark: h.remark,
-                addresses: vec![h.address],
-                port: h.port,
+                endpoints: h.port.map(|p| (h.address, p)).into_iter().collect(),
                 tags: h.tags.unwrap_or_else(|| h.tag.into_iter().collect()),
                 enabled: !h.is_disabled,
             })

@@ -387,6 +387,8 @@ macro_rules! every_behaviour {
 every_behaviour!(remnawave, kinds::Remnawave);
 every_behaviour!(pasarguard, kinds::PasarGuard);
 every_behaviour!(marzneshin, kinds::Marzneshin);
+every_behaviour!(marzban, kinds::Marzban);
+every_behaviour!(three_x_ui, kinds::ThreeXUi);
 
 #[tokio::test]
 async fn pasarguard_signs_in_again_when_its_token_expires() {
@@ -396,4 +398,78 @@ async fn pasarguard_signs_in_again_when_its_token_expires() {
 #[tokio::test]
 async fn marzneshin_signs_in_again_when_its_token_expires() {
     signs_in_again::<kinds::Marzneshin>().await;
+}
+
+#[tokio::test]
+async fn marzban_signs_in_again_when_its_token_expires() {
+    signs_in_again::<kinds::Marzban>().await;
+}
+
+/// Marzban's hosts are one document: an operator's edit between the read
+/// a plan was made from and the write is detected, nothing is written,
+/// and the next sync writes with the edit kept.
+#[tokio::test]
+async fn marzban_detects_an_operators_edit_and_keeps_it() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let fake = kinds::Marzban::start().await;
+    connect::<kinds::Marzban>(&app, &fake, None).await;
+    listener(&app, &tokens, "de-1", false, 1).await;
+    wait_until(&app, "the pending change", |c| {
+        c["pending"].as_array().is_some_and(|p| !p.is_empty())
+    })
+    .await;
+    // Applied now: the operator edits nl-2's host right after the sync
+    // read the hosts it plans from.
+    fake.with(|p| p.edit_after_next_read = Some((3, "nl-2 renamed".into())));
+    let apply = connector_body::<kinds::Marzban>(&fake, Some("apply"));
+    assert_eq!(put_connector(&app, &apply).await.status(), 200);
+    let view = wait_until(&app, "the conflict shown", |c| c["state"] == "error").await;
+    assert!(
+        view["last_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("changed since they were read")),
+        "{view}"
+    );
+    assert!(fake.writes().is_empty(), "nothing overwritten");
+
+    let seen = fake.requests().len();
+    app.advance(Duration::from_secs(6)).await;
+    fake.wait_for_more_than(seen).await;
+    fake.wait_for("the write", |log| {
+        crate::fake_panels::writes(&log.requests).len() == 1
+    })
+    .await;
+    let written = &fake.writes()[0].body[crate::fake_panels::marzban::TAG];
+    assert_eq!(written[0]["is_disabled"], true, "de-1's host off");
+    assert_eq!(
+        written[3]["remark"], "nl-2 renamed",
+        "the operator's edit kept"
+    );
+    assert!(kinds::Marzban::disabled(&fake, DE_1));
+    fake.assert_only_documented();
+}
+
+/// A 3x-ui without managed hosts is refused plainly; nothing else is
+/// tried (meshwatch never stops an inbound).
+#[tokio::test]
+async fn an_old_3x_ui_without_managed_hosts_is_refused_plainly() {
+    let app = spawn_app().await;
+    fleet(&app).await;
+    let fake = crate::fake_panels::three_x_ui::start(Vec::new(), true).await;
+    let response = put_connector(
+        &app,
+        &connector_body::<kinds::ThreeXUi>(&fake, Some("apply")),
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    let view = wait_until(&app, "the refusal shown", |c| c["state"] == "error").await;
+    assert!(
+        view["last_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("no managed hosts") && e.contains("upgrade")),
+        "{view}"
+    );
+    assert!(fake.writes().is_empty());
+    fake.assert_only_documented();
 }

@@ -3,9 +3,11 @@
 //! contract each follows is cited beside it), records every request, and
 //! records anything else as a violation the test then fails on.
 
+pub mod marzban;
 pub mod marzneshin;
 pub mod pasarguard;
 pub mod remnawave;
+pub mod three_x_ui;
 
 use axum::body::Bytes;
 use axum::extract::State;

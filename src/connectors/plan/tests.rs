@@ -12,8 +12,7 @@ fn host(id: &str, address: &str, port: u16, enabled: bool) -> ExternalHost {
     ExternalHost {
         external_id: id.into(),
         remark: id.into(),
-        addresses: vec![address.into()],
-        port: Some(port),
+        endpoints: vec![(address.into(), port)],
         tags: vec![],
         enabled,
     }
@@ -99,7 +98,7 @@ fn a_host_matches_by_address_case_insensitively_and_port() {
 #[test]
 fn a_host_with_several_addresses_matches_by_any_of_them() {
     let mut two = host("h1", "cdn.example", 443, true);
-    two.addresses.push("de-1.example".into());
+    two.endpoints.push(("de-1.example".into(), 443));
     let plan = run(&Case {
         hosts: vec![two, host("h2", "198.51.100.2", 443, true)],
         tag: None,
@@ -113,7 +112,7 @@ fn a_host_with_several_addresses_matches_by_any_of_them() {
 #[test]
 fn a_host_without_a_port_matches_nothing() {
     let mut portless = host("h1", "de-1.example", 443, true);
-    portless.port = None;
+    portless.endpoints.clear();
     let plan = run(&Case {
         hosts: vec![portless, host("h2", "198.51.100.2", 443, true)],
         tag: None,

@@ -2,7 +2,9 @@
 //! them: the same five hosts in every panel, and the exact requests each
 //! panel's API takes to turn hosts off and on.
 
-use crate::fake_panels::{marzneshin, pasarguard, remnawave, FakePanel, Recorded};
+use crate::fake_panels::{
+    marzban, marzneshin, pasarguard, remnawave, three_x_ui, FakePanel, Recorded,
+};
 use serde_json::{json, Value};
 
 /// The hosts every panel holds: de-1, de-2 (its port left to its inbound
@@ -222,5 +224,140 @@ impl SignsIn for Marzneshin {
 
     fn sign_ins(fake: &FakePanel<Self::State>) -> u32 {
         fake.with(|p| p.sign_ins)
+    }
+}
+
+pub struct Marzban;
+
+/// Marzban's host `n`, off or on.
+fn marzban_host(n: usize, off: bool) -> Value {
+    let (address, port, _) = HOSTS[n - 1];
+    marzban::host(
+        &format!("host {n}"),
+        address,
+        (n != DE_2).then_some(port),
+        off,
+    )
+}
+
+impl Kind for Marzban {
+    type State = marzban::Panel;
+    const KIND: &'static str = "marzban";
+
+    async fn start() -> FakePanel<Self::State> {
+        let hosts = (1..=HOSTS.len())
+            .map(|n| marzban_host(n, HOSTS[n - 1].2))
+            .collect();
+        marzban::start(hosts).await
+    }
+
+    fn token() -> String {
+        format!("{}:{}", marzban::USERNAME, marzban::PASSWORD)
+    }
+
+    /// tag|remark|address|port, the port empty where the host has none.
+    fn id(n: usize) -> String {
+        let (address, port, _) = HOSTS[n - 1];
+        let port = if n == DE_2 {
+            String::new()
+        } else {
+            port.to_string()
+        };
+        format!("{}|host {n}|{address}|{port}", marzban::TAG)
+    }
+
+    fn disabled(fake: &FakePanel<Self::State>, n: usize) -> bool {
+        fake.with(|p| p.document[marzban::TAG][n - 1]["is_disabled"] == true)
+    }
+
+    /// The tag's whole list as read, with only hosts `ns` changed.
+    fn turned(turn: Turn, ns: &[usize]) -> Vec<Recorded> {
+        let list: Vec<Value> = (1..=HOSTS.len())
+            .map(|n| {
+                let off = if ns.contains(&n) {
+                    turn == Turn::Off
+                } else {
+                    HOSTS[n - 1].2
+                };
+                marzban_host(n, off)
+            })
+            .collect();
+        vec![Recorded {
+            method: "PUT".into(),
+            path: "/api/hosts".into(),
+            body: json!({ marzban::TAG: list }),
+        }]
+    }
+
+    fn delete(fake: &FakePanel<Self::State>, n: usize) {
+        fake.with(|p| {
+            if let Some(list) = p.document[marzban::TAG].as_array_mut() {
+                list.retain(|h| h["remark"] != format!("host {n}"));
+            }
+        });
+    }
+}
+
+impl SignsIn for Marzban {
+    fn expire(fake: &FakePanel<Self::State>) {
+        fake.with(|p| p.access = None);
+    }
+
+    fn sign_ins(fake: &FakePanel<Self::State>) -> u32 {
+        fake.with(|p| p.sign_ins)
+    }
+}
+
+pub struct ThreeXUi;
+
+impl Kind for ThreeXUi {
+    type State = three_x_ui::Panel;
+    const KIND: &'static str = "3x-ui";
+
+    async fn start() -> FakePanel<Self::State> {
+        let groups = HOSTS
+            .iter()
+            .enumerate()
+            .map(|(i, (address, port, off))| {
+                let n = i + 1;
+                if n == DE_2 {
+                    // Its port from its inbound.
+                    three_x_ui::group(&Self::id(n), &[address], 0, *off)
+                } else {
+                    three_x_ui::group(&Self::id(n), &[&format!("{address}:{port}")], 0, *off)
+                }
+            })
+            .collect();
+        three_x_ui::start(groups, false).await
+    }
+
+    fn token() -> String {
+        three_x_ui::TOKEN.into()
+    }
+
+    fn id(n: usize) -> String {
+        format!("g-{n}")
+    }
+
+    fn disabled(fake: &FakePanel<Self::State>, n: usize) -> bool {
+        fake.with(|p| {
+            p.groups
+                .iter()
+                .find(|g| g["groupId"] == Self::id(n))
+                .expect("a group of the fake")["isDisabled"]
+                == true
+        })
+    }
+
+    fn turned(turn: Turn, ns: &[usize]) -> Vec<Recorded> {
+        let ids: Vec<String> = ns.iter().map(|&n| Self::id(n)).collect();
+        vec![post(
+            "/panel/api/hosts/bulk/setEnable",
+            json!({"ids": ids, "enable": turn == Turn::On}),
+        )]
+    }
+
+    fn delete(fake: &FakePanel<Self::State>, n: usize) {
+        fake.with(|p| p.groups.retain(|g| g["groupId"] != Self::id(n)));
     }
 }
