@@ -17,6 +17,6 @@ mod spec;
 pub use plan::{plan, HostChange, KnownEntryPoint, MatchedHost, PendingChange, Plan, PlanInput};
 pub use spec::{
     CheckedConnector, ConnectorMode, ConnectorSpec, ConnectorSpecError, ConnectorState,
-    ConnectorView, ExternalHost, PanelKind, TurnedOff, MAX_CONNECTORS, MAX_TAG_LEN, MAX_TOKEN_LEN,
-    MAX_URL_LEN,
+    ConnectorView, ExternalHost, HiddenIn, PanelKind, TurnedOff, MAX_CONNECTORS, MAX_TAG_LEN,
+    MAX_TOKEN_LEN, MAX_URL_LEN,
 };

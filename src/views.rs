@@ -200,6 +200,8 @@ pub struct ServerCard {
     pub maintenance: Vec<crate::maintenance::MaintenanceWindow>,
     /// Its latest action runs, newest first.
     pub action_runs: Vec<crate::actions::ActionRun>,
+    /// The connected panels that hide its hosts now (§7).
+    pub hidden_in: Vec<crate::connectors::HiddenIn>,
     /// Most witnesses can't reach most servers: this card's view of the
     /// mesh says more about the witnesses' network than about the server.
     pub witness_fault: Option<crate::verdict::WitnessFault>,
@@ -427,6 +429,9 @@ pub struct Overview {
     /// for the operator's word.
     #[serde(default)]
     pub mass_blocks: Vec<MassBlockView>,
+    /// Connected panels whose syncs fail now (§7).
+    #[serde(default)]
+    pub connectors_failing: u32,
     /// Several replicas on one PostgreSQL database: which one this is and
     /// which one evaluates (`None` for the one panel of a SQLite database).
     pub replicas: Option<ReplicaRoles>,

@@ -497,6 +497,97 @@ pub async fn delete_action(id: i64) -> Result<(), AppError> {
     settle(Form::Action, "/settings", result, |_| Outcome::Done)
 }
 
+/// Settings → Connected panels: every connector, never its token.
+#[server(prefix = "/rpc", endpoint = "connectors")]
+pub async fn load_connectors() -> Result<Vec<meshwatch::connectors::ConnectorView>, AppError> {
+    let (backend, _) = authorize().await?;
+    backend
+        .connectors()
+        .await
+        .map_err(|e| fail(backend_failed(e)))
+}
+
+#[cfg(feature = "ssr")]
+fn connector_id(raw: &str) -> Result<meshwatch::ConnectorId, AppError> {
+    meshwatch::ConnectorId::parse(raw.trim()).map_err(|e| invalid(format!("name: {e}")))
+}
+
+/// "Connect in dry run": a panel to apply the rotation in, after the
+/// operator's password again (its token is a secret of another panel).
+#[server(prefix = "/rpc", endpoint = "save_connector")]
+pub async fn save_connector(
+    id: String,
+    kind: String,
+    url: String,
+    token: String,
+    tag: Option<String>,
+    password: String,
+) -> Result<(), AppError> {
+    let (backend, operator) = authorize().await?;
+    let result = async {
+        reauthenticate(&backend, &operator.username, &password).await?;
+        let id = connector_id(&id)?;
+        let tag = tag.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
+        let spec = meshwatch::connectors::ConnectorSpec {
+            kind: kind.trim().to_owned(),
+            url: url.trim().to_owned(),
+            token,
+            tag,
+            mode: Some(meshwatch::connectors::ConnectorMode::DryRun.as_str().to_owned()),
+        };
+        backend
+            .save_connector(&id, spec)
+            .await
+            .map_err(|e| fail(backend_failed(e)))?;
+        tracing::info!(connector = %id, operator = %operator.username, "connector saved in the panel");
+        Ok(())
+    }
+    .await;
+    settle(Form::Connector, "/settings", result, |_| Outcome::Done)
+}
+
+/// "Apply its changes" / "Back to dry run".
+#[server(prefix = "/rpc", endpoint = "set_connector_mode")]
+pub async fn set_connector_mode(id: String, mode: String) -> Result<(), AppError> {
+    let (backend, operator) = authorize().await?;
+    let result = async {
+        let id = connector_id(&id)?;
+        let mode = meshwatch::connectors::ConnectorMode::parse(mode.trim())
+            .ok_or_else(|| invalid(format!("{mode:?} is not apply or dry_run")))?;
+        if !backend
+            .set_connector_mode(&id, mode)
+            .await
+            .map_err(|e| fail(backend_failed(e)))?
+        {
+            return Err(fail(AppError::NotFound));
+        }
+        tracing::info!(connector = %id, mode = mode.as_str(), operator = %operator.username, "connector mode switched in the panel");
+        Ok(())
+    }
+    .await;
+    settle(Form::Connector, "/settings", result, |_| Outcome::Done)
+}
+
+/// "Remove": the hosts it turned off go back on, then it goes.
+#[server(prefix = "/rpc", endpoint = "remove_connector")]
+pub async fn remove_connector(id: String) -> Result<(), AppError> {
+    let (backend, operator) = authorize().await?;
+    let result = async {
+        let id = connector_id(&id)?;
+        if !backend
+            .remove_connector(&id)
+            .await
+            .map_err(|e| fail(backend_failed(e)))?
+        {
+            return Err(fail(AppError::NotFound));
+        }
+        tracing::info!(connector = %id, operator = %operator.username, "connector removed in the panel");
+        Ok(())
+    }
+    .await;
+    settle(Form::Connector, "/settings", result, |_| Outcome::Done)
+}
+
 /// The operator's word on the actions of a mass block (the Overview's
 /// two buttons): run them, or dismiss them.
 #[server(prefix = "/rpc", endpoint = "decide_mass_block")]

@@ -95,6 +95,24 @@ pub trait PanelBackend: Send + Sync + 'static {
     ) -> Result<meshwatch::actions::ActionView, BackendError>;
     /// Deletes an action; `false` when there is none with that id.
     async fn delete_action(&self, id: meshwatch::actions::ActionId) -> Result<bool, BackendError>;
+    /// Settings → Connected panels: every connector (never its token).
+    async fn connectors(&self) -> Result<Vec<meshwatch::connectors::ConnectorView>, BackendError>;
+    /// Checks and stores a connector (`Invalid` says what is wrong).
+    async fn save_connector(
+        &self,
+        id: &meshwatch::ConnectorId,
+        spec: meshwatch::connectors::ConnectorSpec,
+    ) -> Result<meshwatch::connectors::ConnectorView, BackendError>;
+    /// Switches a connector between applying and dry run; `false` when
+    /// there is none.
+    async fn set_connector_mode(
+        &self,
+        id: &meshwatch::ConnectorId,
+        mode: meshwatch::connectors::ConnectorMode,
+    ) -> Result<bool, BackendError>;
+    /// Removes a connector once its hosts are back on (or leaves it
+    /// `removing`, retrying); `false` when there is none.
+    async fn remove_connector(&self, id: &meshwatch::ConnectorId) -> Result<bool, BackendError>;
     /// The switch that holds every action off.
     async fn set_actions_enabled(&self, enabled: bool) -> Result<(), BackendError>;
     /// The operator's word on a mass block's actions; `false` when that

@@ -22,6 +22,7 @@ pub enum Form {
     Verifier,
     Maintenance,
     Action,
+    Connector,
 }
 
 /// What a post of a form did.

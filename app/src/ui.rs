@@ -3,6 +3,7 @@
 pub mod actions;
 pub mod chart;
 pub mod components;
+pub mod connectors;
 pub mod format;
 pub mod frame;
 pub mod maintenance;

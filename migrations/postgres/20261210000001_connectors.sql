@@ -33,6 +33,8 @@ CREATE TABLE connector_hosts_off (
     confirmed      BOOLEAN NOT NULL DEFAULT FALSE,
     PRIMARY KEY (connector_id, external_id)
 );
+-- The server card's "Hidden in …" line.
+CREATE INDEX connector_hosts_off_server ON connector_hosts_off(server_id);
 
 -- The operator is told once per outage of a connector ('connector_failed').
 ALTER TABLE notification_outbox DROP CONSTRAINT notification_outbox_kind_check;

@@ -33,6 +33,8 @@ CREATE TABLE connector_hosts_off (
     confirmed      INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (connector_id, external_id)
 );
+-- The server card's "Hidden in …" line.
+CREATE INDEX connector_hosts_off_server ON connector_hosts_off(server_id);
 
 -- The operator is told once per outage of a connector ('connector_failed').
 CREATE TABLE notification_outbox_v6 (

@@ -3,6 +3,7 @@
 //! change is decided by [`meshwatch::connectors::plan`]; each module here
 //! speaks one panel's API, and [`Syncer`] carries the plan out.
 
+pub mod commands;
 mod http;
 mod marzban;
 mod marzneshin;

@@ -6,6 +6,7 @@
 //! and scripts network faults between them.
 
 pub mod live;
+pub mod panel_stand_in;
 
 use crate::config::DemoMode;
 use crate::secrets::{self, TokenHash};
@@ -145,6 +146,28 @@ pub fn fleet() -> FleetDocument {
     }
 }
 
+/// The demo's connected panel (its stand-in starts with the live demo),
+/// applying: a server out of rotation has its host turned off there.
+async fn connect_demo_panel(store: &Store) -> anyhow::Result<()> {
+    use meshwatch::connectors::{ConnectorMode, ConnectorSpec};
+    let spec = ConnectorSpec {
+        kind: "remnawave".into(),
+        url: format!("http://{}", panel_stand_in::ADDRESS),
+        token: panel_stand_in::TOKEN.into(),
+        tag: None,
+        mode: Some(ConnectorMode::Apply.as_str().into()),
+    };
+    let checked = spec
+        .check()
+        .map_err(|e| anyhow::anyhow!("demo panel: {e}"))?;
+    let id = meshwatch::ConnectorId::parse(panel_stand_in::CONNECTOR)?;
+    match store.put_connector(&id, &checked, chrono::Utc::now()).await {
+        // Being removed from an earlier run: it goes once its hosts are on.
+        Ok(_) | Err(crate::store::StoreError::Conflict { .. }) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// What seeding hands to the live demo and to the operator.
 pub struct Seeded {
     pub password: String,
@@ -181,6 +204,7 @@ pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<See
     store.save_settings(&settings()).await?;
     plan_demo_maintenance(store).await?;
     add_demo_action(store).await?;
+    connect_demo_panel(store).await?;
     let password = password.unwrap_or_else(secrets::new_password);
     let hash = secrets::hash_password_off_thread(password.clone()).await?;
     store.upsert_operator(DEMO_OPERATOR, &hash).await?;
@@ -302,6 +326,11 @@ impl Welcome {
                 self.fleet_token
             ),
         ];
+        lines.push(format!(
+            "  connected:  a Remnawave stand-in at http://{} (token {}): Settings → Connected panels",
+            panel_stand_in::ADDRESS,
+            panel_stand_in::TOKEN
+        ));
         if self.status_page {
             lines.push(format!(
                 "  status:     {url}/status (public, for your customers; JSON at /status.json)"

@@ -40,6 +40,8 @@ pub struct PanelAdapter {
     pub targets: Arc<Vec<crate::notify::Target>>,
     /// What this host lets actions do.
     pub action_policy: Arc<meshwatch::actions::HostPolicy>,
+    /// Wakes the connected panels' sync when a connector changes.
+    pub connector_nudge: Arc<tokio::sync::Notify>,
 }
 
 impl PanelAdapter {
@@ -276,7 +278,9 @@ impl PanelBackend for PanelAdapter {
         } else {
             Vec::new()
         };
+        let hidden_in = self.store.hidden_in(id).await.map_err(backend_error)?;
         Ok(Some(ServerCard {
+            hidden_in,
             action_runs,
             maintenance,
             charts: (*charts).clone(),
@@ -424,6 +428,11 @@ impl PanelBackend for PanelAdapter {
                 .await
                 .map_err(backend_error)?,
             mass_blocks: self.mass_block_views().await?,
+            connectors_failing: self
+                .store
+                .connectors_failing()
+                .await
+                .map_err(backend_error)?,
             replicas: self.replica_roles().await?,
             now: self.clock.now(),
         })
@@ -578,6 +587,56 @@ impl PanelBackend for PanelAdapter {
                 Err(BackendError::Invalid(e.to_string()))
             }
             Err(crate::actions::CreateError::Store(e)) => Err(backend_error(e)),
+        }
+    }
+
+    async fn connectors(&self) -> Result<Vec<meshwatch::connectors::ConnectorView>, BackendError> {
+        let connectors = self.store.connectors().await.map_err(backend_error)?;
+        Ok(connectors
+            .into_iter()
+            .map(crate::connectors::commands::view)
+            .collect())
+    }
+
+    async fn save_connector(
+        &self,
+        id: &meshwatch::ConnectorId,
+        spec: meshwatch::connectors::ConnectorSpec,
+    ) -> Result<meshwatch::connectors::ConnectorView, BackendError> {
+        use crate::connectors::commands::{save, SaveError};
+        match save(
+            &self.store,
+            &self.connector_nudge,
+            id,
+            &spec,
+            self.clock.now(),
+        )
+        .await
+        {
+            Ok(view) => Ok(view),
+            Err(SaveError::Invalid(e)) => Err(BackendError::Invalid(e.message)),
+            Err(SaveError::Store(e)) => Err(backend_error(e)),
+        }
+    }
+
+    async fn set_connector_mode(
+        &self,
+        id: &meshwatch::ConnectorId,
+        mode: meshwatch::connectors::ConnectorMode,
+    ) -> Result<bool, BackendError> {
+        crate::connectors::commands::set_mode(&self.store, &self.connector_nudge, id, mode)
+            .await
+            .map_err(backend_error)
+    }
+
+    async fn remove_connector(&self, id: &meshwatch::ConnectorId) -> Result<bool, BackendError> {
+        use crate::connectors::commands::{remove, Removal};
+        match remove(&self.store, &self.connector_nudge, id)
+            .await
+            .map_err(backend_error)?
+        {
+            Removal::NotFound => Ok(false),
+            Removal::Gone | Removal::Removing(_) => Ok(true),
         }
     }
 

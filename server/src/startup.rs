@@ -371,6 +371,7 @@ fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes)
         runs_index: Default::default(),
         targets: state.targets.clone(),
         action_policy: state.action_policy.clone(),
+        connector_nudge: state.connector_nudge.clone(),
     });
     let routes = generate_route_list(App);
     let leptos = state.leptos.clone();

@@ -291,6 +291,9 @@ delegate! {
     fn connector(&self, id: &meshwatch::ConnectorId) -> Result<Option<StoredConnector>, StoreError>;
     fn put_connector(&self, id: &meshwatch::ConnectorId, connector: &meshwatch::connectors::CheckedConnector, now: DateTime<Utc>) -> Result<bool, StoreError>;
     fn remove_connector(&self, id: &meshwatch::ConnectorId) -> Result<bool, StoreError>;
+    fn set_connector_mode(&self, id: &meshwatch::ConnectorId, mode: meshwatch::connectors::ConnectorMode) -> Result<bool, StoreError>;
+    fn connectors_failing(&self) -> Result<u32, StoreError>;
+    fn hidden_in(&self, server: &ServerId) -> Result<Vec<meshwatch::connectors::HiddenIn>, StoreError>;
     fn forget_connector(&self, id: &meshwatch::ConnectorId) -> Result<(), StoreError>;
     fn intend_turn_off(&self, id: &meshwatch::ConnectorId, hosts: &[meshwatch::connectors::TurnedOff]) -> Result<(), StoreError>;
     fn confirm_turned_off(&self, id: &meshwatch::ConnectorId, external_ids: &[String]) -> Result<(), StoreError>;

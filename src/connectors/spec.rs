@@ -277,6 +277,15 @@ pub struct ConnectorView {
     pub turned_off: Vec<TurnedOff>,
 }
 
+/// A connected panel that hides a server's hosts: the server card says
+/// "Hidden in Remnawave (rw) since …".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HiddenIn {
+    pub connector: ConnectorId,
+    pub kind: PanelKind,
+    pub since: DateTime<Utc>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

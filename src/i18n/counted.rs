@@ -116,6 +116,25 @@ impl Lang {
         }
     }
 
+    /// The Overview's line: `n` connected panels fail to sync.
+    pub fn connectors_failing(self, n: u32) -> String {
+        let one = self.plural(n.into()) == Plural::One;
+        let n = self.number(n.into());
+        match (self, one) {
+            (Lang::En, true) => format!("{n} connected panel is failing to sync: its hosts stay as they are."),
+            (Lang::En, false) => format!("{n} connected panels are failing to sync: their hosts stay as they are."),
+            (Lang::Es, true) => format!("{n} panel conectado no logra sincronizar: sus hosts se quedan como están."),
+            (Lang::Es, false) => format!("{n} paneles conectados no logran sincronizar: sus hosts se quedan como están."),
+            (Lang::Pt, true) => format!("{n} painel conectado não consegue sincronizar: seus hosts ficam como estão."),
+            (Lang::Pt, false) => format!("{n} painéis conectados não conseguem sincronizar: seus hosts ficam como estão."),
+            (Lang::Sv, true) => format!("{n} ansluten panel misslyckas med att synka: dess värdar ligger kvar som de är."),
+            (Lang::Sv, false) => format!("{n} anslutna paneler misslyckas med att synka: deras värdar ligger kvar som de är."),
+            (Lang::Hi, true) => format!("{n} जुड़ा हुआ पैनल सिंक नहीं हो पा रहा: उसके होस्ट जैसे हैं वैसे ही रहेंगे।"),
+            (Lang::Hi, false) => format!("{n} जुड़े हुए पैनल सिंक नहीं हो पा रहे: उनके होस्ट जैसे हैं वैसे ही रहेंगे।"),
+            (Lang::Ja, _) => format!("接続パネル{n}件が同期に失敗しています。ホストはそのままです。"),
+        }
+    }
+
     /// "2 servers per user".
     pub fn servers_per_user(self, k: u32) -> String {
         let one = self.plural(k.into()) == Plural::One;
@@ -485,6 +504,7 @@ pub(super) fn phrases() -> Vec<(&'static str, CountedPhrase)> {
             l.undelivered_notifications(30, n as u32)
         }),
         ("stale_servers", |l, n| l.stale_servers(n as u32)),
+        ("connectors_failing", |l, n| l.connectors_failing(n as u32)),
         ("servers_per_user", |l, n| l.servers_per_user(n as u32)),
         ("out_of_rotation_served_by", |l, n| {
             l.out_of_rotation_served_by(&names(n))

@@ -121,6 +121,10 @@ pub(super) fn rendered(lang: Lang) -> Vec<(String, String)> {
         ));
         out.push((format!("notice.actions_off {over:?} body"), notice.body));
     }
+    out.push((
+        "ui.hidden_in".into(),
+        lang.hidden_in("Remnawave", "rw", "2026-12-05 12:04"),
+    ));
     let notice = lang.connector_failed_notice("panel-1", "Remnawave", "HTTP 502", at);
     out.push(("notice.connector_failed subject".into(), notice.subject));
     out.push(("notice.connector_failed body".into(), notice.body));

@@ -511,6 +511,32 @@ catalogue! {
     MassBlockDismissed => ["You dismissed their actions: none runs.", "Descartaste sus acciones: no se ejecuta ninguna.", "Você descartou as ações: nenhuma é executada.", "Du avfärdade deras åtgärder: ingen körs.", "आपने इनकी क्रियाएँ रद्द कीं: कोई नहीं चलेगी।", "アクションを破棄しました: 実行されません。"],
     KindActionsOff => ["Actions switched off", "Acciones desactivadas", "Ações desativadas", "Åtgärder avstängda", "क्रियाएँ बंद हुईं", "アクションが無効になりました"],
     KindConnectorFailed => ["Connected panel not answering", "Panel conectado sin respuesta", "Painel conectado sem resposta", "Ansluten panel svarar inte", "जुड़ा हुआ पैनल जवाब नहीं दे रहा", "接続パネルが応答しません"],
+    ConnectedPanels => ["Connected panels", "Paneles conectados", "Painéis conectados", "Anslutna paneler", "जुड़े हुए पैनल", "接続パネル"],
+    ConnectedPanelsHelp => ["meshwatch turns off, in the panel you already run, the hosts of servers out of rotation, and back on only those it turned off when they return. A new connection starts in dry run: it shows what it would change and changes nothing.", "meshwatch desactiva, en el panel que ya usas, los hosts de los servidores fuera de rotación, y vuelve a activar solo los que desactivó cuando vuelven. Una conexión nueva empieza en simulación: muestra lo que cambiaría y no cambia nada.", "O meshwatch desativa, no painel que você já usa, os hosts dos servidores fora de rotação, e reativa só os que ele desativou quando voltam. Uma conexão nova começa em simulação: mostra o que mudaria e não muda nada.", "meshwatch stänger av, i panelen du redan kör, värdarna för servrar ur rotation, och slår bara på dem den själv stängde av när de är tillbaka. En ny anslutning börjar som torrkörning: den visar vad den skulle ändra och ändrar ingenting.", "meshwatch आपके मौजूदा पैनल में रोटेशन से बाहर के सर्वरों के होस्ट बंद करता है, और उनके लौटने पर सिर्फ़ वही होस्ट फिर चालू करता है जिन्हें उसने बंद किया था। नया कनेक्शन ड्राई रन में शुरू होता है: वह दिखाता है कि क्या बदलेगा, और कुछ नहीं बदलता।", "meshwatch は、すでにお使いのパネルで、ローテーション外のサーバーのホストを無効にし、復帰したときは自分が無効にしたホストだけを有効に戻します。新しい接続はドライランで始まり、変更内容を表示するだけで何も変更しません。"],
+    NoConnectors => ["No panel connected.", "Ningún panel conectado.", "Nenhum painel conectado.", "Ingen panel ansluten.", "कोई पैनल जुड़ा नहीं है।", "接続されたパネルはありません。"],
+    ConnectorName => ["Name", "Nombre", "Nome", "Namn", "नाम", "名前"],
+    ConnectorKind => ["Panel", "Panel", "Painel", "Panel", "पैनल", "パネル"],
+    ConnectorUrl => ["Address", "Dirección", "Endereço", "Adress", "पता", "アドレス"],
+    ConnectorToken => ["Token", "Token", "Token", "Token", "टोकन", "トークン"],
+    ConnectorTokenHelp => ["Remnawave and 3x-ui: an API token. PasarGuard, Marzneshin and Marzban: username:password of an admin.", "Remnawave y 3x-ui: un token de API. PasarGuard, Marzneshin y Marzban: usuario:contraseña de un administrador.", "Remnawave e 3x-ui: um token de API. PasarGuard, Marzneshin e Marzban: usuário:senha de um administrador.", "Remnawave och 3x-ui: en API-token. PasarGuard, Marzneshin och Marzban: användarnamn:lösenord för en administratör.", "Remnawave और 3x-ui: एक API टोकन। PasarGuard, Marzneshin और Marzban: किसी एडमिन का username:password।", "Remnawave と 3x-ui: API トークン。PasarGuard、Marzneshin、Marzban: 管理者の ユーザー名:パスワード。"],
+    ConnectorTag => ["Only hosts with the tag (optional)", "Solo hosts con la etiqueta (opcional)", "Só hosts com a tag (opcional)", "Bara värdar med taggen (valfritt)", "सिर्फ़ इस टैग वाले होस्ट (वैकल्पिक)", "このタグのホストのみ (任意)"],
+    ConnectPanel => ["Connect in dry run", "Conectar en simulación", "Conectar em simulação", "Anslut som torrkörning", "ड्राई रन में जोड़ें", "ドライランで接続"],
+    ConnectorDryRun => ["Dry run", "Simulación", "Simulação", "Torrkörning", "ड्राई रन", "ドライラン"],
+    ConnectorApplying => ["Applying", "Aplicando", "Aplicando", "Tillämpar", "लागू कर रहा है", "適用中"],
+    ApplyChanges => ["Apply its changes", "Aplicar sus cambios", "Aplicar as mudanças", "Tillämpa ändringarna", "बदलाव लागू करें", "変更を適用"],
+    BackToDryRun => ["Back to dry run", "Volver a simulación", "Voltar à simulação", "Tillbaka till torrkörning", "ड्राई रन पर लौटें", "ドライランに戻す"],
+    RemoveConnector => ["Remove", "Quitar", "Remover", "Ta bort", "हटाएँ", "削除"],
+    ConnectorOk => ["In step", "Sincronizado", "Sincronizado", "I takt", "तालमेल में", "同期済み"],
+    ConnectorFailing => ["Failing", "Con fallos", "Com falha", "Misslyckas", "विफल", "失敗中"],
+    ConnectorRemoving => ["Turning its hosts back on before it goes", "Reactivando sus hosts antes de quitarse", "Reativando seus hosts antes de sair", "Slår på sina värdar igen innan den tas bort", "हटने से पहले अपने होस्ट फिर चालू कर रहा है", "削除前にホストを有効に戻しています"],
+    LastSync => ["Last sync", "Última sincronización", "Última sincronização", "Senaste synk", "पिछला सिंक", "最終同期"],
+    NeverSynced => ["not yet", "todavía no", "ainda não", "inte än", "अभी नहीं", "まだ"],
+    PendingChanges => ["Pending changes", "Cambios pendientes", "Mudanças pendentes", "Väntande ändringar", "बाकी बदलाव", "保留中の変更"],
+    NoPendingChanges => ["Nothing to change.", "Nada que cambiar.", "Nada a mudar.", "Inget att ändra.", "कुछ बदलना नहीं है।", "変更はありません。"],
+    WouldTurnOff => ["turn off", "desactivar", "desativar", "stäng av", "बंद करें", "無効にする"],
+    WouldTurnOn => ["turn back on", "reactivar", "reativar", "slå på igen", "फिर चालू करें", "有効に戻す"],
+    HostsTurnedOff => ["Hosts meshwatch turned off", "Hosts que meshwatch desactivó", "Hosts que o meshwatch desativou", "Värdar som meshwatch stängt av", "meshwatch द्वारा बंद किए गए होस्ट", "meshwatch が無効にしたホスト"],
+    MatchedHosts => ["Matched hosts", "Hosts emparejados", "Hosts correspondentes", "Matchade värdar", "मेल खाने वाले होस्ट", "一致したホスト"],
     KindWitnessNetwork => ["Witnesses' network", "Red de los testigos", "Rede das testemunhas", "Vittnenas nätverk", "साक्षियों का नेटवर्क", "観測元のネットワーク"],
     /// Under an entry point's pair-failure causes (PRODUCT.md §6).
     PairFailureGuidance => [
@@ -1354,6 +1380,19 @@ impl Lang {
             Lang::Ja => format!(
                 "トークン「{name}」を作成しました。今すぐコピーしてください。再表示されません。"
             ),
+        }
+    }
+
+    /// The server card's line for a host meshwatch turned off in a
+    /// connected panel: "Hidden in Remnawave (rw) since 12:04".
+    pub fn hidden_in(self, panel: &str, connector: &str, since: &str) -> String {
+        match self {
+            Lang::En => format!("Hidden in {panel} ({connector}) since {since}"),
+            Lang::Es => format!("Oculto en {panel} ({connector}) desde {since}"),
+            Lang::Pt => format!("Oculto no {panel} ({connector}) desde {since}"),
+            Lang::Sv => format!("Dold i {panel} ({connector}) sedan {since}"),
+            Lang::Hi => format!("{since} से {panel} ({connector}) में छिपा हुआ"),
+            Lang::Ja => format!("{since} から {panel} ({connector}) で非表示"),
         }
     }
 

@@ -220,6 +220,8 @@ struct DemoServer {
 /// The running demo; dropping it stops every listener and agent.
 pub struct LiveDemo {
     task: JoinHandle<()>,
+    /// The connected panel's stand-in.
+    stand_in: JoinHandle<()>,
     control: DemoControl,
 }
 
@@ -232,6 +234,7 @@ impl LiveDemo {
 impl Drop for LiveDemo {
     fn drop(&mut self) {
         self.task.abort();
+        self.stand_in.abort();
     }
 }
 
@@ -309,11 +312,13 @@ pub async fn start(
         ?mode,
         "demo fleet: agents running on 127.0.10.x"
     );
+    let stand_in = super::panel_stand_in::start().await?;
     let (sender, commands) = tokio::sync::mpsc::unbounded_channel();
     let scripted = mode == DemoMode::Scripted;
     let task = tokio::spawn(run(servers, filter, scripted, commands));
     Ok(LiveDemo {
         task,
+        stand_in,
         control: DemoControl(sender),
     })
 }

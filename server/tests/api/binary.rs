@@ -239,6 +239,28 @@ async fn demo_mode_seeds_a_fleet_and_prints_a_working_login_and_api_token() {
         (serde_json::json!(true), serde_json::json!("NTT home fiber")),
         "the demo's verifier names its network"
     );
+    // Its connected panel, a Remnawave stand-in, is read and applied to.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let connectors: serde_json::Value = client()
+            .get(format!("{}/api/v1/connectors", panel.address))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .expect("sent")
+            .json()
+            .await
+            .expect("json");
+        let demo = &connectors[0];
+        if demo["state"] == "ok" && !demo["last_sync_at"].is_null() {
+            assert_eq!(demo["id"], "demo-remnawave");
+            assert_eq!(demo["mode"], "apply");
+            assert_eq!(demo["hosts"].as_array().map(Vec::len), Some(10), "{demo}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{connectors}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 
     let response = client()
         .post(format!("{}/login", panel.address))

@@ -6,6 +6,7 @@
 
 mod checks;
 mod kinds;
+mod panel;
 
 use crate::agent::{all_report, get_response, post, report, uuid};
 use crate::fake_panels::FakePanel;

@@ -83,6 +83,11 @@ fn Glance(o: Overview) -> impl IntoView {
             {lang.ui(Ui::ActionsOffBudget)}" "<a href="/settings" class="font-medium underline">{lang.ui(Ui::Settings)}</a>
         </p>
     });
+    let connectors_failing = (o.connectors_failing > 0).then(|| view! {
+        <p role="alert" class="mt-6 rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-900" data-testid="connectors-failing">
+            {lang.connectors_failing(o.connectors_failing)}" "<a href="/settings#connected-panels" class="font-medium underline">{lang.ui(Ui::ConnectedPanels)}</a>
+        </p>
+    });
     let mass_blocks = o.mass_blocks.iter().map(|m| {
         let who = match &m.network {
             Some(network) => format!("{} ({}, {network})", m.verifier.name, m.verifier.country),
@@ -145,6 +150,7 @@ fn Glance(o: Overview) -> impl IntoView {
         {replicas}
         {witness_fault}
         {actions_off}
+        {connectors_failing}
         {mass_blocks}
         {best}
         {undelivered}

@@ -111,6 +111,11 @@ fn Card(
                     <StatusDot status/>{badge}
                 </p>
                 <p class="mt-1 max-w-sm text-sm text-slate-500" data-testid="server-rotation">{rotation}</p>
+                {card.hidden_in.iter().map(|h| view! {
+                    <p class="mt-1 max-w-sm text-sm text-slate-500" data-testid="hidden-in">
+                        {lang.hidden_in(h.kind.display_name(), h.connector.as_str(), &format::timestamp(h.since))}
+                    </p>
+                }).collect_view()}
             </div>
         </header>
         {(!conditions.is_empty()).then(|| view! {

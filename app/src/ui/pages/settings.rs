@@ -1,16 +1,18 @@
 //! Settings: the verdict parameters of PRODUCT.md §2, each with what it
 //! does, validated on the server before anything is stored; the operator's
-//! password; the API tokens scripts use; the actions.
+//! password; the API tokens scripts use; the actions; the connected
+//! panels.
 
 use crate::api::{
-    load_actions, load_api_tokens, load_settings, ChangePassword, CreateApiToken, RevokeApiToken,
-    SaveSettings,
+    load_actions, load_api_tokens, load_connectors, load_settings, ChangePassword, CreateApiToken,
+    RevokeApiToken, SaveSettings,
 };
 use crate::error::AppError;
 use crate::flash::{outcome_of, take_for_page, Form, Outcome};
 use crate::lang::use_lang;
 use crate::ui::actions::ActionsSection;
 use crate::ui::components::ErrorNote;
+use crate::ui::connectors::ConnectorsSection;
 use crate::ui::format;
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
@@ -32,6 +34,7 @@ pub fn SettingsPage() -> impl IntoView {
     let settings = Resource::new(|| (), |_| load_settings());
     let tokens = Resource::new(|| (), |_| load_api_tokens());
     let actions = Resource::new(|| (), |_| load_actions());
+    let connectors = Resource::new(|| (), |_| load_connectors());
     let flash = take_for_page();
     view! {
         <Title text=lang.ui(Ui::Settings)/>
@@ -47,11 +50,13 @@ pub fn SettingsPage() -> impl IntoView {
                     };
                     let tokens = tokens.await;
                     let actions = actions.await;
+                    let connectors = connectors.await;
                     view! {
                         {parameters}
                         <Account outcome=outcome_of(&flash, Form::Password)/>
                         <ApiTokens tokens created=outcome_of(&flash, Form::CreateToken) revoked=outcome_of(&flash, Form::RevokeToken)/>
                         <ActionsSection panel=actions outcome=outcome_of(&flash, Form::Action)/>
+                        <ConnectorsSection connectors outcome=outcome_of(&flash, Form::Connector)/>
                     }
                 })}}
             </Suspense>

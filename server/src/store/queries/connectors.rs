@@ -207,6 +207,59 @@ impl Store {
         Ok(created)
     }
 
+    /// Switches a connector between applying and dry run; `false` when
+    /// there is none, or it is being removed.
+    pub async fn set_connector_mode(
+        &self,
+        id: &ConnectorId,
+        mode: ConnectorMode,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query("UPDATE connectors SET mode = $1 WHERE id = $2 AND state <> $3")
+            .bind(mode.as_str())
+            .bind(id)
+            .bind(ConnectorState::Removing.as_str())
+            .execute(&self.writer)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// The connected panels that hide `server`'s hosts now: each
+    /// connector's id and kind, and since when (the earliest of its hosts).
+    pub async fn hidden_in(
+        &self,
+        server: &meshwatch::ServerId,
+    ) -> Result<Vec<meshwatch::connectors::HiddenIn>, StoreError> {
+        let rows: Vec<(ConnectorId, String, DateTime<Utc>)> = sqlx::query_as(
+            "SELECT c.id, c.kind, MIN(h.since) FROM connector_hosts_off h
+             JOIN connectors c ON c.id = h.connector_id
+             WHERE h.server_id = $1 AND h.confirmed = $2
+             GROUP BY c.id, c.kind ORDER BY c.id",
+        )
+        .bind(server)
+        .bind(true)
+        .fetch_all(&self.reader)
+        .await?;
+        rows.into_iter()
+            .map(|(connector, kind, since)| {
+                Ok(meshwatch::connectors::HiddenIn {
+                    kind: PanelKind::parse(&kind)
+                        .ok_or_else(|| corrupt("connector kind", &kind))?,
+                    connector,
+                    since,
+                })
+            })
+            .collect()
+    }
+
+    /// How many connectors' syncs fail now (the Overview's count).
+    pub async fn connectors_failing(&self) -> Result<u32, StoreError> {
+        let n: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM connectors WHERE failing_since IS NOT NULL")
+                .fetch_one(&self.reader)
+                .await?;
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
     /// Marks a connector for removal; `false` when there is none.
     pub async fn remove_connector(&self, id: &ConnectorId) -> Result<bool, StoreError> {
         let done = sqlx::query("UPDATE connectors SET state = $1 WHERE id = $2")
