@@ -354,3 +354,62 @@ test('10. a verifier that sees most of the fleet blocked: the blocks show, their
   }
   for (const target of cut) await statusOf(request, target, 'healthy');
 });
+
+test('11. a connected panel: added in dry run from Settings, its pending change applied with one button, "Hidden in" on the card', async ({ page, request }) => {
+  const errors = collectErrors(page);
+  await signInDemo(page);
+  await page.goto('/settings');
+  const connectors = page.getByTestId('connector');
+  // The demo's own connection to its Remnawave stand-in, applying.
+  const demo = connectors.filter({ hasText: 'demo-remnawave' });
+  await expect(demo).toContainText('Applying');
+  await demo.getByRole('button', { name: 'Remove' }).click();
+  await expect(connectors.filter({ hasText: 'demo-remnawave' })).toHaveCount(0);
+
+  await page.locator('#connector-id').fill('journey');
+  await page.locator('#connector-kind').selectOption('remnawave');
+  await page.locator('#connector-url').fill('http://127.0.10.250:3010');
+  await page.locator('#connector-token').fill('demo-remnawave-token');
+  await page.locator('#connector-password').fill(operator.password);
+  await page.getByRole('button', { name: 'Connect in dry run' }).click();
+  const journey = connectors.filter({ hasText: 'journey' });
+  await expect(journey.getByTestId('connector-mode')).toHaveText('Dry run');
+
+  await statusOf(request, 'de-2', 'healthy');
+  await fault(request, { fault: 'service_down', server: 'de-2', active: true });
+  await statusOf(request, 'de-2', 'unavailable');
+  await expect
+    .poll(async () => {
+      await page.reload();
+      // The connector's whole entry: the list of changes is not there
+      // until there is one (and a locator would wait for it).
+      return (await journey.textContent()) ?? '';
+    }, { timeout: 30_000, intervals: [1000] })
+    .toContain('turn off: Frankfurt 2 (de-2)');
+
+  await journey.getByRole('button', { name: 'Apply its changes' }).click();
+  await expect(journey.getByTestId('connector-mode')).toHaveText('Applying');
+  await expect
+    .poll(async () => {
+      await page.reload();
+      return (await journey.textContent()) ?? '';
+    }, { timeout: 30_000, intervals: [1000] })
+    .toContain('Hosts meshwatch turned off');
+  await page.goto('/servers/de-2');
+  await expect(page.getByTestId('hidden-in')).toContainText('Hidden in Remnawave (journey) since');
+  expect(errors).toEqual([]);
+
+  // Healed, the host goes back on; the demo gets its own connection back.
+  await fault(request, { fault: 'service_down', server: 'de-2', active: false });
+  await statusOf(request, 'de-2', 'healthy');
+  await expect
+    .poll(async () => (await api(request, '/api/v1/connectors/journey')).turned_off.length,
+      { timeout: 30_000, intervals: [1000] })
+    .toBe(0);
+  expect((await request.delete('/api/v1/connectors/journey', { headers: auth })).status()).toBe(204);
+  const restored = await request.put('/api/v1/connectors/demo-remnawave', {
+    headers: auth,
+    data: { kind: 'remnawave', url: 'http://127.0.10.250:3010', token: 'demo-remnawave-token', mode: 'apply' },
+  });
+  expect(restored.status()).toBe(200);
+});

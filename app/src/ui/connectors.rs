@@ -163,7 +163,7 @@ fn AddConnector() -> impl IntoView {
         <form method="post" action=SaveConnector::url() class="mt-6 grid gap-4 md:grid-cols-2" aria-label=lang.ui(Ui::ConnectPanel)>
             <div>
                 <label for="connector-id" class=LABEL>{lang.ui(Ui::ConnectorName)}</label>
-                <input id="connector-id" name="id" required maxlength="64" pattern="[a-z0-9][a-z0-9_-]*" placeholder="remnawave" class=INPUT/>
+                <input id="connector-id" name="id" required maxlength="64" pattern="[a-z0-9][a-z0-9_\\-]*" placeholder="remnawave" class=INPUT/>
             </div>
             <div>
                 <label for="connector-kind" class=LABEL>{lang.ui(Ui::ConnectorKind)}</label>

@@ -171,6 +171,58 @@ fn report(id: &str, server: &str, blocked: bool) -> Value {
            "metrics": {"cpu_pct": 5.0}, "probes": probes})
 }
 
+/// A fresh database on the test cluster; `None` on SQLite (the replicas
+/// tests need PostgreSQL: they skip, saying so).
+async fn fresh_database(dir: &std::path::Path) -> Option<String> {
+    let Some(admin_url) = postgres_admin_url() else {
+        eprintln!("replicas: needs PostgreSQL (make test-postgres); skipped on SQLite");
+        return None;
+    };
+    Some(postgres_database_of(dir, &admin_url).await)
+}
+
+/// Puts the fleet (its servers' entry points on 127.0.`net`.x, and
+/// `users`) through `fleet_to` and the settings through `settings_to`;
+/// the agent tokens.
+async fn provision(fleet_to: &str, settings_to: &str, net: u8, users: Value) -> Value {
+    let fleet = client()
+        .put(format!("{fleet_to}/api/v1/fleet"))
+        .bearer_auth(ADMIN)
+        .json(&json!({"routes": [{"id": "r", "name": "Route"}],
+                      "servers": fleet_servers(net), "users": users}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(fleet.status(), 200);
+    let tokens = fleet.json::<Value>().await.expect("json")["agent_tokens"].clone();
+    let settings = client()
+        .put(format!("{settings_to}/api/v1/settings"))
+        .bearer_auth(ADMIN)
+        // Knocks of one pair count half a probe interval apart (receipt
+        // time): at 1 s, every other report of the driver is a knock.
+        .json(&json!({"failure_streak": 2, "stale_after_s": 600, "probe_interval_s": 1}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(settings.status(), 200);
+    tokens
+}
+
+/// The fleet's servers: v-1 the verifier, the others on route `r`, each
+/// with one entry point on 127.0.`net`.x.
+fn fleet_servers(net: u8) -> Vec<Value> {
+    SERVERS
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            json!({"id": id, "name": id.to_uppercase(), "country": if i == 0 { "RU" } else { "DE" },
+                   "routes": if i == 0 { json!([]) } else { json!(["r"]) }, "verifier": i == 0,
+                   "entry_points": [{"id": format!("{id}-ep"), "protocol": "vless",
+                                     "host": format!("127.0.{net}.{}", i + 1), "port": 443}]})
+        })
+        .collect()
+}
+
 /// The status history of `server`, oldest first, as recorded.
 async fn history(db: &PgPool, server: &str) -> Vec<String> {
     sqlx::query_scalar("SELECT conditions FROM status_history WHERE server_id = $1 ORDER BY id")
@@ -191,12 +243,10 @@ async fn notifications_about(address: &str, server: &str, kind: &str) -> usize {
 
 #[tokio::test]
 async fn three_replicas_fail_over_from_a_killed_evaluator_without_losing_or_repeating_anything() {
-    let Some(admin_url) = postgres_admin_url() else {
-        eprintln!("replicas: needs PostgreSQL (make test-postgres); skipped on SQLite");
+    let dir = tempfile::tempdir().expect("dir");
+    let Some(db) = fresh_database(dir.path()).await else {
         return;
     };
-    let dir = tempfile::tempdir().expect("dir");
-    let db = postgres_database_of(dir.path(), &admin_url).await;
 
     let a = replica(&db, "replica-a");
     let b = replica(&db, "replica-b");
@@ -217,38 +267,8 @@ async fn three_replicas_fail_over_from_a_killed_evaluator_without_losing_or_repe
 
     // The fleet through one replica, the settings through another: the
     // third serves both.
-    let servers: Vec<Value> = SERVERS
-        .iter()
-        .enumerate()
-        .map(|(i, id)| {
-            json!({"id": id, "name": id.to_uppercase(), "country": if i == 0 { "RU" } else { "DE" },
-                   "routes": if i == 0 { json!([]) } else { json!(["r"]) }, "verifier": i == 0,
-                   "entry_points": [{"id": format!("{id}-ep"), "protocol": "vless",
-                                     "host": format!("127.0.31.{}", i + 1), "port": 443}]})
-        })
-        .collect();
-    let fleet = client()
-        .put(format!("{}/api/v1/fleet", b.address))
-        .bearer_auth(ADMIN)
-        .json(
-            &json!({"routes": [{"id": "r", "name": "Route"}], "servers": servers,
-                      "users": [{"id": "alice", "name": "Alice", "routes": ["r"]}]}),
-        )
-        .send()
-        .await
-        .expect("sent");
-    assert_eq!(fleet.status(), 200);
-    let tokens = fleet.json::<Value>().await.expect("json")["agent_tokens"].clone();
-    let settings = client()
-        .put(format!("{}/api/v1/settings", c.address))
-        .bearer_auth(ADMIN)
-        // Knocks of one pair count half a probe interval apart (receipt
-        // time): at 1 s, every other report of the driver is a knock.
-        .json(&json!({"failure_streak": 2, "stale_after_s": 600, "probe_interval_s": 1}))
-        .send()
-        .await
-        .expect("sent");
-    assert_eq!(settings.status(), 200);
+    let users = json!([{"id": "alice", "name": "Alice", "routes": ["r"]}]);
+    let tokens = provision(&b.address, &c.address, 31, users).await;
     eventually(
         Duration::from_secs(5),
         "the settings reach replica-a",
@@ -493,12 +513,10 @@ async fn sign_in(address: &str, password: &str) -> reqwest::Response {
 
 #[tokio::test]
 async fn the_replicas_share_one_set_of_sign_in_limits() {
-    let Some(admin_url) = postgres_admin_url() else {
-        eprintln!("replicas: needs PostgreSQL (make test-postgres); skipped on SQLite");
+    let dir = tempfile::tempdir().expect("dir");
+    let Some(db) = fresh_database(dir.path()).await else {
         return;
     };
-    let dir = tempfile::tempdir().expect("dir");
-    let db = postgres_database_of(dir.path(), &admin_url).await;
     let a = replica(&db, "limits-a");
     let b = replica(&db, "limits-b");
     let mut created = command(&db);
@@ -539,4 +557,91 @@ async fn the_replicas_share_one_set_of_sign_in_limits() {
     for panel in [a, b] {
         terminate(panel);
     }
+}
+
+/// A connected panel among replicas: only the evaluating replica writes
+/// to it, and a failover neither repeats a change nor loses one.
+#[tokio::test]
+async fn only_the_evaluator_writes_to_a_connected_panel_and_a_failover_repeats_nothing() {
+    use crate::fake_panels::remnawave;
+    let dir = tempfile::tempdir().expect("dir");
+    let Some(db) = fresh_database(dir.path()).await else {
+        return;
+    };
+    let a = replica(&db, "replica-a");
+    let b = replica(&db, "replica-b");
+    assert_eq!(evaluators(&[&a, &b]).await, ["replica-a"]);
+
+    let tokens = provision(&b.address, &b.address, 32, json!([])).await;
+
+    let hosts = (1..=3)
+        .map(|i| {
+            remnawave::host(
+                &format!("6a1f0000-0000-4000-8000-00000000000{i}"),
+                &format!("127.0.32.{}", i + 1),
+                443,
+                false,
+                &[],
+            )
+        })
+        .collect();
+    let fake = remnawave::start(hosts).await;
+    // Connected through the replica that does not evaluate.
+    let connected = client()
+        .put(format!("{}/api/v1/connectors/rw", b.address))
+        .bearer_auth(ADMIN)
+        .json(
+            &json!({"kind": "remnawave", "url": fake.url(), "token": remnawave::TOKEN,
+                      "mode": "apply"}),
+        )
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(connected.status(), 200);
+
+    let driver = Driver::start(vec![a.address.clone(), b.address.clone()], tokens);
+    eventually(Duration::from_secs(15), "every server healthy", || async {
+        let mut healthy = true;
+        for server in SERVERS {
+            healthy &= status_of(&b.address, server).await == "healthy";
+        }
+        healthy
+    })
+    .await;
+    let s_1 = "6a1f0000-0000-4000-8000-000000000001";
+    let disable = crate::fake_panels::Recorded {
+        method: "POST".into(),
+        path: "/api/hosts/bulk/disable".into(),
+        body: json!({"uuids": [s_1]}),
+    };
+    let enable = crate::fake_panels::Recorded {
+        path: "/api/hosts/bulk/enable".into(),
+        ..disable.clone()
+    };
+
+    driver.blocked.store(true, Ordering::SeqCst);
+    fake.wait_for_writes(std::slice::from_ref(&disable)).await;
+
+    // kill -9 of the evaluator: the survivor takes over the connector.
+    let mut a = a;
+    a.child.kill().expect("SIGKILL");
+    a.child.wait().expect("reaped");
+    driver.send_to(vec![b.address.clone()]);
+    eventually(Duration::from_secs(5), "replica-b evaluates", || async {
+        evaluators(&[&b]).await.len() == 1
+    })
+    .await;
+    driver.blocked.store(false, Ordering::SeqCst);
+    fake.wait_for_writes(&[disable.clone(), enable.clone()])
+        .await;
+    eventually(Duration::from_secs(15), "the record cleared", || async {
+        get_json(&b.address, "/api/v1/connectors/rw").await["turned_off"]
+            .as_array()
+            .is_some_and(Vec::is_empty)
+    })
+    .await;
+    driver.stop().await;
+    assert_eq!(fake.writes(), [disable, enable], "each change made once");
+    fake.assert_only_documented();
+    terminate(b);
 }

@@ -78,3 +78,45 @@ async fn a_connector_is_checked_and_its_token_never_shown_nor_stored_in_clear() 
         "sealed at rest"
     );
 }
+
+/// Deleting a connector whose panel is down answers 202 with it
+/// `removing`; it keeps trying, and goes once its hosts are back on.
+#[tokio::test]
+async fn a_connector_deleted_while_its_panel_is_down_stays_removing_until_it_is_back() {
+    use super::kinds::{Turn, DE_1};
+    let (app, tokens, fake) = super::connected::<kinds::Remnawave>().await;
+    super::listener(&app, &tokens, "de-1", false, 1).await;
+    fake.wait_for_writes(&kinds::Remnawave::turned(Turn::Off, &[DE_1]))
+        .await;
+    fake.set_down(true);
+    let deleted = app
+        .client
+        .delete(app.url("/api/v1/connectors/panel"))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(deleted.status(), 202);
+    let view: serde_json::Value = deleted.json().await.expect("json");
+    assert_eq!(view["state"], "removing", "{view}");
+    assert_eq!(
+        view["turned_off"][0]["external_id"],
+        kinds::Remnawave::id(DE_1)
+    );
+
+    fake.set_down(false);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        app.advance(std::time::Duration::from_secs(61)).await;
+        let gone = crate::agent::get_response(&app, "/api/v1/connectors/panel").await;
+        if gone.status() == 404 {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "still there");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let mut both = kinds::Remnawave::turned(Turn::Off, &[DE_1]);
+    both.extend(kinds::Remnawave::turned(Turn::On, &[DE_1]));
+    assert_eq!(fake.writes(), both);
+    fake.assert_only_documented();
+}
