@@ -288,6 +288,7 @@ delegate! {
     fn servers_with_runs(&self) -> Result<Vec<ServerId>, StoreError>;
     fn action_runs(&self, server: Option<&ServerId>, limit: i64) -> Result<Vec<meshwatch::actions::ActionRun>, StoreError>;
     fn connectors(&self) -> Result<Vec<StoredConnector>, StoreError>;
+    fn connector_ids(&self) -> Result<Vec<meshwatch::ConnectorId>, StoreError>;
     fn connector(&self, id: &meshwatch::ConnectorId) -> Result<Option<StoredConnector>, StoreError>;
     fn put_connector(&self, id: &meshwatch::ConnectorId, connector: &meshwatch::connectors::CheckedConnector, now: DateTime<Utc>) -> Result<bool, StoreError>;
     fn remove_connector(&self, id: &meshwatch::ConnectorId) -> Result<bool, StoreError>;

@@ -150,25 +150,33 @@ impl Syncer {
         panels: &mut HashMap<ConnectorId, KeptPanel>,
         nudged: bool,
     ) -> Result<(), StoreError> {
-        let connectors = self.store.connectors().await?;
-        if connectors.is_empty() {
+        // Ids only: a connector is read whole (its hosts and records) when
+        // it is due.
+        let ids = self.store.connector_ids().await?;
+        if ids.is_empty() {
             schedules.clear();
             panels.clear();
             return Ok(());
         }
-        schedules.retain(|id, _| connectors.iter().any(|c| &c.id == id));
-        panels.retain(|id, _| connectors.iter().any(|c| &c.id == id));
+        schedules.retain(|id, _| ids.contains(id));
+        panels.retain(|id, _| ids.contains(id));
         let rotation = Rotation::read(&self.read_model).await?;
         let now = self.clock.now();
-        for connector in connectors {
-            let due = match schedules.get(&connector.id) {
+        for id in ids {
+            // A nudge (the connector saved again, say with a new token)
+            // cuts a backoff short.
+            let due = match schedules.get(&id) {
                 None => true,
+                Some(_) if nudged => true,
                 Some(s) if s.failures > 0 => now >= s.last_at + retry_after(s.failures),
-                Some(s) => nudged || s.key != rotation.key || now >= s.last_at + SYNC_EVERY,
+                Some(s) => s.key != rotation.key || now >= s.last_at + SYNC_EVERY,
             };
             if !due {
                 continue;
             }
+            let Some(connector) = self.store.connector(&id).await? else {
+                continue;
+            };
             let panel = kept_panel(panels, &connector);
             let ok = if connector.state == ConnectorState::Removing {
                 self.remove(&connector, panel).await?

@@ -62,6 +62,13 @@ impl Store {
             .collect()
     }
 
+    /// Every connector's id, in order.
+    pub async fn connector_ids(&self) -> Result<Vec<ConnectorId>, StoreError> {
+        Ok(sqlx::query_scalar("SELECT id FROM connectors ORDER BY id")
+            .fetch_all(&self.reader)
+            .await?)
+    }
+
     /// One connector, with what it turned off.
     pub async fn connector(&self, id: &ConnectorId) -> Result<Option<StoredConnector>, StoreError> {
         let Some(row) =
