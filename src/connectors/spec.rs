@@ -69,9 +69,11 @@ impl PanelKind {
         matches!(self, Self::PasarGuard | Self::Marzneshin | Self::Marzban)
     }
 
-    /// Only Remnawave's and 3x-ui's hosts carry tags.
+    /// Marzban's hosts carry no tags (API.md: `tag` must be null there).
+    /// PasarGuard's and Marzneshin's carry none in the versions read
+    /// either, but a panel that sends `tags` has them matched.
     pub fn has_host_tags(self) -> bool {
-        matches!(self, Self::Remnawave | Self::ThreeXUi)
+        !matches!(self, Self::Marzban)
     }
 }
 
@@ -321,6 +323,15 @@ mod tests {
         let mut bad_mode = spec("remnawave", "t", None);
         bad_mode.mode = Some("maybe".into());
         assert_eq!(code(bad_mode), "invalid_mode");
+    }
+
+    #[test]
+    fn only_marzban_refuses_a_tag() {
+        for kind in PanelKind::ALL {
+            let token = if kind.signs_in() { "a:b" } else { "t" };
+            let checked = spec(kind.as_str(), token, Some("MESHWATCH")).check();
+            assert_eq!(checked.is_ok(), kind != PanelKind::Marzban, "{kind:?}");
+        }
     }
 
     #[test]

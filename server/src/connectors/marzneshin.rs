@@ -46,6 +46,9 @@ struct Host {
     port: Option<u16>,
     inbound_id: Option<i64>,
     is_disabled: Option<bool>,
+    /// Not in the versions read; used when a panel sends them.
+    #[serde(default)]
+    tags: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -105,7 +108,7 @@ impl Marzneshin {
                     .map(|p| (h.address, p))
                     .into_iter()
                     .collect(),
-                tags: Vec::new(),
+                tags: h.tags,
                 // NULL hides the host from subscriptions too (`is_disabled IS false`).
                 enabled: h.is_disabled == Some(false),
             })

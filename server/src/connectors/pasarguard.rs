@@ -39,6 +39,9 @@ struct Host {
     inbound_tag: Option<String>,
     #[serde(default)]
     is_disabled: bool,
+    /// Not in the versions read; used when a panel sends them.
+    #[serde(default)]
+    tags: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -85,7 +88,7 @@ impl PasarGuard {
                     endpoints: port
                         .map(|p| h.address.into_iter().map(|a| (a, p)).collect())
                         .unwrap_or_default(),
-                    tags: Vec::new(),
+                    tags: h.tags,
                     enabled: !h.is_disabled,
                 })
             })
