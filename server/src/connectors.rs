@@ -17,6 +17,18 @@ pub use http::PanelError;
 pub use sync::{Rotation, Syncer};
 
 use meshwatch::connectors::{ExternalHost, PanelKind};
+use serde_json::Value;
+
+/// An Xray inbound's `port` as the panels that pass its config on give it:
+/// a number, or a string holding one. A list or a range ("8080,8443",
+/// "1000-2000") is `None`: such a host matches no entry point.
+fn inbound_port(port: &Value) -> Option<u16> {
+    match port {
+        Value::Number(n) => u16::try_from(n.as_u64()?).ok(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
 
 /// A client of one connected panel.
 pub enum Panel {
@@ -63,5 +75,21 @@ impl Panel {
             Self::Marzban(p) => p.set_enabled(ids, enabled).await,
             Self::ThreeXUi(p) => p.set_enabled(ids, enabled).await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inbound_port;
+    use serde_json::json;
+
+    #[test]
+    fn an_inbound_port_is_a_number_or_a_string_holding_one() {
+        assert_eq!(inbound_port(&json!(443)), Some(443));
+        assert_eq!(inbound_port(&json!(" 8443 ")), Some(8443));
+        assert_eq!(inbound_port(&json!("8080,8443")), None);
+        assert_eq!(inbound_port(&json!("1000-2000")), None);
+        assert_eq!(inbound_port(&json!(70000)), None);
+        assert_eq!(inbound_port(&json!(null)), None);
     }
 }

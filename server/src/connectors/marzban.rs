@@ -114,11 +114,7 @@ impl Marzban {
             .values()
             .flat_map(|list| list.as_array().into_iter().flatten())
             .filter_map(|inbound| {
-                let port = match &inbound["port"] {
-                    Value::Number(n) => u16::try_from(n.as_u64()?).ok()?,
-                    Value::String(s) => s.trim().parse().ok()?,
-                    _ => return None,
-                };
+                let port = super::inbound_port(&inbound["port"])?;
                 Some((inbound["tag"].as_str()?.to_owned(), port))
             })
             .collect())

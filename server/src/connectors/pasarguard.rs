@@ -110,11 +110,7 @@ impl PasarGuard {
             .flat_map(|c| c.config["inbounds"].as_array().into_iter().flatten())
             .filter_map(|inbound| {
                 let tag = inbound["tag"].as_str()?;
-                let port = match &inbound["port"] {
-                    Value::Number(n) => u16::try_from(n.as_u64()?).ok()?,
-                    Value::String(s) => s.trim().parse().ok()?,
-                    _ => return None,
-                };
+                let port = super::inbound_port(&inbound["port"])?;
                 Some((tag.to_owned(), port))
             })
             .collect())
