@@ -297,8 +297,6 @@ delegate! {
     fn hidden_in(&self, server: &ServerId) -> Result<Vec<meshwatch::connectors::HiddenIn>, StoreError>;
     fn forget_connector(&self, id: &meshwatch::ConnectorId) -> Result<(), StoreError>;
     fn intend_turn_off(&self, id: &meshwatch::ConnectorId, hosts: &[meshwatch::connectors::TurnedOff]) -> Result<(), StoreError>;
-    fn confirm_turned_off(&self, id: &meshwatch::ConnectorId, external_ids: &[String]) -> Result<(), StoreError>;
-    fn forget_turned_off(&self, id: &meshwatch::ConnectorId, external_ids: &[String]) -> Result<(), StoreError>;
     fn record_connector_sync(&self, id: &meshwatch::ConnectorId, sync: &ConnectorSync, messages: &[NewNotification]) -> Result<(), StoreError>;
 }
 

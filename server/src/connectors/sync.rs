@@ -230,19 +230,25 @@ impl Syncer {
             routes: &rotation.routes,
         });
         if connector.mode == ConnectorMode::DryRun {
-            return self.succeeded(connector, at, plan).await;
+            return self
+                .succeeded(connector, at, plan, Applied::default())
+                .await;
         }
-        if let Err(error) = self
+        let (applied, error) = self
             .apply(connector, &panel, &mut plan, rotation, at)
-            .await?
-        {
-            return self.failed(connector, at, error, Some(plan)).await;
+            .await?;
+        match error {
+            Some(error) => {
+                self.failed(connector, at, error, Some((plan, applied)))
+                    .await
+            }
+            None => self.succeeded(connector, at, plan, applied).await,
         }
-        self.succeeded(connector, at, plan).await
     }
 
     /// Carries `plan` out: hosts on first, then hosts off. What is done is
-    /// taken out of `plan.changes` and shown in `plan.matched`.
+    /// taken out of `plan.changes`, shown in `plan.matched` and returned,
+    /// with the panel's error if it stopped part way.
     async fn apply(
         &self,
         connector: &StoredConnector,
@@ -250,10 +256,11 @@ impl Syncer {
         plan: &mut Plan,
         rotation: &Rotation,
         at: DateTime<Utc>,
-    ) -> Result<Result<(), PanelError>, StoreError> {
-        self.store
-            .forget_turned_off(&connector.id, &plan.forget)
-            .await?;
+    ) -> Result<(Applied, Option<PanelError>), StoreError> {
+        let mut applied = Applied {
+            forget: plan.forget.clone(),
+            confirmed_off: Vec::new(),
+        };
         let ids = |change: HostChange, plan: &Plan| -> Vec<String> {
             plan.changes
                 .iter()
@@ -263,10 +270,10 @@ impl Syncer {
         };
         let on = ids(HostChange::Enable, plan);
         if let Err(error) = panel.set_enabled(&on, true).await {
-            return Ok(Err(error));
+            return Ok((applied, Some(error)));
         }
-        self.store.forget_turned_off(&connector.id, &on).await?;
         done(plan, &on, HostChange::Enable);
+        applied.forget.extend(on.iter().cloned());
 
         let off: Vec<TurnedOff> = plan
             .changes
@@ -285,13 +292,12 @@ impl Syncer {
             })
             .collect();
         let off_ids = ids(HostChange::Disable, plan);
+        // Recorded before the panel is asked: a stop in between leaves a
+        // record the next sync completes.
         self.store.intend_turn_off(&connector.id, &off).await?;
         if let Err(error) = panel.set_enabled(&off_ids, false).await {
-            return Ok(Err(error));
+            return Ok((applied, Some(error)));
         }
-        self.store
-            .confirm_turned_off(&connector.id, &off_ids)
-            .await?;
         done(plan, &off_ids, HostChange::Disable);
         if !on.is_empty() || !off_ids.is_empty() {
             tracing::info!(
@@ -301,7 +307,8 @@ impl Syncer {
                 "connected panel: hosts turned on and off"
             );
         }
-        Ok(Ok(()))
+        applied.confirmed_off = off_ids;
+        Ok((applied, None))
     }
 
     /// A removed connector: every host it turned off goes back on, then
@@ -336,6 +343,7 @@ impl Syncer {
         connector: &StoredConnector,
         at: DateTime<Utc>,
         plan: Plan,
+        applied: Applied,
     ) -> Result<bool, StoreError> {
         let sync = ConnectorSync {
             at,
@@ -343,6 +351,8 @@ impl Syncer {
             read_hosts: true,
             hosts: plan.matched,
             pending: plan.changes,
+            forget: applied.forget,
+            confirmed_off: applied.confirmed_off,
         };
         self.store
             .record_connector_sync(&connector.id, &sync, &[])
@@ -357,7 +367,7 @@ impl Syncer {
         connector: &StoredConnector,
         at: DateTime<Utc>,
         error: PanelError,
-        plan: Option<Plan>,
+        plan: Option<(Plan, Applied)>,
     ) -> Result<bool, StoreError> {
         tracing::warn!(connector = %connector.id, %error, "connected panel: sync failed");
         let messages = if connector.failing_since.is_none() {
@@ -379,9 +389,9 @@ impl Syncer {
         } else {
             Vec::new()
         };
-        let (read_hosts, hosts, pending) = match plan {
-            Some(plan) => (true, plan.matched, plan.changes),
-            None => (false, Vec::new(), Vec::new()),
+        let (read_hosts, hosts, pending, applied) = match plan {
+            Some((plan, applied)) => (true, plan.matched, plan.changes, applied),
+            None => (false, Vec::new(), Vec::new(), Applied::default()),
         };
         let sync = ConnectorSync {
             at,
@@ -389,12 +399,21 @@ impl Syncer {
             read_hosts,
             hosts,
             pending,
+            forget: applied.forget,
+            confirmed_off: applied.confirmed_off,
         };
         self.store
             .record_connector_sync(&connector.id, &sync, &messages)
             .await?;
         Ok(false)
     }
+}
+
+/// What a sync did in the panel, recorded with what it saw.
+#[derive(Default)]
+struct Applied {
+    forget: Vec<String>,
+    confirmed_off: Vec<String>,
 }
 
 /// The client for `connector`: the one kept from earlier syncs while the

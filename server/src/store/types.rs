@@ -250,4 +250,8 @@ pub struct ConnectorSync {
     pub read_hosts: bool,
     pub hosts: Vec<meshwatch::connectors::MatchedHost>,
     pub pending: Vec<meshwatch::connectors::PendingChange>,
+    /// Hosts meshwatch no longer holds off (on again, or gone).
+    pub forget: Vec<String>,
+    /// Hosts the panel turned off as asked.
+    pub confirmed_off: Vec<String>,
 }

@@ -321,51 +321,10 @@ impl Store {
         Ok(())
     }
 
-    /// The panel turned these hosts off as asked.
-    pub async fn confirm_turned_off(
-        &self,
-        id: &ConnectorId,
-        external_ids: &[String],
-    ) -> Result<(), StoreError> {
-        let mut tx = self.write().await?;
-        for external_id in external_ids {
-            sqlx::query(
-                "UPDATE connector_hosts_off SET confirmed = $1
-                 WHERE connector_id = $2 AND external_id = $3",
-            )
-            .bind(true)
-            .bind(id)
-            .bind(external_id)
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(())
-    }
-
-    /// These hosts are on again: meshwatch no longer holds them off.
-    pub async fn forget_turned_off(
-        &self,
-        id: &ConnectorId,
-        external_ids: &[String],
-    ) -> Result<(), StoreError> {
-        let mut tx = self.write().await?;
-        for external_id in external_ids {
-            sqlx::query(
-                "DELETE FROM connector_hosts_off WHERE connector_id = $1 AND external_id = $2",
-            )
-            .bind(id)
-            .bind(external_id)
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(())
-    }
-
-    /// What a sync saw and planned, and whether it failed. A failure that
-    /// starts an outage queues `messages` (one per channel), in the same
-    /// transaction: the operator is told once per outage.
+    /// What a sync saw, planned and did, and whether it failed, in one
+    /// transaction: the hosts it shows and the hosts it holds off never
+    /// disagree. A failure that starts an outage queues `messages` (one
+    /// per channel) in it too: the operator is told once per outage.
     pub async fn record_connector_sync(
         &self,
         id: &ConnectorId,
@@ -381,6 +340,26 @@ impl Store {
         let Some(failing_since) = failing_since else {
             return Ok(());
         };
+        for external_id in &sync.forget {
+            sqlx::query(
+                "DELETE FROM connector_hosts_off WHERE connector_id = $1 AND external_id = $2",
+            )
+            .bind(id)
+            .bind(external_id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        for external_id in &sync.confirmed_off {
+            sqlx::query(
+                "UPDATE connector_hosts_off SET confirmed = $1
+                 WHERE connector_id = $2 AND external_id = $3",
+            )
+            .bind(true)
+            .bind(id)
+            .bind(external_id)
+            .execute(&mut *tx)
+            .await?;
+        }
         let hosts = serde_json::to_string(&sync.hosts).map_err(|e| corrupt("hosts", e))?;
         let pending = serde_json::to_string(&sync.pending).map_err(|e| corrupt("pending", e))?;
         let (state, failing_since) = match (&sync.error, failing_since) {
