@@ -11,9 +11,13 @@
 //!   itself turned off are);
 //! - every matched host of a route is off (never-empty, §3).
 
+mod import;
 mod plan;
 mod spec;
 
+pub use import::{
+    propose, ExternalNode, FleetNow, KnownHost, Proposal, SkipReason, SkippedHost, UNKNOWN_COUNTRY,
+};
 pub use plan::{plan, HostChange, KnownEntryPoint, MatchedHost, PendingChange, Plan, PlanInput};
 pub use spec::{
     CheckedConnector, ConnectorMode, ConnectorSpec, ConnectorSpecError, ConnectorState,

@@ -201,7 +201,7 @@ pub struct Fleet {
 /// enough not to be guessed, printable, no whitespace.
 const MIN_TOKEN_LEN: usize = 16;
 const MAX_TOKEN_LEN: usize = 256;
-const MAX_NAME_LEN: usize = 200;
+pub const MAX_NAME_LEN: usize = 200;
 
 fn slug<T>(raw: &str, path: &str, wrap: impl FnOnce(Slug) -> T) -> Result<T, FleetError> {
     Slug::parse(raw).map(wrap).map_err(|e: SlugError| {

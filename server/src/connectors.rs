@@ -5,6 +5,7 @@
 
 pub mod commands;
 mod http;
+pub mod import;
 mod marzban;
 mod marzneshin;
 mod pasarguard;
@@ -16,7 +17,7 @@ mod three_x_ui;
 pub use http::PanelError;
 pub use sync::{Rotation, Syncer};
 
-use meshwatch::connectors::{ExternalHost, PanelKind};
+use meshwatch::connectors::{ExternalHost, ExternalNode, PanelKind};
 use serde_json::Value;
 
 /// An Xray inbound's `port` as the panels that pass its config on give it:
@@ -28,6 +29,18 @@ fn inbound_port(port: &Value) -> Option<u16> {
         Value::String(s) => s.trim().parse().ok(),
         _ => None,
     }
+}
+
+/// The SNI a host sends, when it names exactly one (a string, or a list of
+/// one); a list to pick from, a wildcard or none is `None`.
+fn single_sni(sni: &Value) -> Option<String> {
+    let one = match sni {
+        Value::String(s) => s.as_str(),
+        Value::Array(list) if list.len() == 1 => list[0].as_str()?,
+        _ => return None,
+    };
+    let one = one.trim();
+    (!one.is_empty() && !one.contains(['*', ',', ' ', '{'])).then(|| one.to_owned())
 }
 
 /// A client of one connected panel.
@@ -60,6 +73,20 @@ impl Panel {
             Self::Marzneshin(p) => p.hosts().await,
             Self::Marzban(p) => p.hosts().await,
             Self::ThreeXUi(p) => p.hosts().await,
+        }
+    }
+
+    /// The panel's nodes, and its hosts with their protocol and node: what
+    /// an import proposes a fleet from.
+    pub async fn nodes_and_hosts(
+        &self,
+    ) -> Result<(Vec<ExternalNode>, Vec<ExternalHost>), PanelError> {
+        match self {
+            Self::Remnawave(p) => p.nodes_and_hosts().await,
+            Self::PasarGuard(p) => p.nodes_and_hosts().await,
+            Self::Marzneshin(p) => p.nodes_and_hosts().await,
+            Self::Marzban(p) => p.nodes_and_hosts().await,
+            Self::ThreeXUi(p) => p.nodes_and_hosts().await,
         }
     }
 

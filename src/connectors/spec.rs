@@ -247,6 +247,15 @@ pub struct ExternalHost {
     pub endpoints: Vec<(String, u16)>,
     pub tags: Vec<String>,
     pub enabled: bool,
+    /// Its inbound's protocol, when it is one meshwatch probes (import).
+    #[serde(default)]
+    pub protocol: Option<crate::fleet::Protocol>,
+    /// The SNI apps send, when the host sets one (import).
+    #[serde(default)]
+    pub sni: Option<String>,
+    /// The node the panel links it to, by the node's id (import).
+    #[serde(default)]
+    pub node: Option<String>,
 }
 
 /// A host meshwatch turned off, and why.

@@ -3,19 +3,22 @@
 
 use super::{ApiError, ApiJson};
 use crate::connectors::commands::{self, Removal, SaveError};
+use crate::connectors::import::{self as fleet_import, ImportError};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use meshwatch::connectors::{ConnectorSpec, ConnectorView};
+use meshwatch::fleet::FleetDocument;
 use meshwatch::ConnectorId;
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/connectors", get(list))
         .route("/connectors/{id}", get(one).put(put).delete(remove))
+        .route("/connectors/{id}/import", post(import))
 }
 
 fn connector_id(raw: &str) -> Result<ConnectorId, ApiError> {
@@ -68,5 +71,25 @@ async fn remove(
         Removal::Gone => Ok(StatusCode::NO_CONTENT.into_response()),
         Removal::Removing(view) => Ok((StatusCode::ACCEPTED, ApiJson(*view)).into_response()),
         Removal::NotFound => Err(ApiError::not_found(format!("no connector {id}"))),
+    }
+}
+
+/// `200` a fleet document proposed from the panel's nodes and hosts (API.md
+/// "Connected panels"), for the operator to review and `PUT`; `502` when
+/// the panel cannot be read. Changes nothing.
+async fn import(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<ApiJson<FleetDocument>, ApiError> {
+    let id = connector_id(&id)?;
+    match fleet_import::proposal(&state.store, &state.read_model, &id).await {
+        Ok(proposal) => Ok(ApiJson(proposal.document)),
+        Err(ImportError::NotFound(id)) => Err(ApiError::not_found(format!("no connector {id}"))),
+        Err(ImportError::Panel(e)) => Err(ApiError::new(
+            StatusCode::BAD_GATEWAY,
+            "panel_error",
+            format!("the connected panel could not be read: {e}"),
+        )),
+        Err(ImportError::Store(e)) => Err(e.into()),
     }
 }

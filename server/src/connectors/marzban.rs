@@ -10,7 +10,10 @@
 //!   (`app/db/crud.py` `update_hosts`); both want a sudo admin;
 //! - `app/routers/system.py` `get_inbounds`: `GET /api/inbounds` →
 //!   protocol → `[{"tag", "port", …}]`, the port of a host whose `port` is
-//!   null.
+//!   null, and (import) a host's protocol;
+//! - `app/routers/node.py` `get_nodes`: `GET /api/nodes` → `[{"id",
+//!   "name", "address", …}]` (import; hosts name no node, so a host
+//!   belongs to the node with its address).
 //!
 //! Turning a host off is therefore a read-modify-write of its tag's list:
 //! meshwatch reads the document again just before writing and compares
@@ -21,7 +24,8 @@
 
 use super::http::{PanelError, PanelHttp};
 use super::sign_in::SignedIn;
-use meshwatch::connectors::ExternalHost;
+use meshwatch::connectors::{ExternalHost, ExternalNode};
+use meshwatch::fleet::Protocol;
 use reqwest::Method;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -70,38 +74,46 @@ impl Marzban {
             .values()
             .flat_map(|list| list.as_array().into_iter().flatten())
             .any(|h| h["port"].is_null());
-        let ports = if needs_ports {
-            self.inbound_ports().await?
+        let inbounds = if needs_ports {
+            self.inbounds().await?
         } else {
             HashMap::new()
         };
-        let hosts = document
-            .iter()
-            .flat_map(|(tag, list)| {
-                let ports = &ports;
-                list.as_array().into_iter().flatten().map(move |h| {
-                    let port = h["port"]
-                        .as_u64()
-                        .and_then(|p| u16::try_from(p).ok())
-                        .or_else(|| ports.get(tag).copied());
-                    let address = h["address"].as_str().unwrap_or_default().to_owned();
-                    ExternalHost {
-                        external_id: host_id(tag, h),
-                        remark: h["remark"].as_str().unwrap_or_default().to_owned(),
-                        endpoints: port.map(|p| (address, p)).into_iter().collect(),
-                        tags: Vec::new(),
-                        // Subscriptions skip a host only when it is truthy.
-                        enabled: h["is_disabled"] != Value::Bool(true),
-                    }
-                })
-            })
-            .collect();
+        let hosts = external(&document, &inbounds);
         *self.read.lock().await = Some(document);
         Ok(hosts)
     }
 
-    /// Inbound tag → port (a range or a list is left out).
-    async fn inbound_ports(&self) -> Result<HashMap<String, u16>, PanelError> {
+    /// Nodes, and hosts with their protocol, for the import.
+    pub async fn nodes_and_hosts(
+        &self,
+    ) -> Result<(Vec<ExternalNode>, Vec<ExternalHost>), PanelError> {
+        let document = self.document().await?;
+        let inbounds = self.inbounds().await?;
+        let http = self.session.http();
+        let answer = self
+            .session
+            .send("GET /api/nodes", || http.request(Method::GET, "/api/nodes"))
+            .await?;
+        let listed: Vec<Value> = answer.json()?;
+        let nodes = listed
+            .iter()
+            .filter_map(|n| {
+                Some(ExternalNode {
+                    external_id: n["id"].as_i64()?.to_string(),
+                    name: n["name"].as_str()?.to_owned(),
+                    address: n["address"].as_str()?.to_owned(),
+                    country: None,
+                })
+            })
+            .collect();
+        Ok((nodes, external(&document, &inbounds)))
+    }
+
+    /// Inbound tag → port (a range or a list is none) and protocol.
+    async fn inbounds(
+        &self,
+    ) -> Result<HashMap<String, (Option<u16>, Option<Protocol>)>, PanelError> {
         let http = self.session.http();
         let answer = self
             .session
@@ -111,11 +123,16 @@ impl Marzban {
             .await?;
         let by_protocol: Map<String, Value> = answer.json()?;
         Ok(by_protocol
-            .values()
-            .flat_map(|list| list.as_array().into_iter().flatten())
-            .filter_map(|inbound| {
-                let port = super::inbound_port(&inbound["port"])?;
-                Some((inbound["tag"].as_str()?.to_owned(), port))
+            .iter()
+            .flat_map(|(protocol, list)| {
+                let protocol = Protocol::from_wire(protocol);
+                list.as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(move |inbound| {
+                        let port = super::inbound_port(&inbound["port"]);
+                        Some((inbound["tag"].as_str()?.to_owned(), (port, protocol)))
+                    })
             })
             .collect())
     }
@@ -163,4 +180,36 @@ impl Marzban {
         *read = Some(answer.json()?);
         Ok(())
     }
+}
+
+/// The hosts of `document` as meshwatch sees them, with their inbound's
+/// port (when they have none) and protocol.
+fn external(
+    document: &Map<String, Value>,
+    inbounds: &HashMap<String, (Option<u16>, Option<Protocol>)>,
+) -> Vec<ExternalHost> {
+    document
+        .iter()
+        .flat_map(|(tag, list)| {
+            let inbound = inbounds.get(tag).copied();
+            list.as_array().into_iter().flatten().map(move |h| {
+                let port = h["port"]
+                    .as_u64()
+                    .and_then(|p| u16::try_from(p).ok())
+                    .or_else(|| inbound.and_then(|i| i.0));
+                let address = h["address"].as_str().unwrap_or_default().to_owned();
+                ExternalHost {
+                    external_id: host_id(tag, h),
+                    remark: h["remark"].as_str().unwrap_or_default().to_owned(),
+                    endpoints: port.map(|p| (address, p)).into_iter().collect(),
+                    tags: Vec::new(),
+                    // Subscriptions skip a host only when it is truthy.
+                    enabled: h["is_disabled"] != Value::Bool(true),
+                    protocol: inbound.and_then(|i| i.1),
+                    sni: super::single_sni(&h["sni"]),
+                    node: None,
+                }
+            })
+        })
+        .collect()
 }

@@ -14,11 +14,15 @@
 //!   host (`GET /api/inbounds/hosts/{id}`) just before, and sends it back
 //!   as read with only `is_disabled` changed;
 //! - `GET /api/inbounds?page=&size=` → inbounds whose `config` is a JSON
-//!   string with the `port` a host without one takes (`app/utils/share.py`).
+//!   string with the `port` a host without one takes (`app/utils/share.py`),
+//!   and each inbound's `protocol` and `node` (import);
+//! - `app/routes/node.py` `get_nodes`: `GET /api/nodes?page=&size=` →
+//!   `{"items": [{"id", "name", "address"}], …}` (import).
 
 use super::http::{PanelError, PanelHttp};
 use super::sign_in::SignedIn;
-use meshwatch::connectors::ExternalHost;
+use meshwatch::connectors::{ExternalHost, ExternalNode};
+use meshwatch::fleet::Protocol;
 use reqwest::{Method, StatusCode};
 use serde::Deserialize;
 use serde_json::Value;
@@ -49,12 +53,38 @@ struct Host {
     /// Not in the versions read; used when a panel sends them.
     #[serde(default)]
     tags: Vec<String>,
+    #[serde(default)]
+    sni: Value,
 }
 
 #[derive(Deserialize)]
 struct Inbound {
     id: i64,
     config: String,
+    #[serde(default)]
+    protocol: Option<String>,
+    #[serde(default)]
+    node: Option<InboundNode>,
+}
+
+#[derive(Deserialize)]
+struct InboundNode {
+    id: i64,
+}
+
+#[derive(Deserialize)]
+struct Node {
+    id: i64,
+    name: String,
+    address: String,
+}
+
+/// What a host takes from its inbound: the port, protocol and node.
+#[derive(Default, Clone)]
+struct FromInbound {
+    port: Option<u16>,
+    protocol: Option<Protocol>,
+    node: Option<String>,
 }
 
 impl Marzneshin {
@@ -92,37 +122,51 @@ impl Marzneshin {
 
     pub async fn hosts(&self) -> Result<Vec<ExternalHost>, PanelError> {
         let hosts: Vec<Host> = self.all_pages("/api/inbounds/hosts").await?;
-        let ports = if hosts.iter().any(|h| h.port.is_none()) {
-            self.inbound_ports().await?
+        let inbounds = if hosts.iter().any(|h| h.port.is_none()) {
+            self.inbounds().await?
         } else {
             HashMap::new()
         };
-        Ok(hosts
-            .into_iter()
-            .map(|h| ExternalHost {
-                external_id: h.id.to_string(),
-                remark: h.remark,
-                endpoints: h
-                    .port
-                    .or_else(|| h.inbound_id.and_then(|i| ports.get(&i).copied()))
-                    .map(|p| (h.address, p))
-                    .into_iter()
-                    .collect(),
-                tags: h.tags,
-                // NULL hides the host from subscriptions too (`is_disabled IS false`).
-                enabled: h.is_disabled == Some(false),
-            })
-            .collect())
+        Ok(hosts.into_iter().map(|h| external(h, &inbounds)).collect())
     }
 
-    async fn inbound_ports(&self) -> Result<HashMap<i64, u16>, PanelError> {
+    /// Nodes, and hosts with their protocol and node, for the import.
+    pub async fn nodes_and_hosts(
+        &self,
+    ) -> Result<(Vec<ExternalNode>, Vec<ExternalHost>), PanelError> {
+        let hosts: Vec<Host> = self.all_pages("/api/inbounds/hosts").await?;
+        let inbounds = self.inbounds().await?;
+        let nodes: Vec<Node> = self.all_pages("/api/nodes").await?;
+        let nodes = nodes
+            .into_iter()
+            .map(|n| ExternalNode {
+                external_id: n.id.to_string(),
+                name: n.name,
+                address: n.address,
+                country: None,
+            })
+            .collect();
+        let hosts = hosts.into_iter().map(|h| external(h, &inbounds)).collect();
+        Ok((nodes, hosts))
+    }
+
+    async fn inbounds(&self) -> Result<HashMap<i64, FromInbound>, PanelError> {
         let inbounds: Vec<Inbound> = self.all_pages("/api/inbounds").await?;
         Ok(inbounds
             .into_iter()
-            .filter_map(|i| {
-                let config: Value = serde_json::from_str(&i.config).ok()?;
-                let port = u16::try_from(config["port"].as_u64()?).ok()?;
-                Some((i.id, port))
+            .map(|i| {
+                let config: Value = serde_json::from_str(&i.config).unwrap_or_default();
+                let protocol = i
+                    .protocol
+                    .as_deref()
+                    .or(config["protocol"].as_str())
+                    .and_then(Protocol::from_wire);
+                let from = FromInbound {
+                    port: super::inbound_port(&config["port"]),
+                    protocol,
+                    node: i.node.map(|n| n.id.to_string()),
+                };
+                (i.id, from)
             })
             .collect())
     }
@@ -157,5 +201,30 @@ impl Marzneshin {
                 .await?;
         }
         Ok(())
+    }
+}
+
+/// A listed host as meshwatch sees it, with what it takes from its inbound.
+fn external(h: Host, inbounds: &HashMap<i64, FromInbound>) -> ExternalHost {
+    let from = h
+        .inbound_id
+        .and_then(|i| inbounds.get(&i))
+        .cloned()
+        .unwrap_or_default();
+    ExternalHost {
+        external_id: h.id.to_string(),
+        remark: h.remark,
+        endpoints: h
+            .port
+            .or(from.port)
+            .map(|p| (h.address, p))
+            .into_iter()
+            .collect(),
+        tags: h.tags,
+        // NULL hides the host from subscriptions too (`is_disabled IS false`).
+        enabled: h.is_disabled == Some(false),
+        protocol: from.protocol,
+        sni: super::single_sni(&h.sni),
+        node: from.node,
     }
 }

@@ -14,11 +14,15 @@
 //!   loses two mux settings on the way back);
 //! - `app/routers/core.py`: `GET /api/cores` → `{"cores": [{"config":
 //!   {"inbounds": [{"tag", "port"}]}}]}`, the port a host without one takes
-//!   (`app/core/hosts.py`).
+//!   (`app/core/hosts.py`), and the inbound's `protocol` (import);
+//! - `app/routers/node.py` `get_nodes`: `GET /api/nodes?offset=&limit=` →
+//!   `{"nodes": [{"id", "name", "address"}], "total"}` (import; a host
+//!   belongs to the node with its address: hosts name no node).
 
 use super::http::{PanelError, PanelHttp};
 use super::sign_in::SignedIn;
-use meshwatch::connectors::ExternalHost;
+use meshwatch::connectors::{ExternalHost, ExternalNode};
+use meshwatch::fleet::Protocol;
 use reqwest::{Method, StatusCode};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -42,7 +46,26 @@ struct Host {
     /// Not in the versions read; used when a panel sends them.
     #[serde(default)]
     tags: Vec<String>,
+    /// A list of SNIs (one is picked per subscription), or none.
+    #[serde(default)]
+    sni: Value,
 }
+
+#[derive(Deserialize)]
+struct Nodes {
+    nodes: Vec<Node>,
+    total: u64,
+}
+
+#[derive(Deserialize)]
+struct Node {
+    id: i64,
+    name: String,
+    address: String,
+}
+
+/// The largest page of nodes meshwatch asks for.
+const NODES_PAGE: u64 = 100;
 
 #[derive(Deserialize)]
 struct Cores {
@@ -61,7 +84,7 @@ impl PasarGuard {
         }
     }
 
-    pub async fn hosts(&self) -> Result<Vec<ExternalHost>, PanelError> {
+    async fn listed_hosts(&self) -> Result<Vec<Host>, PanelError> {
         let http = self.session.http();
         let answer = self
             .session
@@ -70,34 +93,65 @@ impl PasarGuard {
                     .query(&[("offset", "0"), ("limit", "0")])
             })
             .await?;
-        let hosts: Vec<Host> = answer.json()?;
-        let ports = if hosts.iter().any(|h| h.port.is_none()) {
-            self.inbound_ports().await?
+        answer.json()
+    }
+
+    pub async fn hosts(&self) -> Result<Vec<ExternalHost>, PanelError> {
+        let hosts = self.listed_hosts().await?;
+        let inbounds = if hosts.iter().any(|h| h.port.is_none()) {
+            self.inbounds().await?
         } else {
             HashMap::new()
         };
         Ok(hosts
             .into_iter()
-            .filter_map(|h| {
-                let port = h
-                    .port
-                    .or_else(|| h.inbound_tag.as_ref().and_then(|t| ports.get(t).copied()));
-                Some(ExternalHost {
-                    external_id: h.id?.to_string(),
-                    remark: h.remark,
-                    endpoints: port
-                        .map(|p| h.address.into_iter().map(|a| (a, p)).collect())
-                        .unwrap_or_default(),
-                    tags: h.tags,
-                    enabled: !h.is_disabled,
-                })
-            })
+            .filter_map(|h| external(h, &inbounds))
             .collect())
     }
 
-    /// Inbound tag → port, from the cores' configs (a port given as a
-    /// list or a range is left out: such a host matches no entry point).
-    async fn inbound_ports(&self) -> Result<HashMap<String, u16>, PanelError> {
+    /// Nodes, and hosts with their protocol, for the import.
+    pub async fn nodes_and_hosts(
+        &self,
+    ) -> Result<(Vec<ExternalNode>, Vec<ExternalHost>), PanelError> {
+        let hosts = self.listed_hosts().await?;
+        let inbounds = self.inbounds().await?;
+        let hosts = hosts
+            .into_iter()
+            .filter_map(|h| external(h, &inbounds))
+            .collect();
+        let http = self.session.http();
+        let mut nodes = Vec::new();
+        loop {
+            let offset = nodes.len().to_string();
+            let answer = self
+                .session
+                .send("GET /api/nodes", || {
+                    http.request(Method::GET, "/api/nodes").query(&[
+                        ("offset", offset.as_str()),
+                        ("limit", &NODES_PAGE.to_string()),
+                    ])
+                })
+                .await?;
+            let page: Nodes = answer.json()?;
+            let got = page.nodes.len();
+            nodes.extend(page.nodes.into_iter().map(|n| ExternalNode {
+                external_id: n.id.to_string(),
+                name: n.name,
+                address: n.address,
+                country: None,
+            }));
+            if got == 0 || nodes.len() as u64 >= page.total {
+                return Ok((nodes, hosts));
+            }
+        }
+    }
+
+    /// Inbound tag → port and protocol, from the cores' configs (a port
+    /// given as a list or a range is none: such a host matches no entry
+    /// point).
+    async fn inbounds(
+        &self,
+    ) -> Result<HashMap<String, (Option<u16>, Option<Protocol>)>, PanelError> {
         let http = self.session.http();
         let answer = self
             .session
@@ -110,8 +164,9 @@ impl PasarGuard {
             .flat_map(|c| c.config["inbounds"].as_array().into_iter().flatten())
             .filter_map(|inbound| {
                 let tag = inbound["tag"].as_str()?;
-                let port = super::inbound_port(&inbound["port"])?;
-                Some((tag.to_owned(), port))
+                let port = super::inbound_port(&inbound["port"]);
+                let protocol = inbound["protocol"].as_str().and_then(Protocol::from_wire);
+                Some((tag.to_owned(), (port, protocol)))
             })
             .collect())
     }
@@ -146,4 +201,26 @@ impl PasarGuard {
             })?;
         Ok(())
     }
+}
+
+/// A listed host as meshwatch sees it, its port (when it has none) and
+/// protocol from its inbound.
+fn external(
+    h: Host,
+    inbounds: &HashMap<String, (Option<u16>, Option<Protocol>)>,
+) -> Option<ExternalHost> {
+    let inbound = h.inbound_tag.as_ref().and_then(|t| inbounds.get(t));
+    let port = h.port.or_else(|| inbound.and_then(|i| i.0));
+    Some(ExternalHost {
+        external_id: h.id?.to_string(),
+        remark: h.remark,
+        endpoints: port
+            .map(|p| h.address.into_iter().map(|a| (a, p)).collect())
+            .unwrap_or_default(),
+        tags: h.tags,
+        enabled: !h.is_disabled,
+        protocol: inbound.and_then(|i| i.1),
+        sni: super::single_sni(&h.sni),
+        node: None,
+    })
 }

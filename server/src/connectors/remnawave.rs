@@ -11,16 +11,24 @@
 //!   (`update.command.ts`), so an update that leaves it out turns a host on;
 //! - `src/modules/auth/strategies/jwt.strategy.ts`: `Authorization: Bearer`
 //!   with an API token (Remnawave Settings → API Tokens);
+//! - `libs/contract/commands/nodes/get-nodes.command.ts`: `GET /api/nodes`
+//!   → `{"response": [Node]}` (`libs/contract/models/nodes.schema.ts`:
+//!   `uuid`, `name`, `address`, `countryCode`, and `configProfile.
+//!   activeInbounds[]` with each inbound's `uuid` and `type`), for the
+//!   import: a host's protocol is its inbound's `type`, its node the one
+//!   it is pinned to (`nodes`);
 //! - `src/common/middlewares/proxy-check.middleware.ts`: outside development
 //!   mode a request without `X-Forwarded-For` and `X-Forwarded-Proto: https`
 //!   is dropped without an answer, so a connector calling the backend
 //!   directly (beside meshwatch, not through its proxy) sends both.
 
 use super::http::{PanelError, PanelHttp};
-use meshwatch::connectors::ExternalHost;
+use meshwatch::connectors::{ExternalHost, ExternalNode};
+use meshwatch::fleet::Protocol;
 use reqwest::Method;
 use serde::Deserialize;
 use serde_json::json;
+use std::collections::HashMap;
 
 pub struct Remnawave {
     http: PanelHttp,
@@ -47,6 +55,50 @@ struct Host {
     /// Before 2.8.
     #[serde(default)]
     tag: Option<String>,
+    #[serde(default)]
+    sni: Option<String>,
+    #[serde(default)]
+    inbound: Option<HostInbound>,
+    /// The nodes it is pinned to (2.1.18 and later).
+    #[serde(default)]
+    nodes: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HostInbound {
+    config_profile_inbound_uuid: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Nodes {
+    response: Vec<Node>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Node {
+    uuid: String,
+    name: String,
+    address: String,
+    #[serde(default)]
+    country_code: Option<String>,
+    #[serde(default)]
+    config_profile: Option<NodeProfile>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NodeProfile {
+    #[serde(default)]
+    active_inbounds: Vec<ProfileInbound>,
+}
+
+#[derive(Deserialize)]
+struct ProfileInbound {
+    uuid: String,
+    #[serde(rename = "type")]
+    kind: String,
 }
 
 impl Remnawave {
@@ -62,24 +114,53 @@ impl Remnawave {
             .header("X-Forwarded-Proto", "https")
     }
 
-    pub async fn hosts(&self) -> Result<Vec<ExternalHost>, PanelError> {
+    async fn listed_hosts(&self) -> Result<Vec<Host>, PanelError> {
         let call = "GET /api/hosts";
         let answer = self
             .http
             .send(call, self.request(Method::GET, "/api/hosts"))
             .await?;
         let hosts: Hosts = answer.json()?;
+        Ok(hosts.response)
+    }
+
+    pub async fn hosts(&self) -> Result<Vec<ExternalHost>, PanelError> {
+        let hosts = self.listed_hosts().await?;
         Ok(hosts
+            .into_iter()
+            .map(|h| external(h, &HashMap::new()))
+            .collect())
+    }
+
+    /// Nodes, and hosts with their protocol and node, for the import.
+    pub async fn nodes_and_hosts(
+        &self,
+    ) -> Result<(Vec<ExternalNode>, Vec<ExternalHost>), PanelError> {
+        let hosts = self.listed_hosts().await?;
+        let answer = self
+            .http
+            .send("GET /api/nodes", self.request(Method::GET, "/api/nodes"))
+            .await?;
+        let nodes: Nodes = answer.json()?;
+        let protocols: HashMap<String, Protocol> = nodes
+            .response
+            .iter()
+            .filter_map(|n| n.config_profile.as_ref())
+            .flat_map(|p| &p.active_inbounds)
+            .filter_map(|i| Some((i.uuid.clone(), Protocol::from_wire(&i.kind)?)))
+            .collect();
+        let hosts = hosts.into_iter().map(|h| external(h, &protocols)).collect();
+        let nodes = nodes
             .response
             .into_iter()
-            .map(|h| ExternalHost {
-                external_id: h.uuid,
-                remark: h.remark,
-                endpoints: h.port.map(|p| (h.address, p)).into_iter().collect(),
-                tags: h.tags.unwrap_or_else(|| h.tag.into_iter().collect()),
-                enabled: !h.is_disabled,
+            .map(|n| ExternalNode {
+                external_id: n.uuid,
+                name: n.name,
+                address: n.address,
+                country: n.country_code,
             })
-            .collect())
+            .collect();
+        Ok((nodes, hosts))
     }
 
     pub async fn set_enabled(&self, uuids: &[String], enabled: bool) -> Result<(), PanelError> {
@@ -97,5 +178,25 @@ impl Remnawave {
             )
             .await?;
         Ok(())
+    }
+}
+
+/// A listed host as meshwatch sees it; `protocols` maps inbound uuids to
+/// their protocol (empty for a sync, which needs none).
+fn external(h: Host, protocols: &HashMap<String, Protocol>) -> ExternalHost {
+    let inbound = h.inbound.and_then(|i| i.config_profile_inbound_uuid);
+    ExternalHost {
+        external_id: h.uuid,
+        remark: h.remark,
+        endpoints: h.port.map(|p| (h.address, p)).into_iter().collect(),
+        tags: h.tags.unwrap_or_else(|| h.tag.into_iter().collect()),
+        enabled: !h.is_disabled,
+        protocol: inbound.and_then(|i| protocols.get(&i).copied()),
+        sni: h.sni.filter(|s| !s.is_empty()),
+        // Pinned to one node: that node's; to several, none in particular.
+        node: match h.nodes.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        },
     }
 }

@@ -14,7 +14,11 @@
 //!   v3.4.x lists rows (`model.Host`: integer `id`, `address`, `port`,
 //!   `inboundId`);
 //! - `internal/web/controller/inbound.go`: `GET /panel/api/inbounds/list`
-//!   (`id`, `port`), the port of a host that has none;
+//!   (`id`, `port`, `protocol`), the port of a host that has none, and
+//!   (import) a host's protocol;
+//! - `internal/web/controller/node.go`: `GET /panel/api/nodes/list` →
+//!   `NodeView`s (`internal/web/service/node_contract.go`: `guid`, `name`,
+//!   `address`), a host's node being its first of `nodeGuids` (import);
 //! - `internal/web/controller/server.go`: `GET /panel/api/server/status`,
 //!   which every version has: it tells a refused token from a panel
 //!   without managed hosts.
@@ -24,7 +28,8 @@
 //! never does.
 
 use super::http::{PanelError, PanelHttp};
-use meshwatch::connectors::ExternalHost;
+use meshwatch::connectors::{ExternalHost, ExternalNode};
+use meshwatch::fleet::Protocol;
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -65,7 +70,7 @@ impl ThreeXUi {
         Ok(envelope.obj)
     }
 
-    pub async fn hosts(&self) -> Result<Vec<ExternalHost>, PanelError> {
+    async fn listed_hosts(&self) -> Result<Vec<Value>, PanelError> {
         let call = "GET /panel/api/hosts/list";
         let listed = match self
             .call(call, self.request(Method::GET, "/panel/api/hosts/list"))
@@ -76,14 +81,47 @@ impl ThreeXUi {
             }
             other => other?,
         };
-        let items = listed.as_array().cloned().unwrap_or_default();
+        Ok(listed.as_array().cloned().unwrap_or_default())
+    }
+
+    pub async fn hosts(&self) -> Result<Vec<ExternalHost>, PanelError> {
+        let items = self.listed_hosts().await?;
         let needs_ports = items.iter().any(|h| h["port"].as_u64().unwrap_or(0) == 0);
-        let ports = if needs_ports {
-            self.inbound_ports().await?
+        let inbounds = if needs_ports {
+            self.inbounds().await?
         } else {
             HashMap::new()
         };
-        Ok(items.iter().filter_map(|h| host(h, &ports)).collect())
+        Ok(items.iter().filter_map(|h| host(h, &inbounds)).collect())
+    }
+
+    /// Nodes, and hosts with their protocol and node, for the import.
+    pub async fn nodes_and_hosts(
+        &self,
+    ) -> Result<(Vec<ExternalNode>, Vec<ExternalHost>), PanelError> {
+        let items = self.listed_hosts().await?;
+        let inbounds = self.inbounds().await?;
+        let listed = self
+            .call(
+                "GET /panel/api/nodes/list",
+                self.request(Method::GET, "/panel/api/nodes/list"),
+            )
+            .await?;
+        let nodes = listed
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|n| {
+                Some(ExternalNode {
+                    external_id: n["guid"].as_str()?.to_owned(),
+                    name: n["name"].as_str()?.to_owned(),
+                    address: n["address"].as_str()?.to_owned(),
+                    country: None,
+                })
+            })
+            .collect();
+        let hosts = items.iter().filter_map(|h| host(h, &inbounds)).collect();
+        Ok((nodes, hosts))
     }
 
     /// A 404 on the hosts list: a token the panel refused (it answers
@@ -107,8 +145,8 @@ impl ThreeXUi {
         }
     }
 
-    /// Inbound id → port.
-    async fn inbound_ports(&self) -> Result<HashMap<i64, u16>, PanelError> {
+    /// Inbound id → port and protocol.
+    async fn inbounds(&self) -> Result<HashMap<i64, Inbound>, PanelError> {
         let listed = self
             .call(
                 "GET /panel/api/inbounds/list",
@@ -120,8 +158,11 @@ impl ThreeXUi {
             .into_iter()
             .flatten()
             .filter_map(|i| {
-                let port = u16::try_from(i["port"].as_u64()?).ok()?;
-                Some((i["id"].as_i64()?, port))
+                let inbound = Inbound {
+                    port: i["port"].as_u64().and_then(|p| u16::try_from(p).ok()),
+                    protocol: i["protocol"].as_str().and_then(Protocol::from_wire),
+                };
+                Some((i["id"].as_i64()?, inbound))
             })
             .collect())
     }
@@ -146,8 +187,15 @@ impl ThreeXUi {
     }
 }
 
+/// What a host takes from its inbound.
+#[derive(Clone, Copy)]
+struct Inbound {
+    port: Option<u16>,
+    protocol: Option<Protocol>,
+}
+
 /// A listed host: a v3.5+ group, or a v3.4 row (its id marked `#`).
-fn host(item: &Value, ports: &HashMap<i64, u16>) -> Option<ExternalHost> {
+fn host(item: &Value, inbounds: &HashMap<i64, Inbound>) -> Option<ExternalHost> {
     let own_port = item["port"]
         .as_u64()
         .and_then(|p| u16::try_from(p).ok())
@@ -160,12 +208,19 @@ fn host(item: &Value, ports: &HashMap<i64, u16>) -> Option<ExternalHost> {
         .collect();
     let enabled = item["isDisabled"] != Value::Bool(true);
     let remark = item["remark"].as_str().unwrap_or_default().to_owned();
+    let sni = super::single_sni(&item["sni"]);
+    let node = item["nodeGuids"]
+        .as_array()
+        .and_then(|g| g.first())
+        .and_then(|g| g.as_str())
+        .map(str::to_owned);
     if let Some(group) = item["groupId"].as_str() {
-        let inbound_port = item["inboundIds"]
+        let inbound = item["inboundIds"]
             .as_array()
             .into_iter()
             .flatten()
-            .find_map(|i| ports.get(&i.as_i64()?).copied());
+            .find_map(|i| inbounds.get(&i.as_i64()?).copied());
+        let inbound_port = inbound.and_then(|i| i.port);
         let endpoints = item["hosts"]
             .as_array()
             .into_iter()
@@ -181,10 +236,16 @@ fn host(item: &Value, ports: &HashMap<i64, u16>) -> Option<ExternalHost> {
             endpoints,
             tags,
             enabled,
+            protocol: inbound.and_then(|i| i.protocol),
+            sni,
+            node,
         });
     }
     let id = item["id"].as_i64()?;
-    let port = own_port.or_else(|| ports.get(&item["inboundId"].as_i64()?).copied());
+    let inbound = item["inboundId"]
+        .as_i64()
+        .and_then(|i| inbounds.get(&i).copied());
+    let port = own_port.or_else(|| inbound.and_then(|i| i.port));
     let address = item["address"].as_str()?.to_owned();
     Some(ExternalHost {
         external_id: format!("#{id}"),
@@ -192,6 +253,9 @@ fn host(item: &Value, ports: &HashMap<i64, u16>) -> Option<ExternalHost> {
         endpoints: port.map(|p| (address, p)).into_iter().collect(),
         tags,
         enabled,
+        protocol: inbound.and_then(|i| i.protocol),
+        sni,
+        node,
     })
 }
 

@@ -9,7 +9,7 @@ mod kinds;
 mod panel;
 
 use crate::agent::{all_report, get_response, post, report, uuid};
-use crate::fake_panels::FakePanel;
+use crate::fake_panels::{FakePanel, NODE_ADDRESS, NODE_NAME};
 use crate::helpers::{spawn_app, TestApp, ADMIN_TOKEN};
 use kinds::{Kind, SignsIn, Turn, DE_1, DE_2, NL_1, OTHER};
 use serde_json::{json, Value};
@@ -156,6 +156,88 @@ async fn out_and_back<K: Kind>() {
         !K::disabled(&fake, OTHER),
         "a host it does not know is untouched"
     );
+    fake.assert_only_documented();
+}
+
+async fn import_proposal(app: &TestApp) -> Value {
+    let response = app
+        .client
+        .post(app.url("/api/v1/connectors/panel/import"))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), 200);
+    response.json().await.expect("json")
+}
+
+async fn import<K: Kind>() {
+    let app = spawn_app().await;
+    fleet(&app).await;
+    let fake = K::start().await;
+    connect::<K>(&app, &fake, None).await;
+
+    let document = import_proposal(&app).await;
+    let servers = document["servers"].as_array().expect("servers");
+    let server = servers
+        .iter()
+        .find(|s| s["id"] == "warsaw-1")
+        .unwrap_or_else(|| panic!("the node meshwatch lacks: {document:#}"));
+    assert_eq!(server["name"], NODE_NAME);
+    assert_eq!(server["country"], K::NODE_COUNTRY.unwrap_or("XX"));
+    let entry_points = server["entry_points"].as_array().expect("entry points");
+    assert!(
+        entry_points
+            .iter()
+            .any(|e| e["host"] == NODE_ADDRESS && e["port"] == 443 && e["protocol"] == "vless"),
+        "the unknown host, with its inbound's protocol: {server:#}"
+    );
+    let proposed = servers
+        .iter()
+        .flat_map(|s| s["entry_points"].as_array().into_iter().flatten());
+    for e in proposed {
+        assert!(
+            !e["host"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("203.0.113."),
+            "hosts already in the fleet propose nothing: {e}"
+        );
+    }
+    match K::NODE_COUNTRY {
+        Some(country) => {
+            let route = country.to_lowercase();
+            assert_eq!(server["routes"], json!([route]));
+            assert_eq!(document["routes"], json!([{"id": route, "name": country}]));
+        }
+        None => assert_eq!(server["routes"], json!([])),
+    }
+    assert!(
+        fake.writes().is_empty(),
+        "an import writes nothing to the panel"
+    );
+    let servers_now: Value = get_response(&app, "/api/v1/servers")
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(
+        servers_now.as_array().map(Vec::len),
+        Some(4),
+        "nor to meshwatch"
+    );
+
+    // The operator applies it as it is; the next import proposes nothing.
+    let applied = app.put_fleet(&document).await;
+    assert_eq!(applied.status(), 200);
+    let tokens: Value = applied.json().await.expect("json");
+    assert_eq!(
+        tokens["agent_tokens"].as_object().map(|t| t.len()),
+        Some(servers.len()),
+        "an agent token for every new server"
+    );
+    let again = import_proposal(&app).await;
+    assert_eq!(again["servers"], json!([]));
     fake.assert_only_documented();
 }
 
@@ -380,6 +462,11 @@ macro_rules! every_behaviour {
             #[tokio::test]
             async fn a_host_the_operator_deleted_is_forgotten() {
                 deleted_in_the_panel::<$kind>().await;
+            }
+
+            #[tokio::test]
+            async fn an_import_proposes_the_nodes_meshwatch_lacks_and_changes_nothing() {
+                import::<$kind>().await;
             }
         }
     };

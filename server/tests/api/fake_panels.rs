@@ -20,6 +20,11 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// The one node every fake lists (for the import): its name and address,
+/// which is the address of the host meshwatch does not know yet.
+pub const NODE_NAME: &str = "Warsaw 1";
+pub const NODE_ADDRESS: &str = "198.51.100.9";
+
 /// One request a fake received.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recorded {

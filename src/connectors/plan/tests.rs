@@ -15,6 +15,9 @@ fn host(id: &str, address: &str, port: u16, enabled: bool) -> ExternalHost {
         endpoints: vec![(address.into(), port)],
         tags: vec![],
         enabled,
+        protocol: None,
+        sni: None,
+        node: None,
     }
 }
 

@@ -120,3 +120,32 @@ async fn a_connector_deleted_while_its_panel_is_down_stays_removing_until_it_is_
     assert_eq!(fake.writes(), both);
     fake.assert_only_documented();
 }
+
+/// An import of an unknown connector is 404; of a panel that cannot be
+/// read, 502 with the reason and never the token; neither changes anything.
+#[tokio::test]
+async fn an_import_names_an_unknown_connector_and_a_panel_it_cannot_read() {
+    let app = spawn_app().await;
+    let import = |id: &'static str| {
+        app.client
+            .post(app.url(&format!("/api/v1/connectors/{id}/import")))
+            .bearer_auth(ADMIN_TOKEN)
+            .send()
+    };
+    let unknown = import("nowhere").await.expect("sent");
+    assert_eq!(unknown.status(), 404);
+    assert_eq!(error_code(unknown).await, "not_found");
+
+    let fake = kinds::PasarGuard::start().await;
+    connect::<kinds::PasarGuard>(&app, &fake, None).await;
+    fake.set_down(true);
+    let down = import("panel").await.expect("sent");
+    assert_eq!(down.status(), 502);
+    let body = down.text().await.expect("text");
+    assert!(body.contains("panel_error"), "{body}");
+    assert!(
+        !body.contains(crate::fake_panels::pasarguard::PASSWORD),
+        "never the token: {body}"
+    );
+    assert!(fake.writes().is_empty());
+}

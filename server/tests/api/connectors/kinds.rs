@@ -33,6 +33,8 @@ pub trait Kind {
     type State: Send + 'static;
     /// The API's `kind`.
     const KIND: &'static str;
+    /// The country the panel gives its node (none but Remnawave keeps one).
+    const NODE_COUNTRY: Option<&'static str> = None;
     async fn start() -> FakePanel<Self::State>;
     /// The connector's `token`.
     fn token() -> String;
@@ -72,6 +74,7 @@ pub struct Remnawave;
 impl Kind for Remnawave {
     type State = remnawave::Hosts;
     const KIND: &'static str = "remnawave";
+    const NODE_COUNTRY: Option<&'static str> = Some("PL");
 
     async fn start() -> FakePanel<Self::State> {
         let hosts = HOSTS

@@ -7,12 +7,14 @@
 //!   list replaces only the named tags' lists and answers the whole
 //!   document (`app/db/crud.py` `update_hosts`), 400 `{"detail": "Inbound
 //!   X doesn't exist"}` for an unknown tag; `GET /api/inbounds` → protocol
-//!   → `[{"tag", "protocol", "network", "tls", "port"}]`.
+//!   → `[{"tag", "protocol", "network", "tls", "port"}]`;
+//! - `app/routers/node.py` `get_nodes`: `GET /api/nodes` → `[NodeResponse]`
+//!   (`app/models/node.py`).
 //!
 //! A `PUT` that would change anything of a host but `is_disabled` (an
 //! operator's edit overwritten) is a violation.
 
-use super::{undocumented, FakePanel, Log, Request};
+use super::{undocumented, FakePanel, Log, Request, NODE_ADDRESS, NODE_NAME};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
@@ -122,6 +124,12 @@ fn answer(log: &mut Log, panel: &mut Panel, request: &Request) -> Response {
         ], "trojan": [
             {"tag": "TROJAN WS", "protocol": "trojan", "network": "ws", "tls": "tls", "port": 8443}
         ]}))
+        .into_response(),
+        ("GET", "/api/nodes") => axum::Json(json!([{
+            "id": 1, "name": NODE_NAME, "address": NODE_ADDRESS, "port": 62050,
+            "api_port": 62051, "usage_coefficient": 1.0, "xray_version": "1.8.24",
+            "status": "connected", "message": null
+        }]))
         .into_response(),
         ("PUT", "/api/hosts") => {
             let Some(body) = request.json.as_object() else {

@@ -8,12 +8,13 @@
 //!   (size 1–100) → `{"items", "total", "page", "size", "pages", "links"}`;
 //!   `GET|PUT /api/inbounds/hosts/{id}` (404 `{"detail": "Host not
 //!   found"}`); `GET /api/inbounds?page=&size=`, each inbound's `config` a
-//!   JSON string;
+//!   JSON string, and its `protocol` and `node`; `app/routes/node.py`:
+//!   `GET /api/nodes?page=&size=` (the same pages) of `NodeResponse`;
 //! - `app/db/crud.py` `update_host`: a PUT replaces every field of the host
 //!   (what is left out is reset): here a PUT that does not send back every
 //!   field as stored, `is_disabled` aside, is a violation.
 
-use super::{undocumented, FakePanel, Log, Request};
+use super::{undocumented, FakePanel, Log, Request, NODE_ADDRESS, NODE_NAME};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
@@ -198,6 +199,15 @@ fn answer(log: &mut Log, panel: &mut Panel, request: &Request) -> Response {
     match (method, path) {
         ("GET", "/api/inbounds/hosts") => page(log, request, &panel.hosts.clone()),
         ("GET", "/api/inbounds") => page(log, request, &panel.inbounds.clone()),
+        ("GET", "/api/nodes") => {
+            let node = json!({
+                "id": 1, "name": NODE_NAME, "address": NODE_ADDRESS, "port": 53042,
+                "connection_backend": "grpclib", "usage_coefficient": 1.0,
+                "xray_version": "26.1.0", "status": "healthy", "message": null,
+                "inbound_ids": [7], "backends": []
+            });
+            page(log, request, &[node])
+        }
         _ => undocumented(log, request),
     }
 }

@@ -11,9 +11,11 @@
 //!   `{"ids": [int]}` → `{"hosts": [changed ids as strings], "count"}`, 422
 //!   for an empty list, 404 `{"detail": "Host not found"}` for an unknown
 //!   id (nothing changes then);
-//! - `app/routers/core.py`: `GET /api/cores` → `{"count", "cores"}`.
+//! - `app/routers/core.py`: `GET /api/cores` → `{"count", "cores"}`;
+//! - `app/routers/node.py` `get_nodes`: `GET /api/nodes?offset=&limit=` →
+//!   `{"nodes": [NodeResponse], "total"}` (`app/models/node.py`).
 
-use super::{undocumented, FakePanel, Log, Request};
+use super::{undocumented, FakePanel, Log, Request, NODE_ADDRESS, NODE_NAME};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
@@ -123,6 +125,20 @@ fn answer(log: &mut Log, panel: &mut Panel, request: &Request) -> Response {
             axum::Json(json!(panel.hosts)).into_response()
         }
         ("GET", "/api/cores") => axum::Json(panel.cores.clone()).into_response(),
+        ("GET", "/api/nodes") => {
+            let number = |key: &str| request.query.get(key).and_then(|v| v.parse::<usize>().ok());
+            let (Some(offset), Some(limit)) = (number("offset"), number("limit")) else {
+                return undocumented(log, request);
+            };
+            let nodes = [json!({
+                "id": 1, "name": NODE_NAME, "address": NODE_ADDRESS, "port": 62050,
+                "usage_coefficient": 1.0, "connection_type": "grpc", "status": "connected",
+                "message": null, "xray_version": "26.1.0", "node_version": "0.9.0",
+                "core_config_id": 1, "uplink": 0, "downlink": 0
+            })];
+            let page: Vec<&Value> = nodes.iter().skip(offset).take(limit).collect();
+            axum::Json(json!({"nodes": page, "total": nodes.len()})).into_response()
+        }
         ("POST", "/api/hosts/bulk/disable" | "/api/hosts/bulk/enable") => {
             let Some(ids) = request.json["ids"].as_array() else {
                 return undocumented(log, request);

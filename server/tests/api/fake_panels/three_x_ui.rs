@@ -7,13 +7,15 @@
 //!   /panel/api/hosts/bulk/setEnable` `{"ids": [groupId], "enable"}`;
 //!   answers wrapped as `{"success", "msg", "obj"}`;
 //! - `internal/web/controller/inbound.go`: `GET /panel/api/inbounds/list`;
+//! - `internal/web/controller/node.go`: `GET /panel/api/nodes/list` →
+//!   `NodeView`s (`internal/web/service/node_contract.go`);
 //! - `internal/web/controller/server.go`: `GET /panel/api/server/status`
 //!   (`obj.panelVersion`).
 //!
 //! `old` stands for a 3x-ui before v3.4.0: no hosts routes (Gin's bare
 //! 404), the rest as above.
 
-use super::{undocumented, FakePanel, Log, Request};
+use super::{undocumented, FakePanel, Log, Request, NODE_ADDRESS, NODE_NAME};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
@@ -81,6 +83,12 @@ fn answer(log: &mut Log, panel: &mut Panel, request: &Request) -> Response {
             "settings": "{}", "streamSettings": "{}", "tag": "inbound-443", "sniffing": "{}"
         }])),
         ("GET", "/panel/api/hosts/list") if !panel.old => ok(json!(panel.groups)),
+        ("GET", "/panel/api/nodes/list") => ok(json!([{
+            "id": 1, "name": NODE_NAME, "remark": "", "scheme": "https", "address": NODE_ADDRESS,
+            "port": 2053, "basePath": "/", "hasApiToken": true, "enable": true,
+            "guid": "0b6f3c1e-0000-4000-8000-000000000001", "status": "online",
+            "inboundCount": 1, "clientCount": 0, "parentGuid": "", "transitive": false
+        }])),
         ("POST", "/panel/api/hosts/bulk/setEnable") if !panel.old => {
             let (Some(ids), Some(enable)) = (
                 request.json["ids"].as_array(),
