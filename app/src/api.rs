@@ -588,6 +588,79 @@ pub async fn remove_connector(id: String) -> Result<(), AppError> {
     settle(Form::Connector, "/settings", result, |_| Outcome::Done)
 }
 
+/// Settings → Connected panels → "Import servers": what the connector's
+/// panel would add to the fleet. Reads the panel; changes nothing.
+#[server(prefix = "/rpc", endpoint = "import_proposal")]
+pub async fn import_proposal(id: String) -> Result<meshwatch::connectors::Proposal, AppError> {
+    let (backend, _) = authorize().await?;
+    let id = connector_id(&id)?;
+    backend
+        .import_proposal(&id)
+        .await
+        .map_err(|e| fail(backend_failed(e)))
+}
+
+/// "Add these servers": the reviewed proposal (as it was shown, in
+/// `document`), after the operator's password again (it makes agent
+/// tokens).
+#[server(prefix = "/rpc", endpoint = "apply_import")]
+pub async fn apply_import(
+    document: String,
+    password: String,
+) -> Result<Vec<meshwatch::ServerId>, AppError> {
+    let (backend, operator) = authorize().await?;
+    let result = async {
+        reauthenticate(&backend, &operator.username, &password).await?;
+        let document: meshwatch::fleet::FleetDocument = serde_json::from_str(&document)
+            .map_err(|e| invalid(format!("the proposal: {e}")))?;
+        let added = backend
+            .apply_import(document)
+            .await
+            .map_err(|e| fail(backend_failed(e)))?;
+        tracing::info!(servers = added.len(), operator = %operator.username, "import applied in the panel");
+        Ok(added)
+    }
+    .await;
+    settle(Form::Import, "/settings", result, |added| {
+        Outcome::Imported {
+            count: added.len(),
+            first: added
+                .iter()
+                .take(crate::flash::SHOWN_AFTER_IMPORT)
+                .cloned()
+                .collect(),
+        }
+    })
+}
+
+/// The server card's "New agent token and install command", after the
+/// operator's password again; the token is shown once, in the command.
+#[server(prefix = "/rpc", endpoint = "new_agent_token")]
+pub async fn new_agent_token(server: String, password: String) -> Result<String, AppError> {
+    let (backend, operator) = authorize().await?;
+    let id = meshwatch::ServerId::parse(server.trim())
+        .map_err(|_| invalid(format!("{server:?} is not a server id")));
+    let page = match &id {
+        Ok(id) => format!("/servers/{id}"),
+        Err(_) => "/".to_owned(),
+    };
+    let result = async {
+        reauthenticate(&backend, &operator.username, &password).await?;
+        let id = id?;
+        let token = backend
+            .new_agent_token(&id)
+            .await
+            .map_err(|e| fail(backend_failed(e)))?
+            .ok_or_else(|| fail(AppError::NotFound))?;
+        tracing::info!(server = %id, operator = %operator.username, "agent token replaced in the panel");
+        Ok(token)
+    }
+    .await;
+    settle(Form::AgentToken, &page, result, |token| {
+        Outcome::AgentToken(token.clone())
+    })
+}
+
 /// The operator's word on the actions of a mass block (the Overview's
 /// two buttons): run them, or dismiss them.
 #[server(prefix = "/rpc", endpoint = "decide_mass_block")]

@@ -113,6 +113,22 @@ pub trait PanelBackend: Send + Sync + 'static {
     /// Removes a connector once its hosts are back on (or leaves it
     /// `removing`, retrying); `false` when there is none.
     async fn remove_connector(&self, id: &meshwatch::ConnectorId) -> Result<bool, BackendError>;
+    /// What a connector's panel would add to the fleet (it reads the
+    /// panel, and changes nothing); a panel it cannot read is `Invalid`
+    /// with the reason.
+    async fn import_proposal(
+        &self,
+        id: &meshwatch::ConnectorId,
+    ) -> Result<meshwatch::connectors::Proposal, BackendError>;
+    /// Adds what an import proposed (new routes and servers; never a
+    /// removal); the servers it created.
+    async fn apply_import(
+        &self,
+        document: meshwatch::fleet::FleetDocument,
+    ) -> Result<Vec<ServerId>, BackendError>;
+    /// A new agent token for `server` (the one it had stops working at
+    /// once); `None` for an unknown server.
+    async fn new_agent_token(&self, server: &ServerId) -> Result<Option<String>, BackendError>;
     /// The switch that holds every action off.
     async fn set_actions_enabled(&self, enabled: bool) -> Result<(), BackendError>;
     /// The operator's word on a mass block's actions; `false` when that

@@ -23,6 +23,8 @@ pub enum Form {
     Maintenance,
     Action,
     Connector,
+    Import,
+    AgentToken,
 }
 
 /// What a post of a form did.
@@ -36,8 +38,20 @@ pub enum Outcome {
     /// The password changed; these API tokens, which the operator's
     /// sessions had created, were revoked.
     PasswordChanged(Vec<String>),
+    /// An import added this many servers; the first of them (at most
+    /// [`SHOWN_AFTER_IMPORT`], so the outcome fits its cookie), by id.
+    Imported {
+        count: usize,
+        first: Vec<meshwatch::ServerId>,
+    },
+    /// The only time a new agent token is shown.
+    AgentToken(String),
     Failed(AppError),
 }
+
+/// The servers an import's outcome names (the rest are counted): a
+/// cookie holds about 4 KB.
+pub const SHOWN_AFTER_IMPORT: usize = 30;
 
 /// A form's outcome waiting for its page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

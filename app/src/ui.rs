@@ -1,6 +1,7 @@
 //! Everything drawn: the page frame, pages and small components.
 
 pub mod actions;
+pub mod agent_install;
 pub mod chart;
 pub mod components;
 pub mod connectors;

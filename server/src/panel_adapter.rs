@@ -640,6 +640,60 @@ impl PanelBackend for PanelAdapter {
         }
     }
 
+    async fn import_proposal(
+        &self,
+        id: &meshwatch::ConnectorId,
+    ) -> Result<meshwatch::connectors::Proposal, BackendError> {
+        use crate::connectors::import::{proposal, ImportError};
+        match proposal(&self.store, &self.read_model, id).await {
+            Ok(proposal) => Ok(proposal),
+            Err(ImportError::NotFound(id)) => Err(BackendError::NotFound(id.to_string())),
+            Err(ImportError::Panel(e)) => Err(BackendError::Invalid(format!(
+                "the connected panel could not be read: {e}"
+            ))),
+            Err(ImportError::Store(e)) => Err(backend_error(e)),
+        }
+    }
+
+    async fn apply_import(
+        &self,
+        document: meshwatch::fleet::FleetDocument,
+    ) -> Result<Vec<ServerId>, BackendError> {
+        if !document.remove.servers.is_empty() || !document.remove.users.is_empty() {
+            return Err(BackendError::Invalid(
+                "an import adds servers and routes; it removes nothing".to_owned(),
+            ));
+        }
+        let fleet = document
+            .validate()
+            .map_err(|e| BackendError::Invalid(e.message))?;
+        let generated = self
+            .evaluator
+            .change_fleet(self.store.apply_fleet(&fleet))
+            .await
+            .map_err(backend_error)?;
+        let mut added: Vec<ServerId> = generated.agent_tokens.into_keys().collect();
+        added.sort();
+        tracing::info!(
+            servers = added.len(),
+            routes = fleet.routes.len(),
+            "fleet import applied in the panel"
+        );
+        Ok(added)
+    }
+
+    async fn new_agent_token(&self, server: &ServerId) -> Result<Option<String>, BackendError> {
+        let token = self
+            .store
+            .new_agent_token(server)
+            .await
+            .map_err(backend_error)?;
+        if token.is_some() {
+            tracing::info!(server = %server, "a new agent token was made in the panel");
+        }
+        Ok(token)
+    }
+
     async fn delete_action(&self, id: meshwatch::actions::ActionId) -> Result<bool, BackendError> {
         self.store.delete_action(id).await.map_err(backend_error)
     }

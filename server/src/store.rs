@@ -221,6 +221,7 @@ delegate! {
     fn create_api_token(&self, name: &str, token: &TokenHash, scope: meshwatch::account::TokenScope, created_by: i64) -> Result<bool, StoreError>;
     fn revoke_api_token(&self, name: &str) -> Result<bool, StoreError>;
     fn server_for_agent_token(&self, token: &TokenHash) -> Result<Option<ServerId>, StoreError>;
+    fn new_agent_token(&self, server: &ServerId) -> Result<Option<String>, StoreError>;
     fn mesh_spec(&self) -> Result<(Vec<MeshServer>, Vec<MeshRoute>), StoreError>;
     fn peers_of(&self, server: &ServerId) -> Result<Vec<Peer>, StoreError>;
     fn servers(&self) -> Result<Vec<ServerSummary>, StoreError>;

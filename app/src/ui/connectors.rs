@@ -3,7 +3,7 @@
 //! it turned off; a form to connect one (in dry run). Plain form posts:
 //! they work without JavaScript.
 
-use crate::api::{RemoveConnector, SaveConnector, SetConnectorMode};
+use crate::api::{ApplyImport, RemoveConnector, SaveConnector, SetConnectorMode};
 use crate::error::AppError;
 use crate::flash::Outcome;
 use crate::lang::use_lang;
@@ -12,7 +12,8 @@ use crate::ui::format;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
 use meshwatch::connectors::{
-    ConnectorMode, ConnectorState, ConnectorView, HostChange, PanelKind, MAX_TAG_LEN, MAX_URL_LEN,
+    ConnectorMode, ConnectorState, ConnectorView, HostChange, PanelKind, Proposal, SkipReason,
+    MAX_TAG_LEN, MAX_URL_LEN, UNKNOWN_COUNTRY,
 };
 use meshwatch::i18n::Ui;
 
@@ -145,6 +146,7 @@ fn Connector(c: ConnectorView) -> impl IntoView {
                         <button type="submit" class=class>{lang.ui(text)}</button>
                     </form>
                 })}
+                <a class=SMALL_BUTTON href=format!("/settings?import={id}#import") data-testid="import-servers">{lang.ui(Ui::ImportServers)}</a>
                 <form method="post" action=RemoveConnector::url()>
                     <input type="hidden" name="id" value=id.clone()/>
                     <button type="submit" class="rounded-md border border-red-300 px-3 py-1 text-sm text-red-800 hover:bg-red-50 focus:outline-none focus:ring-2 focus:ring-red-300">
@@ -192,5 +194,132 @@ fn AddConnector() -> impl IntoView {
                 <button type="submit" class=BUTTON>{lang.ui(Ui::ConnectPanel)}</button>
             </div>
         </form>
+    }
+}
+
+/// "Import servers": what the connector's panel would add to the fleet, as
+/// a diff against it (new routes, new servers with their entry points,
+/// hosts already in the fleet, hosts left out and why), with one button to
+/// add it. What is added is exactly what is shown.
+#[component]
+pub fn ImportSection(
+    id: String,
+    proposal: Result<Proposal, AppError>,
+    outcome: Option<Outcome>,
+) -> impl IntoView {
+    let lang = use_lang();
+    let said = match outcome {
+        Some(Outcome::Failed(error)) => Some(view! { <div class="mt-4"><ErrorNote error/></div> }),
+        _ => None,
+    };
+    let body = match proposal {
+        Err(error) => view! { <div class="mt-4"><ErrorNote error/></div> }.into_any(),
+        Ok(p) => view! { <ProposalView p/> }.into_any(),
+    };
+    view! {
+        <section class=CARD id="import" aria-labelledby="import-heading" data-testid="import">
+            <h2 id="import-heading" class=HEADING>{format!("{} — {id}", lang.ui(Ui::ImportProposal))}</h2>
+            <p class="mt-2 text-sm text-slate-600">{lang.ui(Ui::ImportHelp)}</p>
+            {said}
+            {body}
+        </section>
+    }
+}
+
+#[component]
+fn ProposalView(p: Proposal) -> impl IntoView {
+    let lang = use_lang();
+    let document = serde_json::to_string(&p.document).unwrap_or_default();
+    let routes = (!p.document.routes.is_empty()).then(|| view! {
+        <p class="mt-4 text-sm font-medium text-slate-800">{lang.ui(Ui::NewRoutes)}</p>
+        <ul class="mt-1 list-disc pl-5 text-sm text-emerald-900" data-testid="import-routes">
+            {p.document.routes.iter().map(|r| view! { <li>{format!("+ {} ({})", r.id, r.name)}</li> }).collect_view()}
+        </ul>
+    });
+    let servers = if p.document.servers.is_empty() {
+        view! { <p class="mt-4 text-sm text-slate-500" data-testid="import-nothing">{lang.ui(Ui::NothingToImport)}</p> }.into_any()
+    } else {
+        view! {
+            <p class="mt-4 text-sm font-medium text-slate-800">{lang.ui(Ui::NewServers)}</p>
+            <ul class="mt-1 space-y-2 text-sm" data-testid="import-servers-list">
+                {p.document.servers.iter().map(|s| {
+                    let unknown = (s.country == UNKNOWN_COUNTRY).then(|| view! {
+                        <span class="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">{lang.ui(Ui::CountryUnknown)}</span>
+                    });
+                    let routes = if s.routes.is_empty() { String::new() } else { format!(" · {}", s.routes.join(", ")) };
+                    view! {
+                        <li class="rounded border border-emerald-200 bg-emerald-50 p-2" data-testid="import-server">
+                            <p>
+                                <span class="font-medium">{format!("+ {} — {}", s.id, s.name)}</span>
+                                <span class="ml-2 text-slate-600">{format!("{}{routes}", s.country)}</span>
+                                {unknown}
+                            </p>
+                            <ul class="mt-1 pl-4 font-mono text-xs text-slate-700">
+                                {s.entry_points.iter().map(|e| view! {
+                                    <li>{format!("{} {}:{} ({})", e.protocol, e.host, e.port, e.id)}</li>
+                                }).collect_view()}
+                            </ul>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        }
+        .into_any()
+    };
+    let known = (!p.known.is_empty()).then(|| view! {
+        <p class="mt-4 text-sm font-medium text-slate-800">{lang.ui(Ui::AlreadyInFleet)}</p>
+        <ul class="mt-1 list-disc pl-5 text-sm text-slate-600" data-testid="import-known">
+            {p.known.iter().map(|k| view! {
+                <li>
+                    {format!("{} → ", k.remark)}
+                    <a class="hover:underline" href=format!("/servers/{}", k.server_id)>{k.server_id.to_string()}</a>
+                </li>
+            }).collect_view()}
+        </ul>
+    });
+    let skipped = (!p.skipped.is_empty()).then(|| {
+        view! {
+            <p class="mt-4 text-sm font-medium text-slate-800">{lang.ui(Ui::LeftOut)}</p>
+            <ul class="mt-1 list-disc pl-5 text-sm text-slate-600" data-testid="import-skipped">
+                {p.skipped.iter().map(|s| {
+                    let why = match s.reason {
+                        SkipReason::NoPort => Ui::SkipNoPort,
+                        SkipReason::NoProtocol => Ui::SkipNoProtocol,
+                        SkipReason::NotAnAddress => Ui::SkipNotAnAddress,
+                    };
+                    view! { <li>{format!("{}: {}", s.remark, lang.ui(why))}</li> }
+                }).collect_view()}
+            </ul>
+        }
+    });
+    let apply = (!p.document.servers.is_empty()).then(|| view! {
+        <form method="post" action=ApplyImport::url() class="mt-4 flex flex-wrap items-end gap-3">
+            <input type="hidden" name="document" value=document/>
+            <div>
+                <label for="import-password" class=LABEL>{lang.ui(Ui::YourPassword)}</label>
+                <input id="import-password" name="password" type="password" required autocomplete="current-password" class=INPUT/>
+            </div>
+            <button type="submit" class=BUTTON>{lang.ui(Ui::AddImportedServers)}</button>
+        </form>
+    });
+    view! { {routes} {servers} {known} {skipped} {apply} }
+}
+
+/// What the last import added, with a link to each new server's card
+/// (where its agent's install command is).
+#[component]
+pub fn ImportedNote(count: usize, first: Vec<meshwatch::ServerId>) -> impl IntoView {
+    let lang = use_lang();
+    let more = count.saturating_sub(first.len());
+    view! {
+        <section class=CARD role="status" data-testid="imported">
+            <p class="text-sm text-emerald-800">{format!("{} ({count})", lang.ui(Ui::ServersAdded))}</p>
+            <ul class="mt-1 flex flex-wrap gap-2 text-sm">
+                {first.into_iter().map(|id| view! {
+                    <li><a class="hover:underline" href=format!("/servers/{id}")>{id.to_string()}</a></li>
+                }).collect_view()}
+                {(more > 0).then(|| view! { <li>{format!("+{more}")}</li> })}
+            </ul>
+        </section>
     }
 }

@@ -9,6 +9,7 @@ use crate::lang::use_lang;
 use crate::live::LiveRegion;
 use crate::preload;
 use crate::ui::actions::RunList;
+use crate::ui::agent_install::AgentSection;
 use crate::ui::chart::{ChartAxis, Sparkline};
 use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::format;
@@ -42,8 +43,16 @@ pub fn ServerCardPage() -> impl IntoView {
                 }
                 _ => None,
             });
+    let agent_outcome = outcome_of(&flash, Form::AgentToken);
+    let mut agent = None;
     let card = match preload::take::<ServerCard>() {
-        Ok(card) => Either::Left(view! { <Card card=Arc::new(card)/> }),
+        Ok(card) => {
+            // Outside the live region: a push redraws that, and the token
+            // is shown only on this page view.
+            let server = card.server.id.to_string();
+            agent = Some(view! { <AgentSection server outcome=agent_outcome/> });
+            Either::Left(view! { <Card card=Arc::new(card)/> })
+        }
         Err(error) => Either::Right(view! {
             <Title text=lang.ui(Ui::Server)/>
             <div class="mt-6"><ErrorNote error/></div>
@@ -56,6 +65,7 @@ pub fn ServerCardPage() -> impl IntoView {
             </nav>
             {refused}
             <LiveRegion key="server-card">{card}</LiveRegion>
+            {agent}
         </Frame>
     }
 }

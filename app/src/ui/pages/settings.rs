@@ -4,15 +4,15 @@
 //! panels.
 
 use crate::api::{
-    load_actions, load_api_tokens, load_connectors, load_settings, ChangePassword, CreateApiToken,
-    RevokeApiToken, SaveSettings,
+    import_proposal, load_actions, load_api_tokens, load_connectors, load_settings, ChangePassword,
+    CreateApiToken, RevokeApiToken, SaveSettings,
 };
 use crate::error::AppError;
 use crate::flash::{outcome_of, take_for_page, Form, Outcome};
 use crate::lang::use_lang;
 use crate::ui::actions::ActionsSection;
 use crate::ui::components::ErrorNote;
-use crate::ui::connectors::ConnectorsSection;
+use crate::ui::connectors::{ConnectorsSection, ImportSection, ImportedNote};
 use crate::ui::format;
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
@@ -35,6 +35,11 @@ pub fn SettingsPage() -> impl IntoView {
     let tokens = Resource::new(|| (), |_| load_api_tokens());
     let actions = Resource::new(|| (), |_| load_actions());
     let connectors = Resource::new(|| (), |_| load_connectors());
+    // `?import=<connector>`: that panel's import, read when asked for.
+    let import_id = leptos_router::hooks::use_query_map().with_untracked(|q| q.get("import"));
+    let proposal = import_id
+        .clone()
+        .map(|id| Resource::new(|| (), move |_| import_proposal(id.clone())));
     let flash = take_for_page();
     view! {
         <Title text=lang.ui(Ui::Settings)/>
@@ -43,6 +48,7 @@ pub fn SettingsPage() -> impl IntoView {
             <Suspense fallback=move || view! { <p class="mt-6 text-slate-500">{lang.ui(Ui::LoadingSettings)}</p> }>
                 {move || {
                     let flash = flash.clone();
+                    let import_id = import_id.clone();
                     Suspend::new(async move {
                     let parameters = match settings.await {
                         Ok(s) => view! { <Parameters s outcome=outcome_of(&flash, Form::Parameters)/> }.into_any(),
@@ -51,7 +57,25 @@ pub fn SettingsPage() -> impl IntoView {
                     let tokens = tokens.await;
                     let actions = actions.await;
                     let connectors = connectors.await;
+                    let imported = match outcome_of(&flash, Form::Import) {
+                        Some(Outcome::Imported { count, first }) => Some(view! { <ImportedNote count first/> }),
+                        _ => None,
+                    };
+                    let import = match (import_id.clone(), proposal) {
+                        (Some(id), Some(proposal)) => {
+                            let proposal = proposal.await;
+                            Some(view! { <ImportSection id proposal outcome=outcome_of(&flash, Form::Import)/> })
+                        }
+                        _ => None,
+                    };
+                    let import_failed = match (import.is_none(), outcome_of(&flash, Form::Import)) {
+                        (true, Some(Outcome::Failed(error))) => Some(view! { <div class="mt-6"><ErrorNote error/></div> }),
+                        _ => None,
+                    };
                     view! {
+                        {imported}
+                        {import_failed}
+                        {import}
                         {parameters}
                         <Account outcome=outcome_of(&flash, Form::Password)/>
                         <ApiTokens tokens created=outcome_of(&flash, Form::CreateToken) revoked=outcome_of(&flash, Form::RevokeToken)/>

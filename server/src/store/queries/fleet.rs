@@ -271,6 +271,21 @@ impl Store {
         )
     }
 
+    /// Gives `server` a new agent token (the one it had stops working at
+    /// once); `None` for an unknown server.
+    pub async fn new_agent_token(&self, server: &ServerId) -> Result<Option<String>, StoreError> {
+        let token = crate::secrets::new_token();
+        let mut tx = self.write().await?;
+        let updated = sqlx::query("UPDATE servers SET agent_token_hash = $1 WHERE id = $2")
+            .bind(TokenHash::of(&token).as_str())
+            .bind(server)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        tx.commit().await?;
+        Ok((updated == 1).then_some(token))
+    }
+
     /// Servers (with entry points and routes) and routes, in id order.
     pub async fn mesh_spec(&self) -> Result<(Vec<MeshServer>, Vec<MeshRoute>), StoreError> {
         let servers = self

@@ -119,3 +119,112 @@ async fn the_overview_counts_failing_connected_panels() {
     let (_, html) = app.page(&cookie, "/overview").await;
     assert!(!html.contains("connectors-failing"));
 }
+
+/// Settings → "Import servers" shows the panel's proposal as a diff (the
+/// new server with its entry point and route, the hosts already in the
+/// fleet), adds exactly that after the password again, and the new
+/// server's card gives its agent's one-line install command with a token
+/// that works, shown once.
+#[tokio::test]
+async fn settings_import_the_panels_nodes_and_the_card_gives_the_install_command() {
+    use crate::fake_panels::NODE_ADDRESS;
+    let app = spawn_app().await;
+    fleet(&app).await;
+    let fake = kinds::Remnawave::start().await;
+    super::connect::<kinds::Remnawave>(&app, &fake, None).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+
+    let (status, html) = app.page(&cookie, "/settings?import=panel").await;
+    assert_eq!(status, 200);
+    assert!(
+        html.contains("data-testid=\"import-servers-list\""),
+        "{html}"
+    );
+    assert!(html.contains("+ warsaw-1 — Warsaw 1"), "{html}");
+    assert!(
+        html.contains(&format!("vless {NODE_ADDRESS}:443")),
+        "{html}"
+    );
+    assert!(html.contains("+ pl (PL)"), "the country's route: {html}");
+    assert!(html.contains("data-testid=\"import-known\""), "{html}");
+    assert!(html.contains("href=\"/servers/de-1\""), "{html}");
+    assert!(fake.writes().is_empty(), "reading changes nothing");
+
+    // What is added is the document shown, in its hidden field.
+    let document = html
+        .split("name=\"document\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .map(|v| v.replace("&quot;", "\"").replace("&amp;", "&"))
+        .expect("the proposal in the form");
+    let refused = app
+        .form_post(
+            &cookie,
+            "apply_import",
+            &[("document", document.as_str()), ("password", "not mine")],
+        )
+        .await;
+    assert_eq!(location(&refused), "/settings");
+    let (_, html) = app.page(&with_flash(&cookie, &refused), "/settings").await;
+    assert!(html.contains("Your password is wrong"), "{html}");
+    let servers = crate::agent::get(&app, "/api/v1/servers").await;
+    assert_eq!(servers.as_array().map(Vec::len), Some(4), "nothing added");
+
+    let added = app
+        .form_post(
+            &cookie,
+            "apply_import",
+            &[
+                ("document", document.as_str()),
+                ("password", "a long password"),
+            ],
+        )
+        .await;
+    assert_eq!(location(&added), "/settings");
+    let (_, html) = app.page(&with_flash(&cookie, &added), "/settings").await;
+    assert!(html.contains("data-testid=\"imported\""), "{html}");
+    assert!(html.contains("href=\"/servers/warsaw-1\""), "{html}");
+    let servers = crate::agent::get(&app, "/api/v1/servers").await;
+    assert_eq!(servers.as_array().map(Vec::len), Some(5));
+
+    let made = app
+        .form_post(
+            &cookie,
+            "new_agent_token",
+            &[("server", "warsaw-1"), ("password", "a long password")],
+        )
+        .await;
+    assert_eq!(location(&made), "/servers/warsaw-1");
+    let (_, html) = app
+        .page(&with_flash(&cookie, &made), "/servers/warsaw-1")
+        .await;
+    let command = html
+        .split("data-testid=\"install-command\"")
+        .nth(1)
+        .and_then(|rest| rest.split('>').nth(1))
+        .and_then(|rest| rest.split('<').next())
+        .unwrap_or_else(|| panic!("the install command: {html}"))
+        .replace("&#x27;", "'")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
+    assert!(
+        command.contains("/etc/meshwatch/agent.token")
+            && command.contains("systemctl restart meshwatch-agent"),
+        "{command}"
+    );
+    let token = command
+        .split("printf '%s' '")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+        .expect("the token in the command");
+    let config = app
+        .client
+        .get(app.url("/api/agent/v1/config"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(config.status(), 200, "the token in the command works");
+    let (_, again) = app.page(&cookie, "/servers/warsaw-1").await;
+    assert!(!again.contains(token), "shown once");
+}
