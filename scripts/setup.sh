@@ -2,22 +2,25 @@
 # Installs everything building (and, with --with-browser, testing) meshwatch
 # needs on a Debian machine whose only network is the package registries.
 # Idempotent: each step is skipped when its tool is already there at the
-# pinned version (wasm-bindgen-cli takes ~3 minutes to compile; cargo-leptos,
-# for development only, ~13).
+# pinned version (wasm-bindgen-cli takes ~3 minutes to compile; mdBook,
+# with --with-docs, ~2; cargo-leptos, for development only, ~13).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 CARGO_LEPTOS_VERSION=0.3.11
 WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen crate pin in Cargo.toml
+MDBOOK_VERSION=0.5.4
 
-with_browser=0 with_dev=0 with_postgres=0
+with_browser=0 with_dev=0 with_postgres=0 with_docs=0
 for arg in "$@"; do
   case "$arg" in
     --with-browser) with_browser=1 ;;
     # Debian's PostgreSQL server, for the test suite's second backend
     # (scripts/with-postgres.sh runs a throw-away cluster of it).
     --with-postgres) with_postgres=1 ;;
+    # mdBook, to build the book under docs/ (make docs).
+    --with-docs) with_docs=1 ;;
     # cargo-leptos, for `make dev` (cargo leptos watch) only: building and
     # testing the panel do not need it.
     --dev) with_dev=1 ;;
@@ -57,6 +60,14 @@ if [ "$with_dev" = 1 ] && ! cargo leptos --version 2>/dev/null | grep -q "$CARGO
   "${tool_build[@]}" cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" \
     --locked --ignore-rust-version >"$tool_logs/cargo-leptos.log" 2>&1 &
   tool_pids+=("$!:cargo-leptos")
+fi
+
+if [ "$with_docs" = 1 ] && ! mdbook --version 2>/dev/null | grep -q "$MDBOOK_VERSION"; then
+  step "cargo install mdbook $MDBOOK_VERSION (in the background)"
+  # Without its server and file watcher: `mdbook build` is all CI runs.
+  "${tool_build[@]}" cargo install mdbook --version "$MDBOOK_VERSION" --locked \
+    --no-default-features --features search >"$tool_logs/mdbook.log" 2>&1 &
+  tool_pids+=("$!:mdbook")
 fi
 
 if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then

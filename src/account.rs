@@ -71,7 +71,7 @@ pub fn check_token_name(name: &str) -> Result<&str, AccountError> {
     }
 }
 
-/// What an operator API token may do (PRODUCT.md §6): `read` reads,
+/// What an operator API token may do (docs/PRODUCT.md §6): `read` reads,
 /// `fleet` also changes the fleet (the fleet document, servers, verifiers,
 /// maintenance), `admin` also manages actions, tokens, settings and
 /// connected panels. Each scope includes the ones before it.

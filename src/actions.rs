@@ -1,4 +1,4 @@
-//! Actions (PRODUCT.md §6): what the operator has the panel do on an
+//! Actions (docs/PRODUCT.md §6): what the operator has the panel do on an
 //! event — a command (argv, no shell) or an HTTP call — once per incident,
 //! after the event has held for a number of minutes. Typically: change a
 //! blocked server's IP address at the cloud, then tell the panel the new
@@ -615,7 +615,7 @@ impl OffReason {
 
 /// The most runs may do: actions change real infrastructure, and a fault
 /// of the panel, a verifier or a script must not turn into a storm of
-/// them. Past either bound, actions switch themselves off (PRODUCT.md §6).
+/// them. Past either bound, actions switch themselves off (docs/PRODUCT.md §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ActionBudget {

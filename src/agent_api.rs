@@ -1,4 +1,4 @@
-//! The agent API of API.md, as types shared by the panel and the agent.
+//! The agent API of docs/API.md, as types shared by the panel and the agent.
 
 use crate::evidence::{ProbeError, SelfCheck};
 use crate::fleet::Protocol;
@@ -29,12 +29,12 @@ pub struct Peer {
     pub sni: Option<String>,
     /// The ALPN protocols the entry point's app offers, where the entry
     /// point sets them (TUIC's `params.alpn`); absent, the agent offers the
-    /// protocol's default. An addition to API.md: older agents ignore it.
+    /// protocol's default. An addition to docs/API.md: older agents ignore it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alpn: Option<Vec<String>>,
     /// The entry point hides its handshake (Hysteria2's `obfs`): a plain
     /// QUIC handshake would fail against a healthy server, so agents do
-    /// not probe it (no result is not a failure). An addition to API.md.
+    /// not probe it (no result is not a failure). An addition to docs/API.md.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub obfuscated: bool,
 }
@@ -76,7 +76,7 @@ pub struct Metrics {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub net_tx_bytes: Option<u64>,
     /// Bytes per second since the previous report (an extension of
-    /// API.md's fields, optional like all of them).
+    /// docs/API.md's fields, optional like all of them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub net_rx_rate_bps: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,4 +1,4 @@
-//! Balancing (PRODUCT.md §3): which servers each user's subscription serves
+//! Balancing (docs/PRODUCT.md §3): which servers each user's subscription serves
 //! now, given the verdicts.
 //!
 //! Assignment is stable: servers are ranked per user by rendezvous hashing

@@ -1,4 +1,4 @@
-//! Connected panels (PRODUCT.md §7, API.md "Connected panels"): the panel
+//! Connected panels (docs/PRODUCT.md §7, docs/API.md "Connected panels"): the panel
 //! an operator already runs (Remnawave, PasarGuard, Marzneshin, Marzban,
 //! 3x-ui) keeps its users and subscriptions, and meshwatch applies its
 //! rotation there by turning the hosts of servers out of rotation off and

@@ -8,7 +8,7 @@ use crate::mesh::Mesh;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-/// The agent's local checks (API.md `self_check`).
+/// The agent's local checks (docs/API.md `self_check`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SelfCheck {
     pub listener_ok: bool,
@@ -23,7 +23,7 @@ impl SelfCheck {
     }
 }
 
-/// Why a probe failed (API.md error kinds).
+/// Why a probe failed (docs/API.md error kinds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProbeError {

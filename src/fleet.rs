@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 
-/// The VPN protocols an entry point may speak (share-link schemes of API.md).
+/// The VPN protocols an entry point may speak (share-link schemes of docs/API.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
@@ -55,7 +55,7 @@ impl fmt::Display for Protocol {
     }
 }
 
-/// `PUT /api/v1/fleet` body, exactly as API.md writes it. Unknown fields are
+/// `PUT /api/v1/fleet` body, exactly as docs/API.md writes it. Unknown fields are
 /// rejected; ids stay strings here so that validation can name the bad field.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

@@ -1,6 +1,6 @@
 //! The product's wording in its six languages, as a typed catalogue shared
 //! by the server-rendered and the hydrated panel so both say the same:
-//! the status wording of PRODUCT.md §5 ([`Text`], [`Lang::text`]) and the
+//! the status wording of docs/PRODUCT.md §5 ([`Text`], [`Lang::text`]) and the
 //! panel's own words ([`Ui`], [`Lang::ui`] and the methods of [`ui`] for
 //! phrases with values in them), and the operator's notification messages
 //! ([`notice`]).

@@ -161,7 +161,7 @@ slug_id!(
 );
 slug_id!(
     /// A connected panel (Remnawave, Marzban …) meshwatch applies its
-    /// rotation in (PRODUCT.md §7).
+    /// rotation in (docs/PRODUCT.md §7).
     ConnectorId
 );
 

@@ -1,4 +1,4 @@
-//! Maintenance windows (PRODUCT.md §6): the operator plans a server's (or
+//! Maintenance windows (docs/PRODUCT.md §6): the operator plans a server's (or
 //! a route's) absence. From [`DRAIN_LEAD`] before a window starts until it
 //! ends its servers are out of rotation, so the apps have moved away when
 //! the work begins; while it holds they show "In maintenance" above every

@@ -1,4 +1,4 @@
-//! Verifiers per network (PRODUCT.md §6): blocking differs by ISP, and
+//! Verifiers per network (docs/PRODUCT.md §6): blocking differs by ISP, and
 //! between mobile and home networks, within one country, so a verifier
 //! may carry the name of the network it probes from ("MTS mobile"). R4 is
 //! still judged per verifier; the label tells the operator *where* an
@@ -76,7 +76,7 @@ impl fmt::Display for NetworkLabel {
 }
 
 /// A verifier and the network it probes from: one entry of a server's
-/// `blocked_on` (R4 holds for it) or `still_reached_by` list (API.md).
+/// `blocked_on` (R4 holds for it) or `still_reached_by` list (docs/API.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VerifierOnNetwork {
     pub verifier: ServerId,

@@ -1,4 +1,4 @@
-//! The rules engine: PRODUCT.md R1–R6 as a pure function of
+//! The rules engine: docs/PRODUCT.md R1–R6 as a pure function of
 //! (mesh, evidence, settings, now), plus an incremental path for one
 //! witness's new report that gives exactly the same verdicts.
 //!

@@ -1,4 +1,4 @@
-//! The verdict parameters of PRODUCT.md §2, with their defaults and ranges.
+//! The verdict parameters of docs/PRODUCT.md §2, with their defaults and ranges.
 
 use serde::{Deserialize, Serialize};
 

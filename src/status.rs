@@ -1,4 +1,4 @@
-//! The six server status kinds of API.md, ordered by the precedence of PRODUCT.md R5.
+//! The six server status kinds of docs/API.md, ordered by the precedence of docs/PRODUCT.md R5.
 
 use serde::{Deserialize, Serialize};
 
@@ -64,7 +64,7 @@ impl ServerStatus {
         Self::ALL.into_iter().find(|s| s.as_str() == raw)
     }
 
-    /// Out of rotation by a verdict (PRODUCT.md §3): unavailable,
+    /// Out of rotation by a verdict (docs/PRODUCT.md §3): unavailable,
     /// unreachable, blocked. Silence (no data) is not a verdict and keeps
     /// the server in. Maintenance takes a server out by the operator's
     /// plan, not by a verdict: the window decides that (see
@@ -89,7 +89,7 @@ impl ServerStatus {
         }
     }
 
-    /// The English product wording of PRODUCT.md §5 (empty for healthy).
+    /// The English product wording of docs/PRODUCT.md §5 (empty for healthy).
     pub fn caption_en(self) -> &'static str {
         match self {
             ServerStatus::Healthy => "",

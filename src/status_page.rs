@@ -1,4 +1,4 @@
-//! The public status page (PRODUCT.md §6): per route, by its public name,
+//! The public status page (docs/PRODUCT.md §6): per route, by its public name,
 //! one of four states now and for each of the last 30 days, and the
 //! maintenance windows planned. It never names a server, an address, an
 //! entry point or a verifier: those would help a censor. What it shows is

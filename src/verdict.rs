@@ -56,7 +56,7 @@ pub struct EntryPointVerdict {
     /// they still reach the server by another one (so R4 does not hold):
     /// the way a censor blocks one protocol — UDP/QUIC, say — on their
     /// network. Shown on the card; it marks and removes nothing (R3 leaves
-    /// verifiers out). An addition to API.md, absent when empty.
+    /// verifiers out). An addition to docs/API.md, absent when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub verifier_failures: Vec<PairCause>,
 }
@@ -199,7 +199,7 @@ impl MeshCell {
 /// One verifier's blocks cover more than `unreliable_fraction` of the
 /// servers it probes (at least two): a censor blocking a whole hosting
 /// network, or a compromised verifier. The blocks are shown, but their
-/// actions wait for the operator's confirmation (PRODUCT.md §6).
+/// actions wait for the operator's confirmation (docs/PRODUCT.md §6).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MassBlock {
     pub verifier: ServerId,

@@ -265,7 +265,7 @@ pub async fn overview_of(backend: &Backend) -> Result<Overview, AppError> {
     backend.overview().await.map_err(backend_failed)
 }
 
-/// The verdict parameters of PRODUCT.md §2 in force.
+/// The verdict parameters of docs/PRODUCT.md §2 in force.
 #[server(prefix = "/rpc", endpoint = "settings")]
 pub async fn load_settings() -> Result<meshwatch::settings::Settings, AppError> {
     let (backend, _) = authorize().await?;

@@ -1,4 +1,4 @@
-//! Actions (PRODUCT.md §6): runs are queued with the status changes that
+//! Actions (docs/PRODUCT.md §6): runs are queued with the status changes that
 //! start their incidents (see [`runs_for`]), and the [`Runner`] carries
 //! each out once it is due — if its incident still stands, its server is
 //! not in a maintenance window and actions are switched on. A failed run
@@ -89,6 +89,8 @@ pub struct Runner {
     pub policy: Arc<HostPolicy>,
     /// Where the operator is told that actions switched themselves off.
     pub targets: Arc<Vec<crate::notify::Target>>,
+    /// Counts finished rounds (`meshwatch_action_rounds_total`).
+    pub rounds: prometheus::IntCounter,
 }
 
 impl Runner {
@@ -98,6 +100,7 @@ impl Runner {
         clock: Clock,
         policy: Arc<HostPolicy>,
         targets: Arc<Vec<crate::notify::Target>>,
+        rounds: prometheus::IntCounter,
     ) -> Self {
         Self {
             store,
@@ -105,6 +108,7 @@ impl Runner {
             clock,
             policy,
             targets,
+            rounds,
         }
     }
 
@@ -132,6 +136,7 @@ impl Runner {
             if let Err(err) = runner.clone().pass().await {
                 tracing::error!(error = %err, "action round failed");
             }
+            runner.rounds.inc();
             tokio::time::sleep(POLL).await;
         }
     }

@@ -1,4 +1,4 @@
-//! The JSON HTTP APIs of API.md: their error body, extractor and handlers.
+//! The JSON HTTP APIs of docs/API.md: their error body, extractor and handlers.
 
 pub mod actions;
 pub mod agent;

@@ -1,4 +1,4 @@
-//! Connected panels (PRODUCT.md §7): meshwatch's rotation applied in the
+//! Connected panels (docs/PRODUCT.md §7): meshwatch's rotation applied in the
 //! panel an operator already runs, through that panel's own API. What to
 //! change is decided by [`meshwatch::connectors::plan`]; each module here
 //! speaks one panel's API, and [`Syncer`] carries the plan out.

@@ -27,6 +27,7 @@ pub mod panel_adapter;
 pub mod password_check;
 pub mod qr;
 pub mod report_limit;
+pub mod request_deadline;
 pub mod runs_index;
 pub mod sealing;
 pub mod secrets;

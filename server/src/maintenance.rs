@@ -1,4 +1,4 @@
-//! Planning and cancelling maintenance windows (PRODUCT.md §6), for the
+//! Planning and cancelling maintenance windows (docs/PRODUCT.md §6), for the
 //! API and the panel alike: the plan is checked against the fleet, stored,
 //! and the mesh is rebuilt with it, so the verdicts show it at once.
 

@@ -1,4 +1,4 @@
-//! Notifications (PRODUCT.md R4): one message when a verifier sees a
+//! Notifications (docs/PRODUCT.md R4): one message when a verifier sees a
 //! server's address blocked, one when it clears — derived from recorded
 //! status changes, so never more than one per incident. The words come
 //! from the catalogue's templates ([`meshwatch::i18n::notice`]) in the

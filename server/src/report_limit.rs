@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Reports one agent may send per `report_interval`, sustained. API.md
+/// Reports one agent may send per `report_interval`, sustained. docs/API.md
 /// asks for at least 10 (a big fleet's agent splits its evidence).
 pub const REPORTS_PER_INTERVAL: u32 = 30;
 

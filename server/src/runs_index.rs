@@ -1,4 +1,4 @@
-//! Which servers have action runs to list (PRODUCT.md §6). Most servers
+//! Which servers have action runs to list (docs/PRODUCT.md §6). Most servers
 //! never had one: their cards skip the query for runs. The set is read
 //! again at most every [`MAX_AGE`], so a new run shows within it.
 

@@ -7,13 +7,14 @@
 //! session ended by another process (`create-operator` resetting a
 //! password) is trusted for at most [`RECHECK_AFTER`] more.
 
+use crate::engine::Clock;
 use crate::secrets::TokenHash;
 use crate::store::{Store, StoreError};
 use chrono::{DateTime, Utc};
 use meshwatch::views::OperatorView;
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::sync::broadcast;
 
 pub const RECHECK_AFTER: Duration = Duration::from_secs(5);
@@ -25,7 +26,7 @@ const MAX_ENTRIES: usize = 10_000;
 struct Known {
     operator: OperatorView,
     expires_at: DateTime<Utc>,
-    checked: Instant,
+    checked: DateTime<Utc>,
 }
 
 /// A session that ended in this process.
@@ -41,18 +42,25 @@ pub enum Ended {
 pub struct SessionCache {
     known: Mutex<HashMap<String, Known>>,
     ended: broadcast::Sender<Ended>,
+    /// Expiry and rechecks follow it.
+    clock: Clock,
 }
 
 impl Default for SessionCache {
     fn default() -> Self {
-        Self {
-            known: Mutex::default(),
-            ended: broadcast::channel(64).0,
-        }
+        Self::new(Clock::System)
     }
 }
 
 impl SessionCache {
+    pub fn new(clock: Clock) -> Self {
+        Self {
+            known: Mutex::default(),
+            ended: broadcast::channel(64).0,
+            clock,
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Known>> {
         // Every update is a whole insert or remove: a poisoned map is usable.
         self.known
@@ -67,9 +75,10 @@ impl SessionCache {
         store: &Store,
         token: &TokenHash,
     ) -> Result<Option<OperatorView>, StoreError> {
-        let now = Utc::now();
+        let now = self.clock.now();
         if let Some(known) = self.lock().get(token.as_str()) {
-            if known.checked.elapsed() < RECHECK_AFTER && known.expires_at > now {
+            let recheck = chrono::Duration::from_std(RECHECK_AFTER).unwrap_or_default();
+            if now - known.checked < recheck && known.expires_at > now {
                 return Ok(Some(known.operator.clone()));
             }
         }
@@ -85,7 +94,7 @@ impl SessionCache {
                     Known {
                         operator: operator.clone(),
                         expires_at: *expires_at,
-                        checked: Instant::now(),
+                        checked: now,
                     },
                 );
             }

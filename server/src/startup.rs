@@ -34,7 +34,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tower_http::trace::TraceLayer;
 
-/// The API.md body limit for every request.
+/// The docs/API.md body limit for every request.
 pub const BODY_LIMIT: usize = 1 << 20;
 
 /// Name under which the `MESHWATCH_ADMIN_TOKEN` (or generated) token is kept.
@@ -242,6 +242,7 @@ impl Application {
                 state.clock.clone(),
                 state.action_policy.clone(),
                 state.targets.clone(),
+                state.metrics.action_rounds.clone(),
             )
             .run(),
         );
@@ -426,6 +427,7 @@ fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes)
     // Outside the guard, so its redirects carry the headers too.
     crate::security_headers::around(pages, state.site.clone())
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn(crate::request_deadline::deadline))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -1,4 +1,4 @@
-//! The public status page (PRODUCT.md §6), `/status` and `/status.json`,
+//! The public status page (docs/PRODUCT.md §6), `/status` and `/status.json`,
 //! served only with `MESHWATCH_STATUS_PAGE=1`. Both are built together at
 //! most once per [`MAX_AGE`], in every language, and served from memory:
 //! a flood of customers reloading the page costs a copy of bytes, not a

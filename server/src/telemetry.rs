@@ -28,6 +28,9 @@ pub struct Metrics {
     outbox: IntGaugeVec,
     /// 1 for the replica that evaluates, 0 for the others (by replica name).
     pub evaluator: IntGaugeVec,
+    /// Rounds the actions runner finished: it is alive, and a test can
+    /// wait for a round that saw a change instead of sleeping.
+    pub action_rounds: IntCounter,
 }
 
 impl Metrics {
@@ -68,6 +71,11 @@ impl Metrics {
             ),
             &["replica"],
         )?;
+        let action_rounds = IntCounter::new(
+            "action_rounds_total",
+            "Rounds of the actions runner (due runs claimed and decided)",
+        )?;
+        registry.register(Box::new(action_rounds.clone()))?;
         registry.register(Box::new(evaluator.clone()))?;
         registry.register(Box::new(servers.clone()))?;
         registry.register(Box::new(reports_ingested.clone()))?;
@@ -86,6 +94,7 @@ impl Metrics {
             password_checks,
             outbox,
             evaluator,
+            action_rounds,
         })
     }
 

@@ -1,4 +1,4 @@
-//! What this host lets actions do (PRODUCT.md §6, do no harm): the API and
+//! What this host lets actions do (docs/PRODUCT.md §6, do no harm): the API and
 //! the panel alone can never arm a command. A command's program must be on
 //! the host's allow-list (`MESHWATCH_ACTION_COMMANDS`, absolute paths;
 //! unset, command actions are off), and an HTTP call may not reach

@@ -1,4 +1,4 @@
-//! The agent's side of the agent API (API.md): fetch the configuration,
+//! The agent's side of the agent API (docs/API.md): fetch the configuration,
 //! post reports, and sort the panel's answers into "done", "try again
 //! later" and "never will be accepted".
 //!
@@ -224,7 +224,7 @@ fn classify(status: StatusCode, retry_after: Option<Duration>, reason: String) -
     }
 }
 
-/// The `message` of an API.md error body, else the body itself (shortened).
+/// The `message` of an docs/API.md error body, else the body itself (shortened).
 fn error_text(body: &str) -> String {
     serde_json::from_str::<serde_json::Value>(body)
         .ok()

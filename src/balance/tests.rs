@@ -1,4 +1,4 @@
-//! PRODUCT.md §3, one test per sentence.
+//! docs/PRODUCT.md §3, one test per sentence.
 
 use super::assign;
 use crate::ids::{RouteId, UserId};

@@ -1,5 +1,5 @@
 //! A fleet document proposed from a connected panel's nodes and hosts
-//! (API.md `POST /api/v1/connectors/{id}/import`), so nothing is typed
+//! (docs/API.md `POST /api/v1/connectors/{id}/import`), so nothing is typed
 //! twice. Pure: it reads what the panel lists and what meshwatch knows, and
 //! proposes; the operator reviews the document and applies it.
 //!

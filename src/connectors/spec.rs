@@ -69,7 +69,7 @@ impl PanelKind {
         matches!(self, Self::PasarGuard | Self::Marzneshin | Self::Marzban)
     }
 
-    /// Marzban's hosts carry no tags (API.md: `tag` must be null there).
+    /// Marzban's hosts carry no tags (docs/API.md: `tag` must be null there).
     /// PasarGuard's and Marzneshin's carry none in the versions read
     /// either, but a panel that sends `tags` has them matched.
     pub fn has_host_tags(self) -> bool {
@@ -269,7 +269,7 @@ pub struct TurnedOff {
     pub since: DateTime<Utc>,
 }
 
-/// What `GET /api/v1/connectors` shows of one (API.md). The token never.
+/// What `GET /api/v1/connectors` shows of one (docs/API.md). The token never.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConnectorView {
     pub id: ConnectorId,

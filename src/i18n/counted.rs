@@ -35,7 +35,7 @@ impl Slotted {
 }
 
 impl Lang {
-    /// "k of n of your servers can't reach it": PRODUCT.md §5's
+    /// "k of n of your servers can't reach it": docs/PRODUCT.md §5's
     /// template, the same at every k. Its verb agrees with the partitive
     /// ("of your servers"), which each language accepts for "1 of 3" too.
     pub fn unreachable_count(self, k: u32, n: u32) -> String {
@@ -278,7 +278,7 @@ impl Lang {
     }
 
     /// The note on a witness that fails too many servers to be trusted
-    /// (PRODUCT.md R1: "can't reach k of n servers — its votes are
+    /// (docs/PRODUCT.md R1: "can't reach k of n servers — its votes are
     /// ignored").
     pub fn unreliable_witness(self, failing: u32, of: u32) -> String {
         // The noun follows n ("of 1 server"), except in Hindi, where it

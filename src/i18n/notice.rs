@@ -1,4 +1,4 @@
-//! The operator's messages about blocked addresses (PRODUCT.md R4) — email
+//! The operator's messages about blocked addresses (docs/PRODUCT.md R4) — email
 //! subject and body, and the webhook's text — in the six languages.
 //!
 //! Each kind of message has one template: [`Lang::incident_notice`] lays

@@ -556,7 +556,7 @@ catalogue! {
     InstallCommandOnce => ["Run this on the server, as root. It is shown only now.", "Ejecútalo en el servidor, como root. Solo se muestra ahora.", "Execute no servidor, como root. Só é mostrado agora.", "Kör detta på servern som root. Det visas bara nu.", "इसे सर्वर पर root के रूप में चलाएँ। यह सिर्फ़ अभी दिखेगा।", "サーバー上で root として実行してください。表示は今回だけです。"],
     MatchedHosts => ["Matched hosts", "Hosts emparejados", "Hosts correspondentes", "Matchade värdar", "मेल खाने वाले होस्ट", "一致したホスト"],
     KindWitnessNetwork => ["Witnesses' network", "Red de los testigos", "Rede das testemunhas", "Vittnenas nätverk", "साक्षियों का नेटवर्क", "観測元のネットワーク"],
-    /// Under an entry point's pair-failure causes (PRODUCT.md §6).
+    /// Under an entry point's pair-failure causes (docs/PRODUCT.md §6).
     PairFailureGuidance => [
         "A pair failure alone cannot tell which side is blocked. Whether to replace a server is your call — usually the one the clients can't reach.",
         "Un fallo entre dos servidores no basta para saber qué lado está bloqueado. Reemplazar un servidor es decisión tuya; normalmente, el que los clientes no pueden alcanzar.",

@@ -1,4 +1,4 @@
-//! One test per rule sentence of PRODUCT.md §1–§2.
+//! One test per rule sentence of docs/PRODUCT.md §1–§2.
 
 use super::world::{sid, world, world_with, World};
 use crate::ids::ServerId;

@@ -1,4 +1,4 @@
-//! `/api/v1/actions` (API.md § Operator features): configure actions, see
+//! `/api/v1/actions` (docs/API.md § Operator features): configure actions, see
 //! their runs, and switch them all off or on.
 
 use super::{ApiError, ApiJson};

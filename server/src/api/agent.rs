@@ -40,7 +40,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .layer(axum::middleware::from_fn(only_gzip))
 }
 
-/// `Content-Encoding` other than gzip (or identity): 415 with the API.md
+/// `Content-Encoding` other than gzip (or identity): 415 with the docs/API.md
 /// error body, before the decompression layer answers in its own words.
 async fn only_gzip(request: Request, next: Next) -> Result<Response, ApiError> {
     let encoding = request

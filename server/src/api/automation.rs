@@ -158,7 +158,7 @@ async fn delete_server(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// `GET /api/v1/servers/{id}/reports?limit=N` (an addition to API.md): the
+/// `GET /api/v1/servers/{id}/reports?limit=N` (an addition to docs/API.md): the
 /// latest reports the panel received from that server's agent, newest
 /// first — what an operator checks when an agent seems silent.
 async fn list_reports(

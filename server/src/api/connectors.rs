@@ -1,4 +1,4 @@
-//! `/api/v1/connectors` (API.md "Connected panels"; `admin` scope): add,
+//! `/api/v1/connectors` (docs/API.md "Connected panels"; `admin` scope): add,
 //! change, list and delete the panels meshwatch applies its rotation in.
 
 use super::{ApiError, ApiJson};
@@ -74,7 +74,7 @@ async fn remove(
     }
 }
 
-/// `200` a fleet document proposed from the panel's nodes and hosts (API.md
+/// `200` a fleet document proposed from the panel's nodes and hosts (docs/API.md
 /// "Connected panels"), for the operator to review and `PUT`; `502` when
 /// the panel cannot be read. Changes nothing.
 async fn import(

@@ -1,4 +1,4 @@
-//! The API.md error body `{"error":{"code","message"}}` for every rejection,
+//! The docs/API.md error body `{"error":{"code","message"}}` for every rejection,
 //! including axum's own (bad JSON, wrong content type, oversized body).
 
 use crate::store::StoreError;
@@ -92,7 +92,7 @@ impl From<JsonRejection> for ApiError {
     }
 }
 
-/// `axum::Json` whose rejections speak the API.md error body.
+/// `axum::Json` whose rejections speak the docs/API.md error body.
 #[derive(FromRequest)]
 #[from_request(via(axum::Json), rejection(ApiError))]
 pub struct ApiJson<T>(pub T);

@@ -1,4 +1,4 @@
-//! `/api/v1/maintenance` (API.md § Operator features): plan, list and
+//! `/api/v1/maintenance` (docs/API.md § Operator features): plan, list and
 //! cancel maintenance windows.
 
 use super::{ApiError, ApiJson};

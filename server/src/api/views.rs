@@ -1,4 +1,4 @@
-//! The JSON views of API.md, built from the engine's verdicts.
+//! The JSON views of docs/API.md, built from the engine's verdicts.
 
 use crate::engine::Serving;
 use meshwatch::balance::Placement;
@@ -21,7 +21,7 @@ pub struct UnreachableView {
     pub failing_witnesses: Vec<String>,
 }
 
-/// `ServerView` of API.md.
+/// `ServerView` of docs/API.md.
 #[derive(Serialize)]
 pub struct ServerView {
     pub id: String,
@@ -117,7 +117,7 @@ pub struct UserView {
     pub servers: Vec<UserServerView>,
 }
 
-/// The product wording of PRODUCT.md §5 in English, with "k of n"
+/// The product wording of docs/PRODUCT.md §5 in English, with "k of n"
 /// (`failing` of `of` witnesses) for unreachable servers; empty for
 /// healthy ones.
 pub fn caption(status: ServerStatus, failing: u32, of: u32) -> String {

@@ -38,7 +38,7 @@ pub struct Marzban {
 }
 
 /// A host's id, which Marzban does not have: its tag, remark, address
-/// and port (API.md "Connected panels").
+/// and port (docs/API.md "Connected panels").
 fn host_id(tag: &str, host: &Value) -> String {
     let port = host["port"]
         .as_u64()

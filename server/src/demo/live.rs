@@ -7,7 +7,7 @@
 //!
 //! A script then breaks things the way the world does, at the network layer
 //! (a path filter in front of the listeners) or by stopping a service or an
-//! agent — never by writing reports — so every status of PRODUCT.md shows
+//! agent — never by writing reports — so every status of docs/PRODUCT.md shows
 //! within two minutes, heals, and comes back on a [`CYCLE`].
 
 use super::{address_of, serves_quic, DEMO_PORT, SERVERS};

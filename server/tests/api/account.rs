@@ -5,7 +5,7 @@ use crate::agent::get_response;
 use crate::helpers::{session_cookie, spawn_app};
 use serde_json::Value;
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn changing_the_password_keeps_this_session_and_ends_the_others() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "first password").await;
@@ -73,7 +73,7 @@ async fn changing_the_password_keeps_this_session_and_ends_the_others() {
     assert!(session_cookie(new.headers()).is_some());
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_tokens_are_shown_once_work_at_once_and_revoke_at_once() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;

@@ -1,4 +1,4 @@
-//! Actions (PRODUCT.md §6, API.md "Operator features"): configured through
+//! Actions (docs/PRODUCT.md §6, docs/API.md "Operator features"): configured through
 //! the API and the panel; on an event a command gets the event on stdin and
 //! in its environment, or an HTTP call is made; each run is recorded, once
 //! per incident, retried when it fails, never while actions are off or the
@@ -70,7 +70,7 @@ async fn allowing(programs: &str) -> TestApp {
     spawn_app_with(&[("MESHWATCH_ACTION_COMMANDS", programs.to_owned())]).await
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn actions_are_checked_listed_and_deleted_and_header_values_never_shown() {
     let app = allowing("/usr/local/bin/rotate,/bin/true").await;
     let created = create(
@@ -193,7 +193,7 @@ async fn actions_are_checked_listed_and_deleted_and_header_values_never_shown() 
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_block_runs_the_command_once_with_the_event_on_stdin_and_in_its_environment() {
     let dir = tempfile::tempdir().expect("dir");
     let script = recording_script(dir.path());
@@ -254,7 +254,7 @@ async fn a_block_runs_the_command_once_with_the_event_on_stdin_and_in_its_enviro
     for _ in 0..3 {
         app.tick().await;
     }
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    app.wait_for_action_round().await;
     assert_eq!(runs_until(&app, "de-1", |_| true).await.len(), 1);
     let cookie = app.signed_in("ops", "a long password").await;
     let (_, html) = app.page(&cookie, "/servers/de-1").await;
@@ -264,7 +264,7 @@ async fn a_block_runs_the_command_once_with_the_event_on_stdin_and_in_its_enviro
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_run_is_retried_with_backoff() {
     let app = allowing("/bin/false").await;
     assert_eq!(
@@ -321,7 +321,7 @@ async fn a_failed_run_is_retried_with_backoff() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nothing_runs_while_actions_are_off() {
     let (app, dir) = with_recording_action().await;
     let switched = app
@@ -339,7 +339,7 @@ async fn nothing_runs_while_actions_are_off() {
     );
     block_de_1(&app).await;
     app.tick().await;
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    app.wait_for_action_round().await;
     assert_eq!(
         get(&app, "/api/v1/actions/runs").await,
         json!([]),
@@ -348,7 +348,7 @@ async fn nothing_runs_while_actions_are_off() {
     assert!(!dir.path().join("event.json").exists());
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_http_call_gets_its_body_filled_in_and_its_status_recorded() {
     let (hook, mut calls) = webhook_receiver("/hook").await;
     // The receiver listens on loopback: this host allows that.
@@ -379,7 +379,7 @@ async fn an_http_call_gets_its_body_filled_in_and_its_status_recorded() {
     assert!(runs[0].get("exit_status").is_none());
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_panel_adds_switches_and_deletes_actions() {
     let app = allowing("/bin/echo").await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -440,7 +440,7 @@ async fn the_panel_adds_switches_and_deletes_actions() {
     assert_eq!(get(&app, "/api/v1/actions").await, json!([]));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_action_runs_for_a_server_in_a_maintenance_window() {
     let (app, dir) = with_recording_action().await;
     let now = chrono::Utc::now();
@@ -475,7 +475,7 @@ async fn no_action_runs_for_a_server_in_a_maintenance_window() {
         json!(["maintenance", "blocked"]),
         "{view}"
     );
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    app.wait_for_action_round().await;
     assert_eq!(get(&app, "/api/v1/actions/runs").await, json!([]));
     assert!(!dir.path().join("event.json").exists());
 }

@@ -127,7 +127,7 @@ pub async fn post(app: &TestApp, token: &str, body: &Value) -> reqwest::Response
 
 /// Moves the panel's clock on to the next probe round: half the
 /// settings' `probe_interval_s`, the least time between two knocks of one
-/// pair (PRODUCT.md §1b: results received closer together are one knock).
+/// pair (docs/PRODUCT.md §1b: results received closer together are one knock).
 pub async fn next_round(app: &TestApp) {
     let settings = get(app, "/api/v1/settings").await;
     let probe_interval_s = settings["probe_interval_s"]
@@ -162,7 +162,7 @@ pub async fn all_report(app: &TestApp, tokens: &HashMap<String, String>, base: u
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_gets_the_intervals_and_every_other_entry_point() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -190,7 +190,7 @@ async fn an_agent_gets_the_intervals_and_every_other_entry_point() {
     assert_eq!(config["peers"][0]["port"], 443);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tuic_peer_carries_the_alpn_its_params_set() {
     let app = spawn_app().await;
     let entry = |id: &str, protocol: &str, params: Value| json!({"id": id, "protocol": protocol, "host": "127.0.30.1", "port": 443, "params": params});
@@ -227,7 +227,7 @@ async fn a_tuic_peer_carries_the_alpn_its_params_set() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn agent_and_operator_tokens_do_not_open_each_others_api() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -250,7 +250,7 @@ async fn agent_and_operator_tokens_do_not_open_each_others_api() {
     assert_eq!(as_agent.status(), 401);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_entry_points_are_skipped_and_counted() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -265,7 +265,7 @@ async fn unknown_entry_points_are_skipped_and_counted() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_self_report_makes_the_server_unavailable_and_a_good_one_heals_it() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -296,7 +296,7 @@ async fn a_bad_self_report_makes_the_server_unavailable_and_a_good_one_heals_it(
     assert_eq!(get(&app, "/api/v1/servers/de-1").await["status"], "healthy");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retried_report_is_applied_once() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -328,7 +328,7 @@ async fn a_retried_report_is_applied_once() {
     assert_eq!(view["entry_points"][0]["causes"][0]["to"], "de-1");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn older_results_than_the_last_applied_are_ignored() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -338,7 +338,7 @@ async fn older_results_than_the_last_applied_are_ignored() {
     assert_eq!(get(&app, "/api/v1/servers/de-1").await["status"], "healthy");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_quorum_makes_a_server_unreachable_k_of_n_and_one_success_heals() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -372,7 +372,7 @@ async fn a_quorum_makes_a_server_unreachable_k_of_n_and_one_success_heals() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_verifier_blocks_and_the_reverse_means_nothing() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -393,7 +393,7 @@ async fn a_verifier_blocks_and_the_reverse_means_nothing() {
     assert_eq!(get(&app, "/api/v1/servers/ir-1").await["status"], "healthy");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn acknowledged_reports_survive_a_restart() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -418,7 +418,7 @@ async fn acknowledged_reports_survive_a_restart() {
     assert_eq!(get(&app, "/api/v1/servers/de-1").await["status"], "healthy");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_reports_get_the_error_body() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -472,7 +472,7 @@ async fn bad_reports_get_the_error_body() {
     assert_eq!(error_code(too_big).await, "payload_too_large");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn settings_are_read_and_validated() {
     let app = spawn_app().await;
     let settings = get(&app, "/api/v1/settings").await;
@@ -516,7 +516,7 @@ async fn settings_are_read_and_validated() {
     assert_eq!(get(&app, "/api/v1/settings").await["quorum"], 3);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_servers_and_users_are_404() {
     let app = spawn_app().await;
     fleet(&app).await;
@@ -537,7 +537,7 @@ async fn unknown_servers_and_users_are_404() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn old_metrics_and_folded_report_ids_are_pruned_but_unfolded_reports_are_kept() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -565,7 +565,7 @@ async fn old_metrics_and_folded_report_ids_are_pruned_but_unfolded_reports_are_k
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_reports_listing_shows_each_received_report_once_newest_first() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;

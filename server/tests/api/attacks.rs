@@ -24,7 +24,7 @@ async fn link_from_webmail(app: &TestApp, cookie: &str, path: &str) -> reqwest::
         .expect("sent")
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panel_link_followed_from_webmail_opens_the_page() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -37,7 +37,7 @@ async fn a_panel_link_followed_from_webmail_opens_the_page() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_from_another_site_are_still_refused() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -90,7 +90,7 @@ async fn writes_from_another_site_are_still_refused() {
 
 const METRICS_TOKEN: &str = "scrape-secret-0123456789";
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_scrape_without_the_metrics_token_gets_401() {
     let app = spawn_app_with(&[("MESHWATCH_METRICS_TOKEN", METRICS_TOKEN.to_owned())]).await;
     let scrape = |authorization: Option<String>| {
@@ -128,7 +128,7 @@ async fn a_scrape_without_the_metrics_token_gets_401() {
     assert!(text.contains("meshwatch_reports_ingested_total"), "{text}");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_metrics_token_scrapes_stay_open() {
     let app = spawn_app().await;
     let scraped = app
@@ -144,7 +144,7 @@ async fn without_a_metrics_token_scrapes_stay_open() {
 /// the form.
 const HUGE_USERNAME_LEN: usize = (1 << 20) - 64;
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_over_long_username_is_refused_like_a_wrong_password_before_any_lookup() {
     let app = spawn_app().await;
     // Put straight into the store (create-operator refuses the name): if
@@ -205,7 +205,7 @@ fn create_operator_refuses_a_name_over_64_characters() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn five_wrong_current_passwords_pause_that_operators_password_changes() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "first password").await;
@@ -278,7 +278,7 @@ async fn post_from(
         .expect("sent")
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn behind_a_public_url_writes_must_come_from_it_whatever_host_says() {
     let app = spawn_app_with(&[("MESHWATCH_PUBLIC_URL", PUBLIC_URL.to_owned())]).await;
     app.create_operator("ops", "a long password").await;
@@ -351,7 +351,7 @@ async fn behind_a_public_url_writes_must_come_from_it_whatever_host_says() {
     assert_eq!(status, 200);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn behind_a_public_url_subscription_links_start_with_it() {
     let app = spawn_app_with(&[("MESHWATCH_PUBLIC_URL", PUBLIC_URL.to_owned())]).await;
     let fleet = serde_json::json!({
@@ -411,7 +411,7 @@ async fn login_from(
         .await
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_burst_of_parallel_guesses_gets_five_password_checks_and_little_memory() {
     const GUESSES: usize = 200;
     let app = spawn_app().await;
@@ -470,7 +470,7 @@ async fn a_burst_of_parallel_guesses_gets_five_password_checks_and_little_memory
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn behind_a_trusted_proxy_an_attacker_locks_out_only_itself() {
     let app = spawn_app_with(&[("MESHWATCH_TRUSTED_PROXIES", "127.0.0.1/32".to_owned())]).await;
     app.create_operator("ops", "a long password").await;
@@ -517,7 +517,7 @@ async fn behind_a_trusted_proxy_an_attacker_locks_out_only_itself() {
     assert!(session_cookie(at_home.headers()).is_some());
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forwarding_headers_from_an_untrusted_peer_do_not_dodge_the_lock() {
     let app = spawn_app().await;
     app.create_operator("ops", "a long password").await;
@@ -542,7 +542,7 @@ async fn ends_within(mut stream: reqwest::Response, limit: Duration) -> bool {
     .is_ok()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_live_stream_ends_with_its_session() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -589,7 +589,7 @@ async fn cookie_of(app: &TestApp) -> String {
     session_cookie(app.login("ops", "a long password").await.headers()).expect("signed in")
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_ended_behind_the_panels_back_ends_its_stream_within_30_s() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;

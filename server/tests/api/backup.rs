@@ -229,7 +229,7 @@ async fn wait_until_healthy(address: &str) {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backup_taken_while_agents_report_restores_into_a_working_panel() {
     let dir = tempfile::tempdir().expect("dir");
     let first_db = dir.path().join("first").join("meshwatch.db");
@@ -262,11 +262,14 @@ async fn a_backup_taken_while_agents_report_restores_into_a_working_panel() {
     assert!(!backups.join("meshwatch-2026-12-04.db.partial").exists());
     // The panel went on ingesting.
     let after_backup = acknowledged.load(Ordering::SeqCst);
-    tokio::time::sleep(Duration::from_millis(600)).await;
-    assert!(
-        acknowledged.load(Ordering::SeqCst) > after_backup,
-        "reports are still acknowledged after the backup"
-    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while acknowledged.load(Ordering::SeqCst) <= after_backup {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "reports are still acknowledged after the backup"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 
     let again = cli_in_background(&first_db, &["backup", backup_arg.as_str()]).await;
     assert!(!again.status.success(), "a backup never replaces a file");

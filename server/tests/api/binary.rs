@@ -131,7 +131,7 @@ pub(crate) fn terminate(mut panel: Panel) -> std::process::ExitStatus {
     panic!("the panel did not stop within 10 s of SIGTERM");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn create_operator_then_sign_in_then_stop_gracefully() {
     let dir = tempfile::tempdir().expect("dir");
     let db = format!("sqlite://{}/nested/panel.db", dir.path().display());
@@ -191,7 +191,7 @@ async fn create_operator_then_sign_in_then_stop_gracefully() {
     assert!(terminate(again).success());
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn demo_mode_seeds_a_fleet_and_prints_a_working_login_and_api_token() {
     let dir = tempfile::tempdir().expect("dir");
     let db = format!("sqlite://{}/demo.db", dir.path().display());
@@ -319,7 +319,7 @@ fn bad_configuration_stops_the_server_with_the_variable_named() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("MESHWATCH_LISTEN"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn acknowledged_reports_survive_kill_9() {
     use serde_json::{json, Value};
     let dir = tempfile::tempdir().expect("dir");
@@ -448,7 +448,7 @@ async fn acknowledged_reports_survive_kill_9() {
     assert!(terminate(again).success());
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panel_open_to_other_hosts_without_its_public_url_does_not_start() {
     let dir = tempfile::tempdir().expect("dir");
     let db = format!("sqlite://{}/open.db", dir.path().display());
@@ -467,7 +467,7 @@ async fn a_panel_open_to_other_hosts_without_its_public_url_does_not_start() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("MESHWATCH_LISTEN"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_proxy_on_this_host_forwarding_clients_while_none_is_trusted_is_warned_about() {
     let dir = tempfile::tempdir().expect("dir");
     let db = format!("sqlite://{}/xff.db", dir.path().display());

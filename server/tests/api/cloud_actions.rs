@@ -125,7 +125,7 @@ fn requests(seen: &Arc<Mutex<Vec<Seen>>>) -> Vec<Seen> {
     seen.lock().expect("lock").clone()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_hetzner_example_gives_a_blocked_server_a_new_primary_ip() {
     let done = |id: u32| json!({"action": {"id": id, "status": "success"}});
     let (api, seen) = fake_api(vec![
@@ -194,7 +194,7 @@ async fn the_hetzner_example_gives_a_blocked_server_a_new_primary_ip() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_hetzner_example_stopped_after_power_off_finishes_the_job_when_run_again() {
     // An earlier run powered the server off and unassigned its address,
     // then was stopped: the server is off, without a primary IP.
@@ -243,7 +243,7 @@ async fn the_hetzner_example_stopped_after_power_off_finishes_the_job_when_run_a
     assert_eq!(host_of(&app, "de-1-ep").await, "127.0.31.9");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_hetzner_example_stopped_after_the_new_address_powers_on_and_tells_the_panel() {
     let done = |id: u32| json!({"action": {"id": id, "status": "success"}});
     let (api, seen) = fake_api(vec![
@@ -293,7 +293,7 @@ async fn the_hetzner_example_stopped_after_the_new_address_powers_on_and_tells_t
     assert_eq!(host_of(&app, "de-1-ep").await, "127.0.31.9");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_digitalocean_example_moves_a_blocked_droplet_to_a_new_reserved_ip() {
     let (api, seen) = fake_api(vec![
         ("GET", "/v2/droplets?name=de-1".into(), 200, json!({"droplets": [{"id": 3164444, "name": "de-1"}]})),
@@ -347,7 +347,7 @@ async fn the_digitalocean_example_moves_a_blocked_droplet_to_a_new_reserved_ip()
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_digitalocean_example_stopped_after_the_unassign_goes_on_when_run_again() {
     // An earlier run unassigned the blocked address, then was stopped.
     let (api, seen) = fake_api(vec![

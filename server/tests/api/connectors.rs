@@ -1,4 +1,4 @@
-//! Connected panels (PRODUCT.md §7, API.md "Connected panels"): meshwatch's
+//! Connected panels (docs/PRODUCT.md §7, docs/API.md "Connected panels"): meshwatch's
 //! rotation applied in each kind of panel through its own API, against
 //! local stand-ins that answer only the documented requests. Every
 //! behaviour runs against every kind (`kinds`), with that panel's exact
@@ -434,37 +434,37 @@ macro_rules! every_behaviour {
         mod $module {
             use super::*;
 
-            #[tokio::test]
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn a_server_out_of_rotation_has_its_host_turned_off_and_back_on() {
                 out_and_back::<$kind>().await;
             }
 
-            #[tokio::test]
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn a_route_keeps_a_host_on_when_all_its_servers_are_out() {
                 never_empty::<$kind>().await;
             }
 
-            #[tokio::test]
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn a_dry_run_shows_the_change_and_makes_none_until_applied() {
                 dry_run::<$kind>().await;
             }
 
-            #[tokio::test]
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn deleting_the_connector_turns_its_hosts_back_on() {
                 delete_restores::<$kind>().await;
             }
 
-            #[tokio::test]
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn a_panel_down_is_retried_told_once_and_changed_once_back() {
                 down_then_back::<$kind>().await;
             }
 
-            #[tokio::test]
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn a_host_the_operator_deleted_is_forgotten() {
                 deleted_in_the_panel::<$kind>().await;
             }
 
-            #[tokio::test]
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn an_import_proposes_the_nodes_meshwatch_lacks_and_changes_nothing() {
                 import::<$kind>().await;
             }
@@ -478,17 +478,17 @@ every_behaviour!(marzneshin, kinds::Marzneshin);
 every_behaviour!(marzban, kinds::Marzban);
 every_behaviour!(three_x_ui, kinds::ThreeXUi);
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pasarguard_signs_in_again_when_its_token_expires() {
     signs_in_again::<kinds::PasarGuard>().await;
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn marzneshin_signs_in_again_when_its_token_expires() {
     signs_in_again::<kinds::Marzneshin>().await;
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn marzban_signs_in_again_when_its_token_expires() {
     signs_in_again::<kinds::Marzban>().await;
 }
@@ -496,7 +496,7 @@ async fn marzban_signs_in_again_when_its_token_expires() {
 /// Marzban's hosts are one document: an operator's edit between the read
 /// a plan was made from and the write is detected, nothing is written,
 /// and the next sync writes with the edit kept.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn marzban_detects_an_operators_edit_and_keeps_it() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -540,7 +540,7 @@ async fn marzban_detects_an_operators_edit_and_keeps_it() {
 
 /// A 3x-ui without managed hosts is refused plainly; nothing else is
 /// tried (meshwatch never stops an inbound).
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_old_3x_ui_without_managed_hosts_is_refused_plainly() {
     let app = spawn_app().await;
     fleet(&app).await;

@@ -55,7 +55,25 @@ async fn wait_for_acks(logs: &[PathBuf], count: usize, what: &str) {
     }
 }
 
-#[tokio::test]
+/// Waits until every agent's log says a report was not delivered.
+async fn wait_for_undelivered(logs: &[PathBuf]) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let all = logs.iter().all(|l| {
+            std::fs::read_to_string(l).is_ok_and(|text| text.contains("report not delivered"))
+        });
+        if all {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "an agent never saw the panel gone"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reports_acknowledged_before_a_kill_9_are_applied_exactly_once() {
     let dir = tempfile::tempdir().expect("dir");
     let db = format!("sqlite://{}/crash.db", dir.path().display());
@@ -142,8 +160,9 @@ async fn reports_acknowledged_before_a_kill_9_are_applied_exactly_once() {
     first.child.kill().expect("SIGKILL");
     first.child.wait().expect("reaped");
     let before: Vec<usize> = logs.iter().map(|l| acknowledged(l).len()).collect();
-    // Agents keep probing and spool what they cannot deliver.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Agents keep probing and spool what they cannot deliver: each has
+    // failed to deliver at least once before the panel comes back.
+    wait_for_undelivered(&logs).await;
 
     let again = panel(&db, address.trim_start_matches("http://"));
     let most_before = before.iter().copied().max().unwrap_or(0);

@@ -1,4 +1,4 @@
-//! Do no harm (PRODUCT.md §2 R1/R4/streaks, §6): a crash is never a block,
+//! Do no harm (docs/PRODUCT.md §2 R1/R4/streaks, §6): a crash is never a block,
 //! silence explains failures, a burst of reports is one knock, and the
 //! card and the messages tell the truth. Driven through the agent and
 //! automation APIs on the test's clock.
@@ -49,7 +49,7 @@ async fn with_verifier(app: &TestApp) -> HashMap<String, String> {
     tokens
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crash_with_a_verifier_present_is_no_block_no_message_and_no_action() {
     let app = spawn_app_with(&[("MESHWATCH_ACTION_COMMANDS", "/bin/true".to_owned())]).await;
     let tokens = with_verifier(&app).await;
@@ -84,7 +84,7 @@ async fn a_crash_with_a_verifier_present_is_no_block_no_message_and_no_action() 
     assert_eq!(runs, json!([]), "no action run");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_verifier_failing_a_living_server_still_blocks_it_and_tells_once() {
     let app = spawn_app().await;
     let tokens = with_verifier(&app).await;
@@ -98,7 +98,7 @@ async fn a_verifier_failing_a_living_server_still_blocks_it_and_tells_once() {
     assert_eq!(sent[0]["kind"], "blocked");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_burst_of_reports_is_one_knock_and_never_a_block() {
     let app = spawn_app().await;
     let tokens = with_verifier(&app).await;
@@ -120,7 +120,7 @@ async fn a_burst_of_reports_is_one_knock_and_never_a_block() {
     assert_eq!(view(&app, "de-1").await["status"], "blocked");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn when_half_the_fleet_goes_dark_the_survivors_votes_take_it_out_of_rotation() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -170,7 +170,7 @@ async fn when_half_the_fleet_goes_dark_the_survivors_votes_take_it_out_of_rotati
     assert!(card.contains("No data — agent not responding"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_served_as_its_route_s_best_available_says_so() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -201,7 +201,7 @@ async fn a_server_served_as_its_route_s_best_available_says_so() {
     assert!(card.contains("its place in subscriptions is taken by healthy servers"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_block_that_clears_during_maintenance_is_told_cleared_when_the_window_ends() {
     let app = spawn_app().await;
     let tokens = with_verifier(&app).await;
@@ -236,7 +236,7 @@ async fn a_block_that_clears_during_maintenance_is_told_cleared_when_the_window_
     assert_eq!(sent[0]["server_id"], "de-1");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_fleet_fault_that_flaps_is_told_once() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -277,7 +277,7 @@ async fn a_whole_fleet_fault_that_flaps_is_told_once() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_command_is_created_only_from_the_host_s_allow_list() {
     let app = spawn_app().await;
     let refused = create(
@@ -332,7 +332,7 @@ async fn a_command_is_created_only_from_the_host_s_allow_list() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restored_command_not_on_this_host_s_allow_list_stays_off_and_never_runs() {
     // Another host's database: its action's program is not listed here.
     let dir = tempfile::tempdir().expect("dir");
@@ -394,7 +394,7 @@ async fn first_attempt(app: &TestApp, server: &str) -> Value {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_actions_to_loopback_private_and_link_local_addresses_are_refused() {
     let app = spawn_app().await;
     for url in [
@@ -425,7 +425,7 @@ async fn http_actions_to_loopback_private_and_link_local_addresses_are_refused()
     assert_eq!(created.status(), 201);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stored_http_action_whose_name_resolves_to_loopback_is_refused_when_it_runs() {
     let (hook, mut calls) = crate::notifications::webhook_receiver("/hook").await;
     let port = hook
@@ -518,7 +518,7 @@ async fn runs_until(app: &TestApp, server: &str, wanted: impl Fn(&[Value]) -> bo
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_interrupted_by_the_panel_s_stop_is_never_started_again_by_itself() {
     let dir = tempfile::tempdir().expect("dir");
     let first = dir.path().join("first");
@@ -579,7 +579,7 @@ async fn a_run_interrupted_by_the_panel_s_stop_is_never_started_again_by_itself(
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn past_the_runs_per_hour_actions_switch_themselves_off_and_say_so() {
     let dir = tempfile::tempdir().expect("dir");
     let app = with_script(
@@ -631,7 +631,7 @@ async fn past_the_runs_per_hour_actions_switch_themselves_off_and_say_so() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn within_the_cooldown_an_action_does_not_run_again_for_the_same_server() {
     let dir = tempfile::tempdir().expect("dir");
     let app = with_script(
@@ -666,7 +666,7 @@ async fn within_the_cooldown_an_action_does_not_run_again_for_the_same_server() 
     assert_eq!(get(&app, "/api/v1/actions/enabled").await["enabled"], false);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_whose_incident_cleared_before_it_was_due_is_skipped_though_the_verdict_is_back() {
     let dir = tempfile::tempdir().expect("dir");
     let app = with_script(
@@ -742,7 +742,7 @@ pub(crate) async fn panel_token(app: &TestApp, cookie: &str, name: &str, scope: 
         .to_owned()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_tokens_carry_scopes_and_a_fleet_token_cannot_touch_actions() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -826,7 +826,7 @@ async fn api_tokens_carry_scopes_and_a_fleet_token_cannot_touch_actions() {
     assert_eq!(refused.status(), 403);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn creating_a_token_or_an_action_in_the_panel_asks_for_the_password_again() {
     let app = spawn_app_with(&[("MESHWATCH_ACTION_COMMANDS", "/bin/true".to_owned())]).await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -861,7 +861,7 @@ async fn creating_a_token_or_an_action_in_the_panel_asks_for_the_password_again(
     assert!(!html.contains(">x<"), "no token was made");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_password_change_revokes_the_tokens_the_operator_s_sessions_created() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -918,7 +918,7 @@ async fn mass_block(app: &TestApp) -> HashMap<String, String> {
     tokens
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mass_block_s_actions_wait_for_the_operator_who_confirms_them() {
     let dir = tempfile::tempdir().expect("dir");
     let app = with_script(
@@ -959,7 +959,7 @@ async fn a_mass_block_s_actions_wait_for_the_operator_who_confirms_them() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dismissed_mass_block_runs_none_of_its_actions() {
     let dir = tempfile::tempdir().expect("dir");
     let app = with_script(
@@ -1000,7 +1000,7 @@ async fn a_dismissed_mass_block_runs_none_of_its_actions() {
     assert!(!overview.contains("You confirmed"), "{overview}");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_http_action_s_url_headers_and_body_are_sealed_at_rest() {
     if crate::helpers::sqlite_only("an_http_action_s_url_headers_and_body_are_sealed_at_rest") {
         return;

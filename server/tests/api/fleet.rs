@@ -28,7 +28,7 @@ async fn snapshot(app: &TestApp) -> String {
     )
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fleet_is_stored_and_only_generated_tokens_are_returned() {
     let app = spawn_app().await;
     let response = app.put_fleet(&fleet()).await;
@@ -50,7 +50,7 @@ async fn a_fleet_is_stored_and_only_generated_tokens_are_returned() {
     assert_eq!(users[0].routes.len(), 2);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn upserting_again_updates_in_place_and_keeps_tokens() {
     let app = spawn_app().await;
     app.put_fleet(&fleet()).await;
@@ -71,7 +71,7 @@ async fn upserting_again_updates_in_place_and_keeps_tokens() {
     assert_eq!(servers[0].entry_points[0].port, 8443);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn removed_entry_points_of_a_server_are_deleted() {
     let app = spawn_app().await;
     let mut two = fleet();
@@ -85,7 +85,7 @@ async fn removed_entry_points_of_a_server_are_deleted() {
     assert_eq!(servers[0].entry_points.len(), 1);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_documents_get_the_error_body_and_change_nothing() {
     let app = spawn_app().await;
     assert_eq!(app.put_fleet(&fleet()).await.status(), 200);
@@ -147,7 +147,7 @@ async fn bad_documents_get_the_error_body_and_change_nothing() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_entry_point_of_another_server_conflicts_and_nothing_is_written() {
     let app = spawn_app().await;
     app.put_fleet(&fleet()).await;
@@ -167,7 +167,7 @@ async fn an_entry_point_of_another_server_conflicts_and_nothing_is_written() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_or_oversized_bodies_are_rejected() {
     let app = spawn_app().await;
     let send = |body: Vec<u8>, content_type: &'static str| {
@@ -215,7 +215,7 @@ async fn malformed_or_oversized_bodies_are_rejected() {
     assert_eq!(error_code(settings).await, "payload_too_large");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fleet_of_twenty_thousand_users_is_one_document_over_a_mebibyte() {
     let app = spawn_app().await;
     let users: Vec<Value> = (0..20_000)
@@ -243,7 +243,7 @@ async fn a_fleet_of_twenty_thousand_users_is_one_document_over_a_mebibyte() {
     assert_eq!(listed.status(), 200);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fleet_api_needs_an_operator_token_not_an_agent_token() {
     let app = spawn_app().await;
     let response = app.put_fleet(&fleet()).await;
@@ -281,7 +281,7 @@ async fn the_fleet_api_needs_an_operator_token_not_an_agent_token() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_panel_lists_the_provisioned_fleet() {
     let app = spawn_app().await;
     app.put_fleet(&fleet()).await;

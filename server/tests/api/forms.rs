@@ -26,7 +26,7 @@ fn shown_secret(html: &str) -> Option<String> {
     (secret.len() == 64).then_some(secret)
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_created_token_is_shown_once_on_the_page_the_post_returns_to() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -79,7 +79,7 @@ async fn a_created_token_is_shown_once_on_the_page_the_post_returns_to() {
     assert!(html.contains("exists already: revoke it first"), "{html}");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_outcome_travels_sealed_and_the_page_showing_it_clears_it() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -142,7 +142,7 @@ async fn the_outcome_travels_sealed_and_the_page_showing_it_clears_it() {
     assert!(page.text().await.expect("html").contains("Copy it now"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rejected_parameters_are_explained_on_the_page_and_nothing_is_stored() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -177,7 +177,7 @@ async fn rejected_parameters_are_explained_on_the_page_and_nothing_is_stored() {
     assert!(!html.contains("role=\"alert\""), "said once");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_test_message_post_says_how_many_targets_it_went_to() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -192,7 +192,7 @@ async fn a_test_message_post_says_how_many_targets_it_went_to() {
     assert!(!html.contains("Test message queued"), "said once");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_form_post_from_another_site_is_refused_and_flashes_nothing() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;

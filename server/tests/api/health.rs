@@ -1,6 +1,6 @@
 use crate::helpers::{error_code, spawn_app};
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn healthz_says_the_process_is_up() {
     let app = spawn_app().await;
     let response = app
@@ -12,7 +12,7 @@ async fn healthz_says_the_process_is_up() {
     assert_eq!(response.status(), 200);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readyz_says_the_database_answers() {
     let app = spawn_app().await;
     let response = app
@@ -26,7 +26,7 @@ async fn readyz_says_the_database_answers() {
     assert_eq!(body["status"], "ready");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_api_paths_get_a_json_404() {
     let app = spawn_app().await;
     for path in ["/api/v1/nothing", "/api/v2/fleet"] {
@@ -42,7 +42,7 @@ async fn unknown_api_paths_get_a_json_404() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_are_served_in_the_prometheus_format() {
     use crate::agent::{all_report, fleet};
     let app = spawn_app().await;

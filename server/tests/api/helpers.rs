@@ -56,6 +56,7 @@ pub async fn spawn_app_in(dir: tempfile::TempDir, extra: &[(&'static str, String
 /// the test moves it on (agents' probe rounds arrive half a probe
 /// interval apart at least, §1b, and tests skip that wait).
 async fn spawn(dir: tempfile::TempDir, extra: &[(&'static str, String)]) -> TestApp {
+    backend::dump_postgres_on_stall();
     let manual = ManualClock::default();
     let clock = Clock::Manual(manual.clone());
     let database_url = match backend::postgres_admin_url() {
@@ -169,6 +170,39 @@ impl TestApp {
     pub async fn advance(&self, by: std::time::Duration) {
         self.clock.advance(by);
         self.tick().await;
+    }
+
+    /// Rounds the actions runner has finished (`/metrics`).
+    pub async fn action_rounds(&self) -> u64 {
+        let metrics = self
+            .client
+            .get(self.url("/metrics"))
+            .send()
+            .await
+            .expect("sent")
+            .text()
+            .await
+            .expect("text");
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix("meshwatch_action_rounds_total "))
+            .and_then(|n| n.trim().parse().ok())
+            .expect("meshwatch_action_rounds_total in /metrics")
+    }
+
+    /// Returns once the actions runner has finished a whole round begun
+    /// after this call (two more than now: the one under way may have
+    /// begun before), so it has decided on everything done before it.
+    pub async fn wait_for_action_round(&self) {
+        let seen = self.action_rounds().await;
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+        while self.action_rounds().await < seen + 2 {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the actions runner finished no round in 20 s"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
     }
 
     /// The panel's clock now.
@@ -376,7 +410,7 @@ pub fn location(response: &Response) -> &str {
         .unwrap_or("")
 }
 
-/// Asserts the API.md error body and returns its code.
+/// Asserts the docs/API.md error body and returns its code.
 pub async fn error_code(response: Response) -> String {
     let body: Value = response.json().await.expect("a JSON error body");
     let message = body["error"]["message"].as_str().unwrap_or("");

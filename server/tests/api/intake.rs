@@ -32,7 +32,7 @@ fn report_at(
            "probes": probes})
 }
 
-/// The `message` of an API.md error body.
+/// The `message` of an docs/API.md error body.
 async fn error_message(response: reqwest::Response) -> String {
     let body: Value = response.json().await.expect("json");
     body["error"]["message"]
@@ -57,7 +57,7 @@ async fn put_settings(app: &TestApp, body: Value) {
     assert_eq!(response.status(), 200);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_knock_after_silence_does_not_continue_the_old_streak() {
     let app = spawn_app_with_manual_clock().await;
     let tokens = fleet(&app).await;
@@ -80,7 +80,7 @@ async fn a_failed_knock_after_silence_does_not_continue_the_old_streak() {
     assert_eq!(view["status"], "entry_points_unavailable");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_report_counts_one_result_per_pair_so_it_can_never_block() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -101,7 +101,7 @@ async fn one_report_counts_one_result_per_pair_so_it_can_never_block() {
     assert_eq!(status(&app, "de-1").await, "blocked");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_result_without_an_error_kind_counts_as_other() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -125,7 +125,7 @@ async fn a_failed_result_without_an_error_kind_counts_as_other() {
     assert_eq!(status(&app, "de-1").await, "entry_points_unavailable");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn latency_is_any_non_negative_json_number() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -160,7 +160,7 @@ async fn latency_is_any_non_negative_json_number() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_result_from_the_future_is_taken_as_received_and_does_not_stall_the_pair() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -191,7 +191,7 @@ async fn a_result_from_the_future_is_taken_as_received_and_does_not_stall_the_pa
     assert!(since < Utc::now() + Duration::seconds(5), "{since}");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_whose_clock_stepped_back_an_hour_is_still_heard() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -217,7 +217,7 @@ async fn an_agent_whose_clock_stepped_back_an_hour_is_still_heard() {
     assert_eq!(status(&app, "de-1").await, "entry_points_unavailable");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn report_ids_are_per_server_and_compared_in_canonical_form() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -247,7 +247,7 @@ async fn report_ids_are_per_server_and_compared_in_canonical_form() {
     assert!(from_nl.is_empty(), "nl-1's streak is 2, not 3: {view}");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_self_check_detail_is_cut() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -274,7 +274,7 @@ async fn a_long_self_check_detail_is_cut() {
     assert!(detail.ends_with('…'));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_report_over_the_fleets_probe_bound_gets_413_naming_it() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -287,7 +287,7 @@ async fn a_report_over_the_fleets_probe_bound_gets_413_naming_it() {
     assert!(message.contains("at most 1000"), "{message}");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_reports_from_one_agent_gets_429_with_retry_after() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -327,7 +327,7 @@ async fn config_of(app: &TestApp, token: &str) -> Value {
         .expect("json")
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deleted_server_leaves_routes_mesh_subscriptions_and_peers_config() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -387,7 +387,7 @@ async fn a_deleted_server_leaves_routes_mesh_subscriptions_and_peers_config() {
     assert_eq!(error_code(again).await, "not_found");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_server_removed_no_longer_counts_against_its_witnesses() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -416,7 +416,7 @@ async fn a_dead_server_removed_no_longer_counts_against_its_witnesses() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_fleet_document_cannot_both_upsert_and_remove_one_server() {
     let app = spawn_app().await;
     fleet(&app).await;
@@ -430,7 +430,7 @@ async fn a_fleet_document_cannot_both_upsert_and_remove_one_server() {
     assert_eq!(status(&app, "de-1").await, "no_data", "nothing changed");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_reports_answer_carries_the_fleet_version_that_moves_with_the_fleet() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -490,7 +490,7 @@ async fn post_encoded(
         .expect("sent")
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gzip_report_is_taken_and_a_decompression_bomb_gets_413() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -514,7 +514,7 @@ async fn a_gzip_report_is_taken_and_a_decompression_bomb_gets_413() {
     assert_eq!(error_code(response).await, "unsupported_encoding");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_removed_servers_history_stays_readable() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -539,7 +539,7 @@ async fn a_removed_servers_history_stays_readable() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn removing_an_unknown_id_is_refused_and_writes_nothing() {
     let app = spawn_app().await;
     fleet(&app).await;
@@ -551,7 +551,7 @@ async fn removing_an_unknown_id_is_refused_and_writes_nothing() {
     assert_eq!(status(&app, "de-1").await, "no_data", "de-1 is still there");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_config_answers_304_while_the_fleet_version_is_unchanged() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;

@@ -17,7 +17,7 @@ async fn card(app: &TestApp, cookie: &str, extra: (&str, &str)) -> String {
         .expect("html")
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn captions_follow_accept_language_and_the_cookie() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -41,7 +41,7 @@ async fn captions_follow_accept_language_and_the_cookie() {
     assert!(en.contains("<html lang=\"en\"") && en.contains("Server unavailable"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_switcher_sets_the_cookie_and_goes_back() {
     let app = spawn_app().await;
     let switch = |lang: &'static str, origin: Option<String>| {
@@ -76,7 +76,7 @@ async fn the_switcher_sets_the_cookie_and_goes_back() {
     assert!(cross.headers().get("set-cookie").is_none());
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_signed_in_operator_s_choice_becomes_the_notifications_language() {
     let app = spawn_app().await;
     let switch = |lang: &'static str, cookie: Option<String>| {
@@ -106,7 +106,7 @@ async fn a_signed_in_operator_s_choice_becomes_the_notifications_language() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_portuguese_is_brazilian_and_any_portuguese_gets_it() {
     let app = spawn_app().await;
     fleet(&app).await;
@@ -127,7 +127,7 @@ async fn the_portuguese_is_brazilian_and_any_portuguese_gets_it() {
 }
 
 /// Spanish shows 0,5 in the settings form, and what it shows is read back.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn decimals_are_shown_and_read_in_the_page_s_language() {
     use crate::agent::get;
     use crate::helpers::with_flash;

@@ -379,7 +379,34 @@ async fn a_panel_restart_loses_no_report_and_counts_none_twice() {
             })
             .await;
     }
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Every report the agents queued so far (during the outage too) has
+    // arrived before they stop.
+    for s in &fleet.servers {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let queued = queued_reports(&std::fs::read_to_string(&s.log).expect("agent log"));
+            let received = get(
+                &app,
+                &format!("/api/v1/servers/{}/reports?limit=1000", s.id),
+            )
+            .await;
+            let received: HashSet<String> = received
+                .as_array()
+                .expect("reports")
+                .iter()
+                .filter_map(|r| r["report_id"].as_str().map(str::to_owned))
+                .collect();
+            if queued.keys().all(|id| received.contains(id)) {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{}: queued reports never arrived",
+                s.id
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
     fleet.stop_agents();
 
     for s in &fleet.servers {

@@ -4,7 +4,7 @@ use crate::agent::{fleet, post, report, uuid};
 use crate::helpers::{location, spawn_app};
 use std::time::Duration;
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_verdict_change_is_pushed_to_a_signed_in_page() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -58,7 +58,7 @@ async fn a_verdict_change_is_pushed_to_a_signed_in_page() {
     assert_eq!(found, Ok(true), "the change arrives as an event: {seen}");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopping_panel_ends_open_streams_instead_of_waiting_for_them() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -74,7 +74,7 @@ async fn a_stopping_panel_ends_open_streams_instead_of_waiting_for_them() {
     drop(restarted);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_sends_its_first_bytes_at_once_so_proxies_pass_its_headers_on() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;

@@ -1,6 +1,6 @@
 use crate::helpers::{location, session_cookie, spawn_app};
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_correct_password_opens_a_session_with_a_safe_cookie() {
     let app = spawn_app().await;
     app.create_operator("ops", "a long password").await;
@@ -23,7 +23,7 @@ async fn a_correct_password_opens_a_session_with_a_safe_cookie() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cookie_is_secure_behind_an_https_proxy() {
     let app = spawn_app().await;
     app.create_operator("ops", "a long password").await;
@@ -42,7 +42,7 @@ async fn the_cookie_is_secure_behind_an_https_proxy() {
     assert!(raw.ends_with("; Secure"), "{raw}");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_password_or_unknown_user_opens_nothing() {
     let app = spawn_app().await;
     app.create_operator("ops", "a long password").await;
@@ -54,7 +54,7 @@ async fn a_wrong_password_or_unknown_user_opens_nothing() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn repeated_failures_lock_the_username_even_for_the_right_password() {
     let app = spawn_app().await;
     app.create_operator("ops", "a long password").await;
@@ -66,7 +66,7 @@ async fn repeated_failures_lock_the_username_even_for_the_right_password() {
     assert_eq!(session_cookie(response.headers()), None);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_need_a_session_and_the_login_page_does_not() {
     let app = spawn_app().await;
     for page in ["/", "/users"] {
@@ -85,7 +85,7 @@ async fn pages_need_a_session_and_the_login_page_does_not() {
     assert!(html.contains("Sign in to the panel"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_signed_in_operator_sees_the_panel_and_can_sign_out() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -128,7 +128,7 @@ async fn a_signed_in_operator_sees_the_panel_and_can_sign_out() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cross_site_login_form_is_refused() {
     let app = spawn_app().await;
     app.create_operator("ops", "a long password").await;
@@ -143,7 +143,7 @@ async fn a_cross_site_login_form_is_refused() {
     assert_eq!(session_cookie(response.headers()), None);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_functions_check_the_session_and_the_origin() {
     let app = spawn_app().await;
     let anonymous = app
@@ -175,7 +175,7 @@ async fn server_functions_check_the_session_and_the_origin() {
     assert_eq!(forged.status(), 403);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn remembered_sessions_still_expire_and_sign_out_at_once() {
     use meshwatch_server::secrets::TokenHash;
     use meshwatch_server::sessions::SessionCache;
@@ -188,9 +188,10 @@ async fn remembered_sessions_still_expire_and_sign_out_at_once() {
         .expect("read")
         .expect("operator")
         .id;
-    let cache = SessionCache::default();
+    let clock = meshwatch_server::engine::ManualClock::default();
+    let cache = SessionCache::new(meshwatch_server::engine::Clock::Manual(clock.clone()));
     let (short, long) = (TokenHash::of("short-lived"), TokenHash::of("long-lived"));
-    let now = chrono::Utc::now();
+    let now = clock.now();
     store
         .create_session(id, &short, now + chrono::Duration::milliseconds(800))
         .await
@@ -203,7 +204,7 @@ async fn remembered_sessions_still_expire_and_sign_out_at_once() {
         let who = cache.operator(&store, token).await.expect("read");
         assert_eq!(who.map(|o| o.username).as_deref(), Some("ops"));
     }
-    tokio::time::sleep(std::time::Duration::from_millis(900)).await;
+    clock.advance(std::time::Duration::from_millis(900));
     assert!(
         cache
             .operator(&store, &short)

@@ -29,6 +29,7 @@ mod sealed_tokens;
 mod security_headers;
 mod server_card;
 mod site;
+mod spec;
 mod status_page;
 mod subscription;
 mod telegram;

@@ -1,4 +1,4 @@
-//! Maintenance windows (PRODUCT.md §6, API.md "Operator features"): planned
+//! Maintenance windows (docs/PRODUCT.md §6, docs/API.md "Operator features"): planned
 //! through the API and the panel, a server drains before its window, shows
 //! "maintenance" while it holds, tells nobody, and returns by itself.
 
@@ -71,7 +71,7 @@ async fn subscription(app: &TestApp) -> String {
         .expect("text")
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_drains_before_its_window_shows_maintenance_and_returns_by_itself() {
     let app = spawn_app_with_manual_clock().await;
     reporting_fleet(&app).await;
@@ -145,7 +145,7 @@ async fn a_server_drains_before_its_window_shows_maintenance_and_returns_by_itse
     assert!(html.contains("in maintenance"), "{html}");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_plan_is_checked_and_nothing_is_stored_when_it_is_refused() {
     let app = spawn_app().await;
     fleet(&app).await;
@@ -236,7 +236,7 @@ async fn a_plan_is_checked_and_nothing_is_stored_when_it_is_refused() {
     assert_ne!(view["status"], "maintenance", "cancelled: back at once");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_notification_is_queued_while_a_window_holds() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -275,7 +275,7 @@ async fn no_notification_is_queued_while_a_window_holds() {
     assert!(kinds.contains(&&json!("blocked")), "{sent}");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_panel_plans_and_cancels_windows_for_a_server_and_a_route() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;

@@ -1,4 +1,4 @@
-//! Verifiers per network (PRODUCT.md §6, API.md "Operator features"): the
+//! Verifiers per network (docs/PRODUCT.md §6, docs/API.md "Operator features"): the
 //! label is set and kept through the API and the panel, and a block says
 //! which networks see it and which verifiers still reach the server.
 
@@ -17,7 +17,7 @@ async fn put_verifier(app: &TestApp, server: &str, body: Value) -> reqwest::Resp
         .expect("sent")
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_label_is_set_kept_cleared_and_checked() {
     let app = spawn_app().await;
     fleet(&app).await;
@@ -103,7 +103,7 @@ async fn blocked_on_one_network(app: &TestApp) {
     post_rounds(app, &tokens["ir-1"], 320, probes("de-1-ep", false, 0, 3)).await;
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_block_names_the_networks_that_see_it_and_those_that_still_reach_it() {
     let (hook, mut hooks) = webhook_receiver("/hook").await;
     let app = spawn_app_with(&[("MESHWATCH_WEBHOOK_URL", hook)]).await;
@@ -165,7 +165,7 @@ async fn a_block_names_the_networks_that_see_it_and_those_that_still_reach_it() 
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_panel_sets_a_verifier_with_its_network_and_saves_it_alone() {
     let app = spawn_app().await;
     fleet(&app).await;

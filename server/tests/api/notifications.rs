@@ -29,7 +29,7 @@ pub async fn block_de_1(app: &TestApp) -> HashMap<String, String> {
     tokens
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_block_sends_one_notification_and_its_clearing_another() {
     let app = spawn_app().await;
     let tokens = block_de_1(&app).await;
@@ -70,7 +70,7 @@ async fn a_block_sends_one_notification_and_its_clearing_another() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notifications_are_delivered_over_smtp() {
     let (port, mut inbox) = smtp_sink().await;
     let app = spawn_app_with(&[
@@ -173,7 +173,7 @@ pub async fn webhook_receiver(
     (hook, hooks)
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notifications_are_posted_to_the_webhook() {
     // The URL is a secret: its token must show nowhere but in the request.
     let (hook, mut hooks) = webhook_receiver("/hook?token=s3cret-hook-token").await;
@@ -209,7 +209,7 @@ async fn notifications_are_posted_to_the_webhook() {
     panic!("the webhook notification was never marked sent");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_webhook_delivery_keeps_its_error_without_the_url() {
     // Port 9 on loopback: nothing listens, every attempt is refused.
     let hook = "http://127.0.0.1:9/hook?token=s3cret-hook-token";
@@ -232,7 +232,7 @@ async fn a_failed_webhook_delivery_keeps_its_error_without_the_url() {
     panic!("no delivery attempt was recorded");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notifications_speak_the_language_the_operator_chose() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -253,7 +253,7 @@ async fn notifications_speak_the_language_the_operator_chose() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_outbox_page_sends_a_test_email_and_shows_its_state() {
     let (port, mut inbox) = smtp_sink().await;
     let app = spawn_app_with(&[
@@ -306,7 +306,7 @@ async fn the_outbox_page_sends_a_test_email_and_shows_its_state() {
     assert_eq!(cross.status(), 403);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_target_the_outbox_says_why_nothing_was_sent() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -323,7 +323,7 @@ async fn without_a_target_the_outbox_says_why_nothing_was_sent() {
     assert!(html.contains("Not delivered: no email or webhook configured"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_settings_page_validates_and_applies_the_parameters() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -371,7 +371,7 @@ async fn the_settings_page_validates_and_applies_the_parameters() {
     assert_eq!(kept["quorum"], 3, "refused saves change nothing");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_fleet_fault_is_said_plainly_and_notified_once() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -426,7 +426,7 @@ async fn a_whole_fleet_fault_is_said_plainly_and_notified_once() {
     assert_eq!(kinds, vec![Value::from("witness_network")]);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_deliverers_claiming_at_once_never_take_the_same_message() {
     use meshwatch::views::NotificationKind;
     use meshwatch_server::notify::Target;

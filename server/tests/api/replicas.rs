@@ -241,7 +241,7 @@ async fn notifications_about(address: &str, server: &str, kind: &str) -> usize {
         .count()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_replicas_fail_over_from_a_killed_evaluator_without_losing_or_repeating_anything() {
     let dir = tempfile::tempdir().expect("dir");
     let Some(db) = fresh_database(dir.path()).await else {
@@ -511,7 +511,7 @@ async fn sign_in(address: &str, password: &str) -> reqwest::Response {
         .expect("sent")
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_replicas_share_one_set_of_sign_in_limits() {
     let dir = tempfile::tempdir().expect("dir");
     let Some(db) = fresh_database(dir.path()).await else {
@@ -561,7 +561,7 @@ async fn the_replicas_share_one_set_of_sign_in_limits() {
 
 /// A connected panel among replicas: only the evaluating replica writes
 /// to it, and a failover neither repeats a change nor loses one.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_the_evaluator_writes_to_a_connected_panel_and_a_failover_repeats_nothing() {
     use crate::fake_panels::remnawave;
     let dir = tempfile::tempdir().expect("dir");

@@ -1,4 +1,4 @@
-//! The scenarios of PRODUCT.md, driven only through the agent and
+//! The scenarios of docs/PRODUCT.md, driven only through the agent and
 //! automation APIs.
 
 use crate::agent::{all_report, fleet, get, knock, post, post_rounds, probes, report, uuid};
@@ -30,7 +30,7 @@ async fn status(app: &TestApp, id: &str) -> Value {
     get(app, &format!("/api/v1/servers/{id}")).await["status"].clone()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_healthy_fleet_is_all_green_and_in_rotation() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -45,7 +45,7 @@ async fn a_healthy_fleet_is_all_green_and_in_rotation() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_failed_knocks_are_ignored() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -56,7 +56,7 @@ async fn two_failed_knocks_are_ignored() {
     assert_eq!(status(&app, "de-1").await, "healthy");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_single_witness_marks_the_pair_naming_both_and_removes_nothing() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -81,7 +81,7 @@ async fn a_single_witness_marks_the_pair_naming_both_and_removes_nothing() {
     assert_eq!(status(&app, "fi-1").await, "healthy", "no one is blamed");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_two_way_pair_failure_marks_both_sides() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -92,7 +92,7 @@ async fn a_two_way_pair_failure_marks_both_sides() {
     assert_eq!(status(&app, "fi-1").await, "entry_points_unavailable");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreliable_witness_is_discarded_and_flagged() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -110,7 +110,7 @@ async fn an_unreliable_witness_is_discarded_and_flagged() {
     assert_eq!(status(&app, "de-2").await, "healthy");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_verifier_that_reaches_no_one_blocks_no_one() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -130,7 +130,7 @@ async fn a_verifier_that_reaches_no_one_blocks_no_one() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_blocked_server_is_withheld_while_its_route_has_an_alternative() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -163,7 +163,7 @@ async fn a_blocked_server_is_withheld_while_its_route_has_an_alternative() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stale_witness_evidence_stops_counting() {
     let app = spawn_app_with_manual_clock().await;
     let tokens = fleet(&app).await;
@@ -199,7 +199,7 @@ async fn stale_witness_evidence_stops_counting() {
     assert_eq!(status(&app, "nl-1").await, "no_data");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_panel_shows_each_servers_verdict() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;

@@ -76,7 +76,7 @@ async fn subscription_status(app: &TestApp, token: &str) -> u16 {
         .as_u16()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn subscription_tokens_never_reach_the_database_file_in_clear() {
     if sqlite_only("subscription_tokens_never_reach_the_database_file_in_clear") {
         return;
@@ -120,7 +120,7 @@ async fn subscription_tokens_never_reach_the_database_file_in_clear() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tokens_an_earlier_version_stored_in_clear_are_sealed_at_start() {
     if sqlite_only("tokens_an_earlier_version_stored_in_clear_are_sealed_at_start") {
         return;
@@ -174,7 +174,7 @@ async fn tokens_an_earlier_version_stored_in_clear_are_sealed_at_start() {
     assert_eq!(subscription_status(&app, ALICE).await, 200);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_a_lost_key_the_card_has_no_link_and_subscriptions_wait_for_the_credential() {
     if sqlite_only("with_a_lost_key_the_card_has_no_link_and_subscriptions_wait_for_the_credential")
     {
@@ -221,7 +221,7 @@ async fn with_a_lost_key_the_card_has_no_link_and_subscriptions_wait_for_the_cre
         .contains(&format!("{}/sub/{ALICE}", app.address)));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_configured_key_seals_without_a_key_file() {
     if sqlite_only("a_configured_key_seals_without_a_key_file") {
         return;

@@ -93,13 +93,13 @@ async fn secured_page(app: &TestApp, cookie: Option<&str>, path: &str) -> String
     nonce
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_login_page_is_secured_and_not_stored() {
     let app = spawn_app().await;
     secured_page(&app, None, "/login").await;
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_signed_in_page_gets_a_fresh_nonce_on_every_answer() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -115,7 +115,7 @@ async fn a_signed_in_page_gets_a_fresh_nonce_on_every_answer() {
     assert_scripts_carry(&missing.text().await.expect("html"), &nonce);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_settings_page_showing_a_new_token_is_not_stored() {
     let app = spawn_app().await;
     let cookie = app.signed_in("ops", "a long password").await;
@@ -142,7 +142,7 @@ async fn the_settings_page_showing_a_new_token_is_not_stored() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_user_card_its_qr_code_and_the_subscription_are_not_stored() {
     let app = spawn_app().await;
     let fleet = json!({
@@ -180,7 +180,7 @@ async fn a_user_card_its_qr_code_and_the_subscription_are_not_stored() {
     assert_secured_and_not_stored(&subscription);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn signed_out_redirects_still_carry_the_headers() {
     let app = spawn_app().await;
     let response = get(&app, None, "/settings").await;

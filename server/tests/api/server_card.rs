@@ -9,7 +9,7 @@ fn server(id: &str) -> ServerId {
     ServerId::parse(id).expect("a server id")
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_card_shows_the_verdict_self_check_and_silence() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -46,7 +46,7 @@ async fn the_card_shows_the_verdict_self_check_and_silence() {
     assert!(html.contains("Not found."));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pair_failure_names_both_servers_on_the_card() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -96,7 +96,7 @@ async fn a_pair_failure_names_both_servers_on_the_card() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_verifier_toggle_works_as_a_form_post_and_refuses_other_sites() {
     let app = spawn_app().await;
     fleet(&app).await;
@@ -147,7 +147,7 @@ async fn the_verifier_toggle_works_as_a_form_post_and_refuses_other_sites() {
     assert_eq!(get(&app, "/api/v1/servers/fi-1").await["verifier"], true);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mesh_page_shows_each_witness_opinion() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -170,7 +170,7 @@ async fn the_mesh_page_shows_each_witness_opinion() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_card_shows_the_status_history_and_uptime() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -205,7 +205,7 @@ async fn the_card_shows_the_status_history_and_uptime() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_card_charts_each_metric_over_the_last_day() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -232,7 +232,7 @@ async fn the_card_charts_each_metric_over_the_last_day() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_new_report_shows_on_a_card_already_read() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -256,7 +256,7 @@ async fn each_new_report_shows_on_a_card_already_read() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chart_buckets_average_their_window_and_leave_gaps() {
     let app = spawn_app().await;
     fleet(&app).await;
@@ -301,7 +301,7 @@ async fn chart_buckets_average_their_window_and_leave_gaps() {
     assert!(other.is_empty(), "another server's samples never leak in");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_past_day_fills_the_charts_once() {
     let app = spawn_app().await;
     fleet(&app).await;

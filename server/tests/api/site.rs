@@ -40,7 +40,7 @@ async fn login_page(app: &TestApp) -> String {
     response.text().await.expect("html")
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_load_the_plain_names_from_a_site_root() {
     let app = spawn_app().await;
     let html = login_page(&app).await;
@@ -48,7 +48,7 @@ async fn pages_load_the_plain_names_from_a_site_root() {
     assert!(html.contains("/pkg/meshwatch.js"), "{html}");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_site_roots_files_are_served_from_disk_with_their_brotli_copies() {
     let app = spawn_app().await;
     write_site(
@@ -90,7 +90,7 @@ async fn a_site_roots_files_are_served_from_disk_with_their_brotli_copies() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_signed_in_browser_may_cache_the_front_ends_files() {
     let app = spawn_app().await;
     write_site(
@@ -112,7 +112,7 @@ async fn a_signed_in_browser_may_cache_the_front_ends_files() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_file_is_not_found() {
     let app = spawn_app().await;
     for path in ["/pkg/meshwatch.js", "/pkg/nothing.wasm"] {
@@ -123,7 +123,7 @@ async fn a_missing_file_is_not_found() {
 /// Debug builds read the built-in front end from `target/site` at run
 /// time: whether one is there depends on what ran before (`make build`).
 /// Either way the panel serves what its pages name.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_site_root_the_built_in_front_end_is_served() {
     let app = spawn_app_with(&[("MESHWATCH_SITE_ROOT", String::new())]).await;
     let SiteSource::Embedded { version } = SiteSource::new(None) else {

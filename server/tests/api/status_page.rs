@@ -1,4 +1,4 @@
-//! The public status page (PRODUCT.md §6, API.md "Operator features"):
+//! The public status page (docs/PRODUCT.md §6, docs/API.md "Operator features"):
 //! off unless `MESHWATCH_STATUS_PAGE=1`; per route by its public name, its
 //! state and 30 daily bars; and never a server name, address, entry point
 //! or verifier, which would help a censor.
@@ -17,7 +17,7 @@ async fn public(app: &TestApp, path: &str, language: &str) -> reqwest::Response 
         .expect("sent")
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_status_page_is_off_unless_switched_on() {
     let app = spawn_app().await;
     fleet(&app).await;
@@ -79,7 +79,7 @@ const SECRETS: [&str; 15] = [
     "vless",
 ];
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_route_is_shown_by_its_public_name_with_its_state_and_thirty_days() {
     let app = spawn_app_with(&[("MESHWATCH_STATUS_PAGE", "1".into())]).await;
     a_fleet_with_something_to_hide(&app).await;
@@ -156,7 +156,7 @@ async fn each_route_is_shown_by_its_public_name_with_its_state_and_thirty_days()
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_route_whose_every_server_is_in_a_window_reads_maintenance() {
     let app = spawn_app_with(&[("MESHWATCH_STATUS_PAGE", "1".into())]).await;
     let tokens = fleet(&app).await;
@@ -202,7 +202,7 @@ async fn a_route_whose_every_server_is_in_a_window_reads_maintenance() {
     assert_eq!(germany["days"][29]["state"], "maintenance");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_route_serving_its_best_available_reads_partial_outage() {
     let app = spawn_app_with(&[("MESHWATCH_STATUS_PAGE", "1".into())]).await;
     let tokens = fleet(&app).await;

@@ -34,7 +34,7 @@ async fn plain_links(app: &TestApp) -> Vec<String> {
     body.lines().map(str::to_owned).collect()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_default_body_is_base64_share_links_with_app_headers() {
     let app = spawn_app().await;
     let tokens = with_subscription(&app).await;
@@ -68,7 +68,7 @@ async fn the_default_body_is_base64_share_links_with_app_headers() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unavailable_server_is_replaced_in_the_subscription_and_returns_when_healed() {
     let app = spawn_app().await;
     let tokens = with_subscription(&app).await;
@@ -95,7 +95,7 @@ async fn an_unavailable_server_is_replaced_in_the_subscription_and_returns_when_
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn when_every_server_of_a_route_is_out_the_best_available_is_served() {
     let app = spawn_app().await;
     let tokens = with_subscription(&app).await;
@@ -105,7 +105,7 @@ async fn when_every_server_of_a_route_is_out_the_best_available_is_served() {
     assert_eq!(plain_links(&app).await.len(), 1, "never an empty route");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silence_alone_keeps_a_server_in_the_subscription() {
     let app = spawn_app_with_manual_clock().await;
     let tokens = with_subscription(&app).await;
@@ -128,7 +128,7 @@ async fn silence_alone_keeps_a_server_in_the_subscription() {
     assert_eq!(plain_links(&app).await, before);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn apps_get_their_own_format() {
     let app = spawn_app().await;
     let tokens = with_subscription(&app).await;
@@ -162,7 +162,7 @@ async fn apps_get_their_own_format() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_tokens_and_formats_are_refused() {
     let app = spawn_app().await;
     with_subscription(&app).await;
@@ -179,7 +179,7 @@ async fn unknown_tokens_and_formats_are_refused() {
     assert_eq!(error_code(bad_format).await, "unknown_format");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_moved_entry_point_is_served_at_its_new_address_at_once() {
     let app = spawn_app().await;
     let tokens = with_subscription(&app).await;

@@ -82,7 +82,7 @@ async fn outbox_when(app: &TestApp, rows: usize, done: impl Fn(&Value) -> bool) 
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_block_is_sent_to_every_chat_as_the_bot_api_expects() {
     let (api, received) = fake_bot_api(0).await;
     let app = panel(&api, "-1001234567890, @meshwatch_ops").await;
@@ -131,7 +131,7 @@ async fn a_block_is_sent_to_every_chat_as_the_bot_api_expects() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_message_is_retried_and_its_error_keeps_no_token() {
     let (api, received) = fake_bot_api(1).await;
     let app = panel(&api, "42").await;
@@ -150,7 +150,7 @@ async fn a_refused_message_is_retried_and_its_error_keeps_no_token() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_bot_api_is_an_error_without_the_token() {
     // Port 9 on loopback: nothing listens there.
     let app = panel("http://127.0.0.1:9", "42").await;
@@ -164,7 +164,7 @@ async fn an_unreachable_bot_api_is_an_error_without_the_token() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_test_message_goes_to_each_chat() {
     let (api, received) = fake_bot_api(0).await;
     let app = panel(&api, "42,43").await;

@@ -831,7 +831,7 @@ async fn upgrade_from(version: i64) {
     app.stop().await;
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_of_every_earlier_schema_upgrades_with_all_its_data() {
     if sqlite_only("a_database_of_every_earlier_schema_upgrades_with_all_its_data") {
         return;
@@ -861,7 +861,7 @@ async fn database_from_the_future(dir: &Path) -> String {
     url
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_from_a_newer_meshwatch_is_refused_naming_both_versions() {
     let dir = tempfile::tempdir().expect("dir");
     let url = database_from_the_future(dir.path()).await;
@@ -940,7 +940,7 @@ fn version_and_check_config_tell_both_schemas_apart() {
     assert!(String::from_utf8_lossy(&out.stdout).contains(PANEL_VERSION));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn version_and_check_config_name_a_newer_database() {
     let dir = tempfile::tempdir().expect("dir");
     let url = database_from_the_future(dir.path()).await;

@@ -5,7 +5,7 @@ use crate::agent::{get, post, report, uuid};
 use crate::helpers::spawn_app;
 use serde_json::{json, Value};
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_card_names_the_outage_its_replacement_and_serves_the_link() {
     let app = spawn_app().await;
     let fleet = json!({
@@ -96,7 +96,7 @@ async fn the_card_names_the_outage_its_replacement_and_serves_the_link() {
     assert_eq!(status, 404);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_server_reads_k_of_n_on_the_card() {
     let app = spawn_app().await;
     let tokens = crate::agent::fleet(&app).await;
@@ -127,7 +127,7 @@ async fn an_unreachable_server_reads_k_of_n_on_the_card() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_routes_page_shows_rotation_and_the_best_available_warning() {
     let app = spawn_app().await;
     let tokens = crate::agent::fleet(&app).await;
@@ -149,7 +149,7 @@ async fn the_routes_page_shows_rotation_and_the_best_available_warning() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_overview_counts_statuses_and_lists_what_is_out() {
     let app = spawn_app().await;
     let tokens = crate::agent::fleet(&app).await;
@@ -170,7 +170,7 @@ async fn the_overview_counts_statuses_and_lists_what_is_out() {
     assert!(html.contains("Latest status changes"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_users_list_searches_and_pages() {
     let app = spawn_app().await;
     let users: Vec<Value> = (0..60)
@@ -193,7 +193,7 @@ async fn the_users_list_searches_and_pages() {
     assert!(html.contains("No user matches this search"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_servers_list_filters_by_status_country_and_route() {
     let app = spawn_app().await;
     let tokens = crate::agent::fleet(&app).await;
@@ -248,7 +248,7 @@ async fn big_fleet() -> (crate::helpers::TestApp, String) {
     (app, cookie)
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_big_route_lists_what_is_out_of_rotation_and_links_to_the_rest() {
     let (app, cookie) = big_fleet().await;
     let (status, html) = app.page(&cookie, "/routes").await;
@@ -266,7 +266,7 @@ async fn a_big_route_lists_what_is_out_of_rotation_and_links_to_the_rest() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_big_fleets_mesh_is_a_picture_with_a_table_for_a_chosen_server() {
     let (app, cookie) = big_fleet().await;
     let (status, html) = app.page(&cookie, "/mesh").await;
@@ -329,7 +329,7 @@ async fn a_big_fleets_mesh_is_a_picture_with_a_table_for_a_chosen_server() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_servers_list_pages_a_big_fleet_and_filters_across_its_pages() {
     let (app, cookie) = big_fleet().await;
     let rows = |html: &str| html.matches("<tr data-filter-text").count();
@@ -364,7 +364,7 @@ async fn the_servers_list_pages_a_big_fleet_and_filters_across_its_pages() {
     assert!(bad.contains("No server matches this filter"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_renamed_user_reads_the_new_name_and_link_at_once() {
     let app = spawn_app().await;
     crate::agent::fleet(&app).await;
@@ -381,7 +381,7 @@ async fn a_renamed_user_reads_the_new_name_and_link_at_once() {
     assert!(html.contains("Route nl") && !html.contains("Route de"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_of_the_user_that_left_rotation_reads_out_of_rotation_not_unassigned() {
     let app = spawn_app().await;
     // No servers_per_user: both servers are the user's, so neither has a
@@ -418,7 +418,7 @@ async fn a_server_of_the_user_that_left_rotation_reads_out_of_rotation_not_unass
         !html.contains("Not assigned to this user"),
         "it was the user's: never 'not assigned'"
     );
-    // The API's rows stay as API.md writes them.
+    // The API's rows stay as docs/API.md writes them.
     let user = get(&app, "/api/v1/users/alice").await;
     let row = |id: &str| {
         user["servers"]

@@ -1,4 +1,4 @@
-//! One test per sentence of API.md "Connected panels" that the plan
+//! One test per sentence of docs/API.md "Connected panels" that the plan
 //! decides, and a property test of never-empty.
 
 use super::*;

@@ -1,4 +1,4 @@
-//! Settings: the verdict parameters of PRODUCT.md §2, each with what it
+//! Settings: the verdict parameters of docs/PRODUCT.md §2, each with what it
 //! does, validated on the server before anything is stored; the operator's
 //! password; the API tokens scripts use; the actions; the connected
 //! panels.

@@ -1,4 +1,4 @@
-//! Actions (PRODUCT.md §6) and their runs: a run is queued with the status
+//! Actions (docs/PRODUCT.md §6) and their runs: a run is queued with the status
 //! change that starts its incident (in the same transaction), claimed
 //! with a lease when due, and its latest attempt recorded.
 

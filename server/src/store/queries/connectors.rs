@@ -1,4 +1,4 @@
-//! Connected panels (PRODUCT.md §7): the connectors, their last sync, and
+//! Connected panels (docs/PRODUCT.md §7): the connectors, their last sync, and
 //! the hosts meshwatch turned off in each (only those are turned back on).
 
 use super::outbox::queue_in;

@@ -1,4 +1,4 @@
-//! Maintenance windows (PRODUCT.md §6): planned, listed and cancelled by
+//! Maintenance windows (docs/PRODUCT.md §6): planned, listed and cancelled by
 //! the operator; the evaluator reads them with the fleet.
 
 use super::{corrupt, Store, StoreError};

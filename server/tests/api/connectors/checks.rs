@@ -5,7 +5,7 @@ use super::{connect, put_connector};
 use crate::helpers::{error_code, spawn_app, ADMIN_TOKEN};
 use serde_json::json;
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connector_is_checked_and_its_token_never_shown_nor_stored_in_clear() {
     let app = spawn_app().await;
     let fake = kinds::Remnawave::start().await;
@@ -81,7 +81,7 @@ async fn a_connector_is_checked_and_its_token_never_shown_nor_stored_in_clear() 
 
 /// Deleting a connector whose panel is down answers 202 with it
 /// `removing`; it keeps trying, and goes once its hosts are back on.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connector_deleted_while_its_panel_is_down_stays_removing_until_it_is_back() {
     use super::kinds::{Turn, DE_1};
     let (app, tokens, fake) = super::connected::<kinds::Remnawave>().await;
@@ -123,7 +123,7 @@ async fn a_connector_deleted_while_its_panel_is_down_stays_removing_until_it_is_
 
 /// An import of an unknown connector is 404; of a panel that cannot be
 /// read, 502 with the reason and never the token; neither changes anything.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_import_names_an_unknown_connector_and_a_panel_it_cannot_read() {
     let app = spawn_app().await;
     let import = |id: &'static str| {

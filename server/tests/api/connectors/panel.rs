@@ -7,7 +7,7 @@ use super::kinds::{self, Kind, Turn, DE_1};
 use super::{connector, fleet, listener, wait_until};
 use crate::helpers::{location, spawn_app, with_flash};
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn settings_connect_a_panel_in_dry_run_apply_it_and_the_card_says_hidden() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
@@ -98,7 +98,7 @@ async fn settings_connect_a_panel_in_dry_run_apply_it_and_the_card_says_hidden()
     fake.assert_only_documented();
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_overview_counts_failing_connected_panels() {
     let app = spawn_app().await;
     fleet(&app).await;
@@ -125,7 +125,7 @@ async fn the_overview_counts_failing_connected_panels() {
 /// fleet), adds exactly that after the password again, and the new
 /// server's card gives its agent's one-line install command with a token
 /// that works, shown once.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn settings_import_the_panels_nodes_and_the_card_gives_the_install_command() {
     use crate::fake_panels::NODE_ADDRESS;
     let app = spawn_app().await;

@@ -61,3 +61,43 @@ pub async fn postgres_database_of(dir: &Path, admin_url: &str) -> String {
     std::fs::write(&file, &url).expect("the database's name is kept");
     url
 }
+
+/// On PostgreSQL, a test that fails on a request timing out first prints
+/// what the cluster was doing (`pg_stat_activity`, `pg_locks`), through
+/// `psql` with the `PGHOST`/`PGPORT`/`PGUSER` that
+/// `scripts/with-postgres.sh` sets: a stall names its waiting statement.
+pub fn dump_postgres_on_stall() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    if !on_postgres() {
+        return;
+    }
+    INSTALLED.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let said = info.to_string();
+            if said.contains("timed out") || said.contains("TimedOut") {
+                for query in [
+                    "SELECT pid, datname, state, wait_event_type, wait_event, \
+                     now() - query_start AS running, left(query, 200) AS query \
+                     FROM pg_stat_activity WHERE datname LIKE 'mw_%' ORDER BY query_start",
+                    "SELECT l.pid, l.locktype, l.mode, l.granted, l.relation::regclass, \
+                     a.datname FROM pg_locks l JOIN pg_stat_activity a USING (pid) \
+                     WHERE a.datname LIKE 'mw_%' ORDER BY l.granted, l.pid",
+                ] {
+                    match std::process::Command::new("psql")
+                        .args(["-X", "-d", "postgres", "-c", query])
+                        .output()
+                    {
+                        Ok(out) => eprintln!(
+                            "PostgreSQL at the stall:\n{}{}",
+                            String::from_utf8_lossy(&out.stdout),
+                            String::from_utf8_lossy(&out.stderr)
+                        ),
+                        Err(e) => eprintln!("PostgreSQL at the stall: psql: {e}"),
+                    }
+                }
+            }
+            previous(info);
+        }));
+    });
+}

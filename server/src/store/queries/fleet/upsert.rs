@@ -113,7 +113,7 @@ impl Store {
             }
             replace_routes(&mut tx, &USER_ROUTES, &user.id.0, &user.routes).await?;
         }
-        // Unknown ids are refused (API.md), and then nothing is written.
+        // Unknown ids are refused (docs/API.md), and then nothing is written.
         remove_servers(&mut tx, &fleet.remove_servers).await?;
         remove_users(&mut tx, &fleet.remove_users).await?;
         tx.commit().await?;
