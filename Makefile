@@ -16,7 +16,7 @@ run: setup build
 ## of re-running wasm-opt and relinking.
 build: target/release/meshwatch-server
 
-PANEL_SOURCES := Cargo.toml Cargo.lock package-lock.json \
+PANEL_SOURCES := Cargo.toml Cargo.lock package-lock.json .cargo/config.toml \
 	scripts/build-release.sh \
 	$(shell find src app server/src server/build.rs server/Cargo.toml style public migrations -type f 2>/dev/null)
 
@@ -74,5 +74,10 @@ nextest:
 docs:
 	mdbook build docs
 
+## One build, whatever builds it: after scripts/build-release.sh, a plain
+## `cargo build --release -p server` (as `cargo bench` does) finds nothing
+## to rebuild, so the binary the browser tests check is the one it makes.
 test-e2e: build
+	@if cargo build --release -p server 2>&1 | grep -E "Compiling (server|app|leptos)"; then \
+	  echo "test-e2e: a plain cargo build rebuilt the panel: its settings differ from scripts/build-release.sh's" >&2; exit 1; fi
 	cd end2end && npx playwright test

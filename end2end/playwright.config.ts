@@ -35,7 +35,8 @@ export default defineConfig({
   workers: 1,
   forbidOnly: !!process.env.CI,
   retries: 0,
-  reporter: [['list']],
+  // The list in the log, and a JUnit report CI keeps (end2end/results/junit.xml).
+  reporter: [['list'], ['junit', { outputFile: 'results/junit.xml' }]],
   use: {
     baseURL,
     trace: 'retain-on-failure',

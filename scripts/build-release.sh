@@ -21,11 +21,17 @@ front_target=target/front
 
 step() { printf '\n==> %s\n' "$*"; }
 
-# Leptos reads the output name when the server and the islands compile
-# (without it the page would ask for `<name>_bg.wasm`); both builds must
-# see the same environment, as under cargo-leptos.
-export LEPTOS_OUTPUT_NAME=$name LEPTOS_SITE_ROOT=$site LEPTOS_SITE_PKG_DIR=pkg \
-       LEPTOS_HASH_FILES=false LEPTOS_JS_MINIFY=true
+# Leptos reads its output settings (LEPTOS_OUTPUT_NAME…) when the server
+# and the islands compile; they live in .cargo/config.toml's [env], so
+# this script, `cargo build`, `cargo test` and `cargo bench` all build
+# the same binary. A variable already set in the environment would win
+# there: refuse a build that would differ.
+for var in LEPTOS_OUTPUT_NAME LEPTOS_SITE_ROOT LEPTOS_SITE_PKG_DIR LEPTOS_HASH_FILES LEPTOS_JS_MINIFY; do
+  if [ -n "${!var+x}" ]; then
+    echo "build-release: $var is set in the environment; unset it (.cargo/config.toml sets it)" >&2
+    exit 2
+  fi
+done
 
 step "front end: cargo build (wasm32, profile wasm-release)"
 cargo build --package=app --lib --target-dir="$front_target" \
@@ -79,5 +85,6 @@ trap - EXIT
 rm -rf "$site.old"
 
 step "server: cargo build --release (the site goes inside)"
-cargo build --release --package=server --bin=meshwatch-server \
-  --no-default-features --features=ssr
+# Default features (ssr): a plain `cargo build --release -p server` then
+# finds the same build and rebuilds nothing (make test-e2e checks it).
+cargo build --release --package=server --bin=meshwatch-server

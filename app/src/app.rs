@@ -1,4 +1,7 @@
-//! The HTML shell and the router: which page answers which path.
+//! The HTML shell and the router: which page answers which path. The page
+//! routes are listed once, in [`page_routes!`]: the router's `<Route>`s and
+//! the pages whose data [`crate::preload`] loads ahead are both made from
+//! that list, so they cannot disagree.
 
 use crate::ui::pages::{
     LoginPage, MeshPage, NotFoundPage, NotificationsPage, OverviewPage, RoutesPage, ServerCardPage,
@@ -33,6 +36,63 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
+/// The one list of the panel's pages: `preloaded` pages have their data
+/// loaded before they render ([`crate::preload::PageRoute`], one variant
+/// each, named first); `plain` ones load their own. Makes `PageRoute` and
+/// [`page_routes`], the router's routes.
+macro_rules! page_routes {
+    (
+        preloaded { $( $route:ident => $path:tt => $page:ident ),* $(,)? }
+        plain { $( $plain_path:tt => $plain_page:ident ),* $(,)? }
+    ) => {
+        /// The pages whose data is loaded ahead, by the route that serves
+        /// them (made by [`page_routes!`] from the router's own list).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum PageRoute {
+            $( $route ),*
+        }
+
+        impl PageRoute {
+            pub const ALL: &'static [PageRoute] = &[ $( PageRoute::$route ),* ];
+
+            /// The route's path as the app's `<Route>` writes it (`:id`).
+            pub const fn leptos_path(self) -> &'static str {
+                match self {
+                    $( PageRoute::$route => $path ),*
+                }
+            }
+        }
+
+        /// Every page's `<Route>`, from the same list.
+        #[component]
+        fn PageRoutes() -> impl IntoView {
+            view! {
+                <Routes fallback=NotFoundPage>
+                    $( <Route path=path!($path) view=$page ssr=SsrMode::Async/> )*
+                    $( <Route path=path!($plain_path) view=$plain_page ssr=SsrMode::Async/> )*
+                </Routes>
+            }
+        }
+    };
+}
+
+page_routes! {
+    preloaded {
+        Servers => "/" => ServersPage,
+        ServerCard => "/servers/:id" => ServerCardPage,
+        Users => "/users" => UsersPage,
+        UserCard => "/users/:id" => UserCardPage,
+        Overview => "/overview" => OverviewPage,
+        Routes => "/routes" => RoutesPage,
+        Notifications => "/notifications" => NotificationsPage,
+        Mesh => "/mesh" => MeshPage,
+    }
+    plain {
+        "/login" => LoginPage,
+        "/settings" => SettingsPage,
+    }
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
@@ -44,18 +104,7 @@ pub fn App() -> impl IntoView {
             <div class="min-h-screen">
                 // Async SSR: pages arrive complete, so they read the same
                 // without JavaScript (out-of-order streaming needs JS).
-                <Routes fallback=NotFoundPage>
-                    <Route path=path!("/login") view=LoginPage ssr=SsrMode::Async/>
-                    <Route path=path!("/") view=ServersPage ssr=SsrMode::Async/>
-                    <Route path=path!("/servers/:id") view=ServerCardPage ssr=SsrMode::Async/>
-                    <Route path=path!("/users") view=UsersPage ssr=SsrMode::Async/>
-                    <Route path=path!("/mesh") view=MeshPage ssr=SsrMode::Async/>
-                    <Route path=path!("/overview") view=OverviewPage ssr=SsrMode::Async/>
-                    <Route path=path!("/settings") view=SettingsPage ssr=SsrMode::Async/>
-                    <Route path=path!("/routes") view=RoutesPage ssr=SsrMode::Async/>
-                    <Route path=path!("/notifications") view=NotificationsPage ssr=SsrMode::Async/>
-                    <Route path=path!("/users/:id") view=UserCardPage ssr=SsrMode::Async/>
-                </Routes>
+                <PageRoutes/>
             </div>
         </Router>
     }

@@ -10,51 +10,42 @@ use crate::error::AppError;
 /// A page's data for the request being rendered, or why there is none.
 pub type Loaded<T> = Result<T, AppError>;
 
-/// The pages whose data is loaded ahead, by the route that serves them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PageRoute {
-    Servers,
-    ServerCard,
-    Users,
-    UserCard,
-    Overview,
-    Routes,
-    Notifications,
-    Mesh,
-}
+pub use crate::app::PageRoute;
 
 impl PageRoute {
-    pub const ALL: [PageRoute; 8] = [
-        PageRoute::Servers,
-        PageRoute::ServerCard,
-        PageRoute::Users,
-        PageRoute::UserCard,
-        PageRoute::Overview,
-        PageRoute::Routes,
-        PageRoute::Notifications,
-        PageRoute::Mesh,
-    ];
-
-    /// The route's path as the server's router registers it (the app's
-    /// `<Route>`, in axum's syntax): the router matches the request once,
-    /// and this names what it matched.
-    pub const fn path(self) -> &'static str {
-        match self {
-            PageRoute::Servers => "/",
-            PageRoute::ServerCard => "/servers/{id}",
-            PageRoute::Users => "/users",
-            PageRoute::UserCard => "/users/{id}",
-            PageRoute::Overview => "/overview",
-            PageRoute::Routes => "/routes",
-            PageRoute::Notifications => "/notifications",
-            PageRoute::Mesh => "/mesh",
-        }
-    }
-
     /// The page the router's match `matched` serves, if its data is
-    /// loaded ahead.
+    /// loaded ahead. The server's router writes a parameter `{id}` where
+    /// the app's `<Route>` writes `:id`.
     pub fn of_route(matched: &str) -> Option<PageRoute> {
-        Self::ALL.into_iter().find(|route| route.path() == matched)
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|route| same_route(matched, route.leptos_path()))
+    }
+}
+
+/// Whether an axum route (`/servers/{id}`) and a Leptos one
+/// (`/servers/:id`) are the same path.
+fn same_route(axum: &str, leptos: &str) -> bool {
+    let (mut a, mut l) = (axum.split('/'), leptos.split('/'));
+    loop {
+        match (a.next(), l.next()) {
+            (None, None) => return true,
+            (Some(x), Some(y)) => {
+                let same = match (
+                    x.strip_prefix('{').and_then(|p| p.strip_suffix('}')),
+                    y.strip_prefix(':'),
+                ) {
+                    (Some(p), Some(q)) => p == q,
+                    (None, None) => x == y,
+                    _ => false,
+                };
+                if !same {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
     }
 }
 
@@ -200,11 +191,17 @@ mod tests {
 
     #[test]
     fn each_route_names_one_page() {
-        for route in PageRoute::ALL {
-            assert_eq!(PageRoute::of_route(route.path()), Some(route));
+        for &route in PageRoute::ALL {
+            let axum = route.leptos_path().replace(":id", "{id}");
+            assert_eq!(PageRoute::of_route(&axum), Some(route));
         }
+        assert_eq!(
+            PageRoute::of_route("/servers/{id}"),
+            Some(PageRoute::ServerCard)
+        );
         assert_eq!(PageRoute::of_route("/settings"), None);
         assert_eq!(PageRoute::of_route("/users/{id}/qr.svg"), None);
+        assert_eq!(PageRoute::of_route("/users/{name}"), None);
     }
 
     #[test]

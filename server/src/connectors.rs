@@ -43,6 +43,17 @@ fn single_sni(sni: &Value) -> Option<String> {
     (!one.is_empty() && !one.contains(['*', ',', ' ', '{'])).then(|| one.to_owned())
 }
 
+/// A node as a panel lists it in JSON (`name`, `address`), under the id the
+/// panel's hosts name it by; `None` when a field is missing.
+fn json_node(node: &Value, external_id: Option<String>) -> Option<ExternalNode> {
+    Some(ExternalNode {
+        external_id: external_id?,
+        name: node["name"].as_str()?.to_owned(),
+        address: node["address"].as_str()?.to_owned(),
+        country: None,
+    })
+}
+
 /// A client of one connected panel.
 pub enum Panel {
     Remnawave(remnawave::Remnawave),

@@ -98,14 +98,7 @@ impl Marzban {
         let listed: Vec<Value> = answer.json()?;
         let nodes = listed
             .iter()
-            .filter_map(|n| {
-                Some(ExternalNode {
-                    external_id: n["id"].as_i64()?.to_string(),
-                    name: n["name"].as_str()?.to_owned(),
-                    address: n["address"].as_str()?.to_owned(),
-                    country: None,
-                })
-            })
+            .filter_map(|n| super::json_node(n, n["id"].as_i64().map(|id| id.to_string())))
             .collect();
         Ok((nodes, external(&document, &inbounds)))
     }

@@ -111,14 +111,7 @@ impl ThreeXUi {
             .as_array()
             .into_iter()
             .flatten()
-            .filter_map(|n| {
-                Some(ExternalNode {
-                    external_id: n["guid"].as_str()?.to_owned(),
-                    name: n["name"].as_str()?.to_owned(),
-                    address: n["address"].as_str()?.to_owned(),
-                    country: None,
-                })
-            })
+            .filter_map(|n| super::json_node(n, n["guid"].as_str().map(str::to_owned)))
             .collect();
         let hosts = items.iter().filter_map(|h| host(h, &inbounds)).collect();
         Ok((nodes, hosts))

@@ -172,9 +172,9 @@ impl TestApp {
         self.tick().await;
     }
 
-    /// Rounds the actions runner has finished (`/metrics`).
-    pub async fn action_rounds(&self) -> u64 {
-        let metrics = self
+    /// A counter of `/metrics` (`meshwatch_…_total`), by its full name.
+    pub async fn counter(&self, name: &str) -> u64 {
+        let text = self
             .client
             .get(self.url("/metrics"))
             .send()
@@ -183,11 +183,16 @@ impl TestApp {
             .text()
             .await
             .expect("text");
-        metrics
-            .lines()
-            .find_map(|l| l.strip_prefix("meshwatch_action_rounds_total "))
-            .and_then(|n| n.trim().parse().ok())
-            .expect("meshwatch_action_rounds_total in /metrics")
+        let prefix = format!("{name} ");
+        text.lines()
+            .find_map(|line| line.strip_prefix(prefix.as_str()))
+            .and_then(|value| value.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in {text}"))
+    }
+
+    /// Rounds the actions runner has finished.
+    pub async fn action_rounds(&self) -> u64 {
+        self.counter("meshwatch_action_rounds_total").await
     }
 
     /// Returns once the actions runner has finished a whole round begun
