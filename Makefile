@@ -31,7 +31,7 @@ dev:
 
 ## The agent for VPN servers: target/release/meshwatch-agent.
 agent:
-	cargo build --release --features agent --bin meshwatch-agent
+	cargo build --release -p meshwatch-agent
 
 ## Everything CI runs: formatting, clippy, Rust tests (the HTTP suite on
 ## SQLite, then again on a throw-away PostgreSQL cluster), the book,

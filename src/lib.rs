@@ -33,7 +33,3 @@ pub mod views;
 
 pub use ids::{ConnectorId, EntryPointId, RouteId, ServerId, Slug, SlugError, UserId};
 pub use status::ServerStatus;
-
-/// The agent that runs on each VPN server (native only, feature `agent`).
-#[cfg(feature = "agent")]
-pub mod agent;

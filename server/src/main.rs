@@ -35,7 +35,7 @@ async fn main() -> ExitCode {
                 // The demo's in-process agents would say at info what every
                 // agent says; their warnings and errors still show.
                 .unwrap_or_else(|_| {
-                    EnvFilter::new("info,sqlx=warn,tower_http=warn,meshwatch::agent=warn")
+                    EnvFilter::new("info,sqlx=warn,tower_http=warn,meshwatch_agent=warn")
                 }),
         )
         .init();

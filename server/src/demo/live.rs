@@ -12,8 +12,8 @@
 
 use super::{address_of, serves_quic, DEMO_PORT, SERVERS};
 use crate::config::DemoMode;
-use meshwatch::agent::lab::{Cut, LabListener, LabQuicListener, PathFilter};
-use meshwatch::agent::{self, AgentCounters, AgentSettings, ServiceCheck};
+use meshwatch_agent::lab::{Cut, LabListener, LabQuicListener, PathFilter};
+use meshwatch_agent::{self as agent, AgentCounters, AgentSettings, ServiceCheck};
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};

@@ -4,7 +4,7 @@
 
 use crate::binary::{client, command, start, terminate, Panel};
 use crate::live_agents::agent_binary;
-use meshwatch::agent::lab::{LabListener, PathFilter};
+use meshwatch_agent::lab::{LabListener, PathFilter};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};

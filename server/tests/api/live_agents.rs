@@ -4,7 +4,7 @@
 
 use crate::agent::get;
 use crate::helpers::{spawn_app, TestApp, ADMIN_TOKEN};
-use meshwatch::agent::lab::{Cut, LabListener, PathFilter};
+use meshwatch_agent::lab::{Cut, LabListener, PathFilter};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -536,7 +536,7 @@ async fn a_fleet_too_big_for_one_report_is_reported_in_parts_and_nothing_is_lost
     assert!(
         accepted
             .iter()
-            .all(|&n| n <= meshwatch::agent::report_parts::MAX_PROBES_PER_REPORT as u64),
+            .all(|&n| n <= meshwatch_agent::report_parts::MAX_PROBES_PER_REPORT as u64),
         "{accepted:?}"
     );
     assert!(

@@ -11,11 +11,11 @@
 //! probes out of, unless the configuration allows private targets.
 
 use super::target_guard::{self, RefusalWarnings, RestrictedTarget};
-use crate::agent_api::{Peer, ProbeReport};
-use crate::evidence::ProbeError;
-use crate::fleet::Protocol;
 use chrono::Utc;
 use futures_util::future::join_all;
+use meshwatch::agent_api::{Peer, ProbeReport};
+use meshwatch::evidence::ProbeError;
+use meshwatch::fleet::Protocol;
 use quinn::crypto::rustls::QuicClientConfig;
 use quinn::udp::{RecvMeta, Transmit};
 use quinn::{AsyncUdpSocket, ConnectError, ConnectionError, TransportErrorCode, UdpPoller};
@@ -590,7 +590,7 @@ impl ServerCertVerifier for AnyCertificate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::lab::{Cut, LabListener, LabQuicListener, PathFilter};
+    use crate::lab::{Cut, LabListener, LabQuicListener, PathFilter};
 
     fn peer(host: &str, port: u16, protocol: Protocol, sni: Option<&str>) -> Peer {
         Peer {
@@ -731,7 +731,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_restricted_target_gets_no_result_unless_private_targets_are_allowed() {
-        use crate::agent::target_guard::RestrictedRange;
+        use crate::target_guard::RestrictedRange;
         let lab = LabListener::spawn("127.0.0.1:0".parse().expect("addr"), PathFilter::new())
             .await
             .expect("listener");

@@ -9,7 +9,7 @@
 
 use super::config::AgentSettings;
 use super::AGENT_VERSION;
-use crate::agent_api::{AgentConfig, AgentReport, ReportAck};
+use meshwatch::agent_api::{AgentConfig, AgentReport, ReportAck};
 use reqwest::StatusCode;
 use std::time::Duration;
 
@@ -322,7 +322,7 @@ mod tests {
             report_id: "r".into(),
             agent_version: "test".into(),
             sent_at: chrono::Utc::now(),
-            self_check: crate::evidence::SelfCheck {
+            self_check: meshwatch::evidence::SelfCheck {
                 listener_ok: true,
                 service_ok: true,
                 detail: None,

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-pub use crate::net_ranges::{
+pub use meshwatch::net_ranges::{
     first_restricted, restricted_range, RestrictedRange, RestrictedTarget,
 };
 

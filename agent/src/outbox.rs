@@ -12,7 +12,7 @@
 //! on current evidence, and the panel ignores a pair's probe results older
 //! than ones it already applied, so old reports are worth least.
 
-use crate::agent_api::AgentReport;
+use meshwatch::agent_api::AgentReport;
 use std::collections::VecDeque;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -184,7 +184,7 @@ fn sync_directory_of(_path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::SelfCheck;
+    use meshwatch::evidence::SelfCheck;
 
     fn report(id: &str) -> AgentReport {
         AgentReport {

@@ -4,7 +4,7 @@
 //! round one result per entry point, oldest round first, and a round too
 //! big for one body is cut into several.
 
-use crate::agent_api::ProbeReport;
+use meshwatch::agent_api::ProbeReport;
 use std::collections::HashMap;
 
 /// The most probe results in one report: about 200 KB of JSON with

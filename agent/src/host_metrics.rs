@@ -3,7 +3,7 @@
 //! out rather than guessed. Rates and CPU % need two samples, so the first
 //! report after start carries totals only.
 
-use crate::agent_api::Metrics;
+use meshwatch::agent_api::Metrics;
 use procfs::{Current, CurrentSI};
 use std::path::PathBuf;
 use std::time::Instant;

@@ -2,7 +2,7 @@
 //! succeeds) and is the VPN service running (as configured).
 
 use super::config::ServiceCheck;
-use crate::evidence::SelfCheck;
+use meshwatch::evidence::SelfCheck;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::time::Duration;

@@ -2,8 +2,8 @@
 //! agent"). Exit status 2 means the configuration or the command line is
 //! wrong; 1 means it failed at run time.
 
-use meshwatch::agent::config::DEFAULT_CONFIG_PATH;
-use meshwatch::agent::{self, AgentCounters, AgentSettings};
+use meshwatch_agent::config::DEFAULT_CONFIG_PATH;
+use meshwatch_agent::{self as agent, AgentCounters, AgentSettings};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -3,9 +3,9 @@
 
 use axum::routing::get;
 use axum::{Json, Router};
-use meshwatch::agent::lab::{LabListener, LabQuicListener, PathFilter};
 use meshwatch::agent_api::{AgentConfig, AgentReport, Peer};
 use meshwatch::fleet::Protocol;
+use meshwatch_agent::lab::{LabListener, LabQuicListener, PathFilter};
 use std::process::Command;
 
 const AGENT: &str = env!("CARGO_BIN_EXE_meshwatch-agent");
