@@ -62,9 +62,11 @@ test-rust: nextest
 	cargo test --workspace --doc
 
 ## The HTTP integration suite against PostgreSQL: Debian's server in a temp
-## dir, as an unprivileged user, stopped and deleted afterwards.
+## dir, as an unprivileged user, stopped and deleted afterwards. Selected
+## from the workspace build (not `-p server`, whose feature set differs and
+## would rebuild half the dependencies).
 test-postgres: nextest
-	bash scripts/with-postgres.sh $(NEXTEST) -p server --test api
+	bash scripts/with-postgres.sh $(NEXTEST) --workspace -E 'package(server) & binary(api)'
 
 nextest:
 	@command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked

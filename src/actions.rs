@@ -35,6 +35,7 @@ pub const MAX_ATTEMPTS: u32 = 5;
 
 /// A stored action's number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct ActionId(pub i64);
 
@@ -46,6 +47,7 @@ impl fmt::Display for ActionId {
 
 /// What an action waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ActionEvent {
     /// A verifier sees the server's address blocked (R4).
@@ -139,6 +141,7 @@ impl ActionEvent {
 
 /// The HTTP methods a call may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum HttpMethod {
     Get,
@@ -167,6 +170,7 @@ fn default_method() -> HttpMethod {
 /// An HTTP call: its body is a JSON template whose strings may name the
 /// event's facts (see [`fill_template`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HttpCall {
     pub url: String,
@@ -187,6 +191,7 @@ pub enum ActionKind {
 
 /// An action as the operator writes it (the API's body).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ActionSpec {
     pub name: String,
@@ -401,6 +406,7 @@ pub fn fill_template(template: &serde_json::Value, facts: &EventFacts) -> serde_
 /// What the API and the panel show of an action: a header's value may be
 /// a credential, so it is shown as [`HIDDEN`] once stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ActionView {
     pub id: ActionId,
     #[serde(flatten)]
@@ -485,6 +491,7 @@ impl Action {
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RunOutcome {
     Ok,
@@ -499,6 +506,7 @@ pub enum RunOutcome {
 
 /// One run of an action for one server's incident: its latest attempt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ActionRun {
     /// The run's own number (`POST /api/v1/actions/runs/{id}/rerun`).
     pub id: i64,
@@ -595,6 +603,7 @@ pub fn mass_gate(
 
 /// Why actions switched themselves off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum OffReason {
     /// A run would have gone past [`ActionBudget`].
@@ -617,6 +626,7 @@ impl OffReason {
 /// of the panel, a verifier or a script must not turn into a storm of
 /// them. Past either bound, actions switch themselves off (docs/PRODUCT.md §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ActionBudget {
     /// `action_runs_per_hour`: runs started across the fleet in any hour.

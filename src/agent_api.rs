@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// `GET /api/agent/v1/config`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AgentConfig {
     /// Changes whenever the peers or probe settings change; every report's
     /// answer carries the current one (absent from older panels: 0).
@@ -20,6 +21,7 @@ pub struct AgentConfig {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Peer {
     pub entry_point_id: String,
     pub server_id: String,
@@ -41,6 +43,7 @@ pub struct Peer {
 
 /// `POST /api/agent/v1/report` body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AgentReport {
     /// UUID v4 chosen by the agent; retries reuse it.
@@ -59,6 +62,7 @@ const MAX_CPU_PCT: f64 = 100.0 * 1024.0;
 
 /// Each field optional: agents report what their platform offers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Metrics {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -90,6 +94,7 @@ pub struct Metrics {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ProbeReport {
     pub entry_point_id: String,
@@ -104,6 +109,7 @@ pub struct ProbeReport {
 
 /// The 202 answer.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ReportAck {
     pub accepted_probes: u32,
     pub skipped_probes: u32,

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// The agent's local checks (docs/API.md `self_check`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SelfCheck {
     pub listener_ok: bool,
     pub service_ok: bool,
@@ -25,6 +26,7 @@ impl SelfCheck {
 
 /// Why a probe failed (docs/API.md error kinds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ProbeError {
     Timeout,

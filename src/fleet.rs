@@ -8,6 +8,7 @@ use std::fmt;
 
 /// The VPN protocols an entry point may speak (share-link schemes of docs/API.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
     Vless,
@@ -58,6 +59,7 @@ impl fmt::Display for Protocol {
 /// `PUT /api/v1/fleet` body, exactly as docs/API.md writes it. Unknown fields are
 /// rejected; ids stay strings here so that validation can name the bad field.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FleetDocument {
     #[serde(default)]
@@ -73,6 +75,7 @@ pub struct FleetDocument {
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RemoveDoc {
     #[serde(default)]
@@ -82,6 +85,7 @@ pub struct RemoveDoc {
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RouteDoc {
     pub id: String,
@@ -91,6 +95,7 @@ pub struct RouteDoc {
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ServerDoc {
     pub id: String,
@@ -107,6 +112,7 @@ pub struct ServerDoc {
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct EntryPointDoc {
     pub id: String,
@@ -120,6 +126,7 @@ pub struct EntryPointDoc {
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct UserDoc {
     pub id: String,

@@ -22,6 +22,8 @@ pub mod mesh;
 pub mod mesh_picture;
 pub mod net_ranges;
 pub mod network;
+#[cfg(feature = "openapi")]
+mod openapi;
 pub mod rules;
 pub mod server_list;
 pub mod settings;

@@ -40,6 +40,7 @@ fn week() -> Duration {
 
 /// A stored window's number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct MaintenanceId(pub i64);
 
@@ -52,6 +53,7 @@ impl fmt::Display for MaintenanceId {
 /// What the operator plans: which servers and routes, when, and whether
 /// it repeats every week.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MaintenancePlan {
     #[serde(default)]
     pub servers: Vec<ServerId>,
@@ -168,6 +170,7 @@ fn dedup<T: PartialEq + Clone>(items: &mut Vec<T>) {
 
 /// A stored window.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MaintenanceWindow {
     pub id: MaintenanceId,
     #[serde(flatten)]
@@ -176,6 +179,7 @@ pub struct MaintenanceWindow {
 
 /// One occurrence of a window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Occurrence {
     pub start: DateTime<Utc>,
     pub end: DateTime<Utc>,

@@ -78,6 +78,7 @@ impl fmt::Display for NetworkLabel {
 /// A verifier and the network it probes from: one entry of a server's
 /// `blocked_on` (R4 holds for it) or `still_reached_by` list (docs/API.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct VerifierOnNetwork {
     pub verifier: ServerId,
     pub network: Option<NetworkLabel>,

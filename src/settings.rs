@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// Operator-editable verdict parameters (durations in whole seconds).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Settings {
     pub report_interval_s: u32,
     pub probe_interval_s: u32,

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 /// One dot per server. The declaration order is the precedence of R5: when
 /// several conditions hold, the smallest (`Ord`) one is the server's status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ServerStatus {
     /// In an operator's maintenance window (blue): above every verdict,

@@ -14,6 +14,7 @@ pub const DAYS: u32 = 30;
 
 /// A route as its users feel it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RouteState {
     /// Every user is served by servers in rotation, in full.
@@ -115,6 +116,7 @@ pub fn route_state(
 
 /// One day's bar: its worst state, `None` when nothing of it is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DayState {
     pub date: NaiveDate,
     pub state: Option<RouteState>,
@@ -180,6 +182,7 @@ pub fn daily_states(
 
 /// One route as the public sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PublicRoute {
     /// The route's public name.
     pub name: String,
@@ -192,6 +195,7 @@ pub struct PublicRoute {
 
 /// The whole page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PublicStatus {
     pub routes: Vec<PublicRoute>,
     pub updated_at: DateTime<Utc>,

@@ -21,6 +21,7 @@ pub struct Quorum {
 /// R1's figures: this server, as a witness, can't reach `failing` of the
 /// `of` servers it probes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WitnessFigure {
     pub failing: u32,
     pub of: u32,
@@ -41,6 +42,7 @@ pub struct WitnessFault {
 /// R3's cause of an entry point mark: the check from one server to another
 /// fails since a given time. Blames no one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairCause {
     pub from: ServerId,
     pub to: ServerId,
@@ -48,6 +50,7 @@ pub struct PairCause {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EntryPointVerdict {
     pub id: EntryPointId,
     pub available: bool,

@@ -6,6 +6,7 @@ pub mod automation;
 pub mod connectors;
 pub mod error;
 pub mod maintenance;
+pub mod openapi;
 pub mod views;
 
-pub use error::{ApiError, ApiJson};
+pub use error::{ApiError, ApiJson, ErrorBody};

@@ -192,6 +192,11 @@ fn cacheable(mut response: Response, content_type: &'static str) -> Response {
     response
 }
 
+#[utoipa::path(get, path = "/status", tag = "operations", security(()),
+    responses(
+        (status = 200, description = "The public status page, in the language Accept-Language asks for", content_type = "text/html"),
+        (status = 404, description = "The status page is off (`MESHWATCH_STATUS_PAGE`)"),
+    ))]
 /// `GET /status`: the page in the language `Accept-Language` asks for.
 pub async fn html(State(state): State<AppState>, headers: HeaderMap) -> Response {
     if !state.status_page_enabled {
@@ -218,6 +223,11 @@ pub async fn html(State(state): State<AppState>, headers: HeaderMap) -> Response
     }
 }
 
+#[utoipa::path(get, path = "/status.json", tag = "operations", security(()),
+    responses(
+        (status = 200, description = "Each route's state and days; no server, address or verifier", body = meshwatch::status_page::PublicStatus),
+        (status = 404, description = "The status page is off (`MESHWATCH_STATUS_PAGE`)"),
+    ))]
 /// `GET /status.json`: the same, for scripts.
 pub async fn json(State(state): State<AppState>) -> Response {
     if !state.status_page_enabled {

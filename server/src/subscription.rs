@@ -64,11 +64,30 @@ impl Format {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct SubQuery {
+    /// `base64` (the default), `plain`, `singbox` or `clash`; absent, the
+    /// app's User-Agent chooses.
     format: Option<String>,
 }
 
+#[utoipa::path(get, path = "/sub/{sub_token}", tag = "subscription", security(()),
+    params(("sub_token" = String, Path, description = "The user's subscription token"), SubQuery),
+    responses(
+        (status = 200, description = "The entry points this user should use now, after the rotation rules",
+            content(
+                (String = "text/plain", example = "dmxlc3M6Ly8uLi4="),
+                (serde_json::Value = "application/json"),
+                (String = "text/yaml"),
+            ),
+            headers(
+                ("profile-update-interval" = u32, description = "Hours between refreshes"),
+                ("subscription-userinfo" = String, description = "upload=0; download=0; total=0; expire=0"),
+            )),
+        (status = 400, description = "An unknown `format` (`unknown_format`)", body = crate::api::ErrorBody),
+        (status = 404, description = "No subscription with this token", body = crate::api::ErrorBody),
+    ))]
 pub async fn serve(
     State(state): State<AppState>,
     Path(token): Path<String>,

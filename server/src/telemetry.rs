@@ -145,6 +145,9 @@ impl std::fmt::Debug for ScrapeToken {
     }
 }
 
+#[utoipa::path(get, path = "/metrics", tag = "operations",
+    security((), ("operator_token" = [])),
+    responses((status = 200, description = "Prometheus text: servers by status, reports ingested, evaluation time, the notification outbox", content_type = "text/plain")))]
 /// `GET /metrics` in the Prometheus text format; 401 without the token
 /// when one is configured.
 pub async fn serve(State(state): State<AppState>, headers: HeaderMap) -> Response {

@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 /// Turning a host off or on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum HostChange {
     Disable,
@@ -17,6 +18,7 @@ pub enum HostChange {
 
 /// One change a sync makes (or, in dry run, would make).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PendingChange {
     pub external_id: String,
     pub change: HostChange,
@@ -26,6 +28,7 @@ pub struct PendingChange {
 
 /// A host of the panel that belongs to one of meshwatch's entry points.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MatchedHost {
     pub external_id: String,
     pub remark: String,

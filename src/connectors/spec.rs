@@ -15,6 +15,7 @@ pub const MAX_TAG_LEN: usize = 64;
 
 /// The panel a connector speaks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum PanelKind {
     #[serde(rename = "remnawave")]
     Remnawave,
@@ -79,6 +80,7 @@ impl PanelKind {
 
 /// Whether a connector changes its panel or only says what it would do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ConnectorMode {
     Apply,
@@ -102,6 +104,7 @@ impl ConnectorMode {
 
 /// How a connector's last sync went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ConnectorState {
     Ok,
@@ -128,6 +131,7 @@ impl ConnectorState {
 
 /// `PUT /api/v1/connectors/{id}`'s body.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ConnectorSpec {
     pub kind: String,
@@ -236,6 +240,7 @@ impl ConnectorSpec {
 
 /// A host as the connected panel lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ExternalHost {
     /// The panel's own id (for Marzban, tag|remark|address|port).
     pub external_id: String,
@@ -260,6 +265,7 @@ pub struct ExternalHost {
 
 /// A host meshwatch turned off, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TurnedOff {
     pub external_id: String,
     pub server_id: ServerId,
@@ -271,6 +277,7 @@ pub struct TurnedOff {
 
 /// What `GET /api/v1/connectors` shows of one (docs/API.md). The token never.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ConnectorView {
     pub id: ConnectorId,
     pub kind: PanelKind,

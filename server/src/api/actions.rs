@@ -1,7 +1,7 @@
 //! `/api/v1/actions` (docs/API.md § Operator features): configure actions, see
 //! their runs, and switch them all off or on.
 
-use super::{ApiError, ApiJson};
+use super::{ApiError, ApiJson, ErrorBody};
 use crate::state::AppState;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
@@ -14,6 +14,11 @@ use serde::{Deserialize, Serialize};
 /// Runs listed at most by one request.
 pub const MAX_RUNS_LISTED: i64 = 200;
 
+/// The operations of this module, for docs/openapi.json.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(list, create, remove, runs, enabled, switch, budget, set_budget, rerun))]
+pub struct Operations;
+
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/actions", get(list).post(create))
@@ -24,6 +29,8 @@ pub fn router() -> Router<AppState> {
         .route("/actions/{id}", delete(remove))
 }
 
+#[utoipa::path(get, path = "/api/v1/actions", tag = "actions",
+    responses((status = 200, description = "Every action", body = Vec<ActionView>)))]
 async fn list(State(state): State<AppState>) -> Result<ApiJson<Vec<ActionView>>, ApiError> {
     let actions = state.store.actions().await?;
     Ok(ApiJson(
@@ -34,6 +41,12 @@ async fn list(State(state): State<AppState>) -> Result<ApiJson<Vec<ActionView>>,
     ))
 }
 
+#[utoipa::path(post, path = "/api/v1/actions", tag = "actions",
+    request_body = ActionSpec,
+    responses(
+        (status = 201, description = "The action, created", body = ActionView),
+        (status = 409, description = "The name is taken (`name_taken`), or the most actions are kept (`too_many_actions`)", body = ErrorBody),
+    ))]
 async fn create(
     State(state): State<AppState>,
     ApiJson(spec): ApiJson<ActionSpec>,
@@ -54,6 +67,12 @@ async fn create(
     ))
 }
 
+#[utoipa::path(delete, path = "/api/v1/actions/{id}", tag = "actions",
+    params(("id" = i64, Path, description = "The action's number")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 404, description = "No such action", body = ErrorBody),
+    ))]
 async fn remove(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -67,11 +86,19 @@ async fn remove(
     Ok(StatusCode::NO_CONTENT)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct RunsQuery {
+    /// Only this server's runs.
     server_id: Option<String>,
 }
 
+#[utoipa::path(get, path = "/api/v1/actions/runs", tag = "actions",
+    params(RunsQuery),
+    responses(
+        (status = 200, description = "The latest runs, newest first (at most 200)", body = Vec<ActionRun>),
+        (status = 422, description = "`server_id` is not a server id", body = ErrorBody),
+    ))]
 async fn runs(
     State(state): State<AppState>,
     Query(query): Query<RunsQuery>,
@@ -93,19 +120,21 @@ async fn runs(
 }
 
 /// The global switch.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct Switch {
     enabled: bool,
 }
 
 /// Where the switch stands, and why actions switched themselves off.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct SwitchView {
     enabled: bool,
     off_reason: Option<OffReason>,
 }
 
+#[utoipa::path(get, path = "/api/v1/actions/enabled", tag = "actions",
+    responses((status = 200, description = "Where the switch stands", body = SwitchView)))]
 async fn enabled(State(state): State<AppState>) -> Result<ApiJson<SwitchView>, ApiError> {
     Ok(ApiJson(SwitchView {
         enabled: state.store.actions_enabled().await?,
@@ -113,6 +142,9 @@ async fn enabled(State(state): State<AppState>) -> Result<ApiJson<SwitchView>, A
     }))
 }
 
+#[utoipa::path(put, path = "/api/v1/actions/enabled", tag = "actions",
+    request_body = Switch,
+    responses((status = 200, description = "Where the switch stands now", body = SwitchView)))]
 async fn switch(
     State(state): State<AppState>,
     ApiJson(switch): ApiJson<Switch>,
@@ -125,11 +157,16 @@ async fn switch(
     }))
 }
 
+#[utoipa::path(get, path = "/api/v1/actions/budget", tag = "actions",
+    responses((status = 200, description = "The budget", body = ActionBudget)))]
 /// `GET /api/v1/actions/budget`: `{"runs_per_hour", "cooldown_s"}`.
 async fn budget(State(state): State<AppState>) -> Result<ApiJson<ActionBudget>, ApiError> {
     Ok(ApiJson(state.store.action_budget().await?))
 }
 
+#[utoipa::path(put, path = "/api/v1/actions/budget", tag = "actions",
+    request_body = ActionBudget,
+    responses((status = 200, description = "The budget now", body = ActionBudget)))]
 /// `PUT /api/v1/actions/budget` with both bounds; 422 `invalid_budget`
 /// outside their ranges, and nothing changes.
 async fn set_budget(
@@ -148,6 +185,12 @@ async fn set_budget(
     Ok(ApiJson(budget))
 }
 
+#[utoipa::path(post, path = "/api/v1/actions/runs/{id}/rerun", tag = "actions",
+    params(("id" = i64, Path, description = "The run's number")),
+    responses(
+        (status = 202, description = "Due now; it runs if its incident still stands"),
+        (status = 404, description = "No interrupted run with this number", body = ErrorBody),
+    ))]
 /// `POST /api/v1/actions/runs/{id}/rerun`: an interrupted run, due now
 /// (it still runs only if its incident stands); 404 for any other.
 async fn rerun(

@@ -1,6 +1,6 @@
 //! The agent API (`/api/agent/v1`, one bearer token per server).
 
-use super::{ApiError, ApiJson};
+use super::{ApiError, ApiJson, ErrorBody};
 use crate::api::automation::bearer_token;
 use crate::secrets::TokenHash;
 use crate::state::AppState;
@@ -10,12 +10,17 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Router};
-use meshwatch::agent_api::{AgentConfig, AgentReport};
+use meshwatch::agent_api::{AgentConfig, AgentReport, ReportAck};
 use tower_http::decompression::RequestDecompressionLayer;
 
 /// The server an agent request speaks for.
 #[derive(Clone)]
 struct Witness(meshwatch::ServerId);
+
+/// The operations of this module, for docs/openapi.json.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(config, report))]
+pub struct Operations;
 
 pub fn router(state: AppState) -> Router<AppState> {
     Router::new()
@@ -114,6 +119,14 @@ async fn require_agent_token(
     Ok(next.run(request).await)
 }
 
+#[utoipa::path(get, path = "/api/agent/v1/config", tag = "agent",
+    security(("agent_token" = [])),
+    params(("If-None-Match" = Option<String>, Header, description = "The ETag of the config the agent holds")),
+    responses(
+        (status = 200, description = "What to probe, and how often", body = AgentConfig,
+            headers(("ETag" = String, description = "The fleet version"))),
+        (status = 304, description = "Unchanged since the ETag given"),
+    ))]
 /// The agent's configuration. Its `ETag` is the fleet version, so an
 /// agent may ask every probe round (`If-None-Match`) and get a bodiless
 /// 304 until the fleet changes.
@@ -150,6 +163,14 @@ async fn config(
         .into_response())
 }
 
+#[utoipa::path(post, path = "/api/agent/v1/report", tag = "agent",
+    security(("agent_token" = [])),
+    request_body = AgentReport,
+    responses(
+        (status = 202, description = "Stored (or a retry of one stored before)", body = ReportAck),
+        (status = 429, description = "Too many reports from this token", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+    ))]
 async fn report(
     State(state): State<AppState>,
     Extension(Witness(server)): Extension<Witness>,

@@ -1,7 +1,7 @@
 //! `/api/v1/connectors` (docs/API.md "Connected panels"; `admin` scope): add,
 //! change, list and delete the panels meshwatch applies its rotation in.
 
-use super::{ApiError, ApiJson};
+use super::{ApiError, ApiJson, ErrorBody};
 use crate::connectors::commands::{self, Removal, SaveError};
 use crate::connectors::import::{self as fleet_import, ImportError};
 use crate::state::AppState;
@@ -13,6 +13,11 @@ use axum::Router;
 use meshwatch::connectors::{ConnectorSpec, ConnectorView};
 use meshwatch::fleet::FleetDocument;
 use meshwatch::ConnectorId;
+
+/// The operations of this module, for docs/openapi.json.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(list, one, put, remove, import))]
+pub struct Operations;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -26,6 +31,8 @@ fn connector_id(raw: &str) -> Result<ConnectorId, ApiError> {
         .map_err(|e| ApiError::unprocessable("invalid_id", format!("connector id: {e}")))
 }
 
+#[utoipa::path(get, path = "/api/v1/connectors", tag = "connectors",
+    responses((status = 200, description = "Every connected panel (never its secrets)", body = Vec<ConnectorView>)))]
 async fn list(State(state): State<AppState>) -> Result<ApiJson<Vec<ConnectorView>>, ApiError> {
     let connectors = state.store.connectors().await?;
     Ok(ApiJson(
@@ -33,6 +40,12 @@ async fn list(State(state): State<AppState>) -> Result<ApiJson<Vec<ConnectorView
     ))
 }
 
+#[utoipa::path(get, path = "/api/v1/connectors/{id}", tag = "connectors",
+    params(("id" = String, Path, description = "The connector's id")),
+    responses(
+        (status = 200, description = "The connected panel (never its secrets)", body = ConnectorView),
+        (status = 404, description = "No such connector", body = ErrorBody),
+    ))]
 async fn one(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -46,6 +59,13 @@ async fn one(
     Ok(ApiJson(commands::view(connector)))
 }
 
+#[utoipa::path(put, path = "/api/v1/connectors/{id}", tag = "connectors",
+    params(("id" = String, Path, description = "The connector's id")),
+    request_body = ConnectorSpec,
+    responses(
+        (status = 200, description = "Saved; a sync follows", body = ConnectorView),
+        (status = 409, description = "Being removed (`connector_removing`), its panel is connected already (`connector_in_use`), or the most connectors are kept (`too_many_connectors`)", body = ErrorBody),
+    ))]
 async fn put(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -60,6 +80,13 @@ async fn put(
     }
 }
 
+#[utoipa::path(delete, path = "/api/v1/connectors/{id}", tag = "connectors",
+    params(("id" = String, Path, description = "The connector's id")),
+    responses(
+        (status = 204, description = "Its hosts are back on and it is gone"),
+        (status = 202, description = "Its panel cannot be reached: `removing` until it can", body = ConnectorView),
+        (status = 404, description = "No such connector", body = ErrorBody),
+    ))]
 /// 204 once its hosts are back on and it is gone; 202 with the connector
 /// `removing` while its panel cannot be reached.
 async fn remove(
@@ -74,6 +101,13 @@ async fn remove(
     }
 }
 
+#[utoipa::path(post, path = "/api/v1/connectors/{id}/import", tag = "connectors",
+    params(("id" = String, Path, description = "The connector's id")),
+    responses(
+        (status = 200, description = "A fleet document proposed from the panel's nodes and hosts", body = FleetDocument),
+        (status = 404, description = "No such connector", body = ErrorBody),
+        (status = 502, description = "The panel cannot be read", body = ErrorBody),
+    ))]
 /// `200` a fleet document proposed from the panel's nodes and hosts (docs/API.md
 /// "Connected panels"), for the operator to review and `PUT`; `502` when
 /// the panel cannot be read. Changes nothing.

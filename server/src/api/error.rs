@@ -7,7 +7,7 @@ use axum::extract::FromRequest;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
+use serde::Serialize;
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -46,9 +46,28 @@ impl ApiError {
     }
 }
 
+/// The error body of every API rejection, as docs/API.md gives it.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+/// What went wrong: a stable machine-readable `code` and a sentence.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ErrorDetail {
+    /// Stable: scripts may branch on it (`not_found`, `invalid_json`, …).
+    pub code: String,
+    pub message: String,
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = json!({"error": {"code": self.code, "message": self.message}});
+        let body = ErrorBody {
+            error: ErrorDetail {
+                code: self.code.to_owned(),
+                message: self.message,
+            },
+        };
         (self.status, Json(body)).into_response()
     }
 }

@@ -1,7 +1,7 @@
 //! `/api/v1/maintenance` (docs/API.md § Operator features): plan, list and
 //! cancel maintenance windows.
 
-use super::{ApiError, ApiJson};
+use super::{ApiError, ApiJson, ErrorBody};
 use crate::maintenance::{self, Refusal};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -12,6 +12,11 @@ use chrono::{DateTime, Utc};
 use meshwatch::maintenance::{MaintenanceId, MaintenancePlan, MaintenanceWindow, Occurrence};
 use serde::Serialize;
 
+/// The operations of this module, for docs/openapi.json.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(list, create, cancel))]
+pub struct Operations;
+
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/maintenance", get(list).post(create))
@@ -19,7 +24,7 @@ pub fn router() -> Router<AppState> {
 }
 
 /// A window as the API shows it: what was planned, and where it stands.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct WindowView {
     #[serde(flatten)]
     pub window: MaintenanceWindow,
@@ -41,6 +46,8 @@ impl WindowView {
     }
 }
 
+#[utoipa::path(get, path = "/api/v1/maintenance", tag = "maintenance",
+    responses((status = 200, description = "Every window, and where it stands", body = Vec<WindowView>)))]
 async fn list(State(state): State<AppState>) -> ApiJson<Vec<WindowView>> {
     let now = state.clock.now();
     let windows = state.read_model.mesh().windows().to_vec();
@@ -52,6 +59,12 @@ async fn list(State(state): State<AppState>) -> ApiJson<Vec<WindowView>> {
     )
 }
 
+#[utoipa::path(post, path = "/api/v1/maintenance", tag = "maintenance",
+    request_body = MaintenancePlan,
+    responses(
+        (status = 201, description = "Planned", body = WindowView),
+        (status = 409, description = "The window would take too many servers of a route at once", body = ErrorBody),
+    ))]
 async fn create(
     State(state): State<AppState>,
     ApiJson(plan): ApiJson<MaintenancePlan>,
@@ -76,6 +89,12 @@ fn refused(refusal: Refusal) -> ApiError {
     ApiError::new(status, refusal.code(), refusal.to_string())
 }
 
+#[utoipa::path(delete, path = "/api/v1/maintenance/{id}", tag = "maintenance",
+    params(("id" = i64, Path, description = "The window's number")),
+    responses(
+        (status = 204, description = "Cancelled"),
+        (status = 404, description = "No such window", body = ErrorBody),
+    ))]
 async fn cancel(
     State(state): State<AppState>,
     Path(id): Path<String>,

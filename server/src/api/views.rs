@@ -8,13 +8,13 @@ use meshwatch::status::ServerStatus;
 use meshwatch::verdict::{EntryPointVerdict, Verdict, WitnessFigure};
 use serde::Serialize;
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct SelfCheckView {
     pub listener_ok: bool,
     pub service_ok: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct UnreachableView {
     pub failing: u32,
     pub of: u32,
@@ -22,7 +22,7 @@ pub struct UnreachableView {
 }
 
 /// `ServerView` of docs/API.md.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct ServerView {
     pub id: String,
     pub name: String,
@@ -49,7 +49,7 @@ pub struct ServerView {
 }
 
 /// The maintenance window a server is in, and when it ends.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct MaintenanceRef {
     pub id: meshwatch::maintenance::MaintenanceId,
     pub until: chrono::DateTime<chrono::Utc>,
@@ -102,7 +102,7 @@ impl ServerView {
 }
 
 /// One row of `GET /api/v1/users/{id}`.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct UserServerView {
     pub server_id: String,
     pub status: ServerStatus,
@@ -111,7 +111,7 @@ pub struct UserServerView {
     pub replaced_by: Option<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct UserView {
     pub id: String,
     pub servers: Vec<UserServerView>,

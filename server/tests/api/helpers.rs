@@ -25,6 +25,8 @@ pub struct TestApp {
     dir: tempfile::TempDir,
     shutdown: tokio::sync::oneshot::Sender<()>,
     server: tokio::task::JoinHandle<std::io::Result<()>>,
+    /// Fails the test when the panel answered outside docs/openapi.json.
+    contract: ContractGuard,
     /// The panel's clock, which the test may move on.
     clock: ManualClock,
     ticks: Ticks,
@@ -86,6 +88,7 @@ async fn spawn(dir: tempfile::TempDir, extra: &[(&'static str, String)]) -> Test
         .await
         .expect("app builds");
     let address = format!("http://{}", app.local_addr().expect("bound"));
+    let host = address.trim_start_matches("http://").to_owned();
     let ticks = app.ticks();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(app.run_until(async {
@@ -105,12 +108,37 @@ async fn spawn(dir: tempfile::TempDir, extra: &[(&'static str, String)]) -> Test
         dir,
         shutdown: tx,
         server,
+        contract: ContractGuard { host },
         clock: manual,
         ticks,
     }
 }
 
+/// The panel's debug build checks every API answer against
+/// docs/openapi.json (`api::openapi::contract`); this fails the test whose
+/// requests got an answer outside it, when the test ends.
+struct ContractGuard {
+    host: String,
+}
+
+impl Drop for ContractGuard {
+    fn drop(&mut self) {
+        let found = meshwatch_server::api::openapi::contract::take_violations(&self.host);
+        if !found.is_empty() && !std::thread::panicking() {
+            panic!(
+                "the panel answered outside docs/openapi.json:\n{}",
+                found.join("\n")
+            );
+        }
+    }
+}
+
 impl TestApp {
+    /// The contract departures seen so far (for a test that provokes one).
+    pub fn take_contract_violations(&self) -> Vec<String> {
+        meshwatch_server::api::openapi::contract::take_violations(&self.contract.host)
+    }
+
     /// Stops the panel (no checkpoint is written on the way out) and starts
     /// a new one on the same database, as after a crash.
     pub async fn restart(self) -> TestApp {

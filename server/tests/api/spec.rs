@@ -92,3 +92,86 @@ async fn every_endpoint_docs_api_md_names_is_routed() {
         );
     }
 }
+
+/// docs/openapi.json is what the code generates: a type, field, route or
+/// status changed in the code without the document fails here. To accept
+/// a change, regenerate it: `MESHWATCH_BLESS=1 cargo nextest run -p
+/// server --test api spec::` (then read the diff).
+#[test]
+fn the_checked_in_openapi_document_is_the_generated_one() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/openapi.json");
+    let generated = meshwatch_server::api::openapi::json();
+    if std::env::var_os("MESHWATCH_BLESS").is_some() {
+        std::fs::write(path, generated).expect("docs/openapi.json written");
+    }
+    let checked_in = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        checked_in == generated,
+        "docs/openapi.json differs from what the code generates; regenerate it with MESHWATCH_BLESS=1 (see this test's doc)"
+    );
+}
+
+/// The OpenAPI document and docs/API.md name the same operations.
+#[test]
+fn the_openapi_document_names_every_endpoint_docs_api_md_names() {
+    let document: serde_json::Value =
+        serde_json::from_str(meshwatch_server::api::openapi::json()).expect("JSON");
+    assert_eq!(document["openapi"], "3.1.0");
+    let mut in_openapi: Vec<(String, String)> = document["paths"]
+        .as_object()
+        .expect("paths")
+        .iter()
+        .flat_map(|(path, item)| {
+            item.as_object()
+                .into_iter()
+                .flat_map(|ops| ops.keys())
+                .filter(|m| METHODS.contains(&m.to_ascii_uppercase().as_str()))
+                .map(move |m| (m.to_ascii_uppercase(), path.clone()))
+        })
+        .collect();
+    let mut in_api_md = documented_endpoints();
+    in_openapi.sort();
+    in_api_md.sort();
+    assert_eq!(in_openapi, in_api_md);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openapi_document_is_served_without_a_token() {
+    let app = spawn_app().await;
+    let response = app
+        .client
+        .get(app.url("/api/v1/openapi.json"))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["content-type"].to_str().ok(),
+        Some("application/json")
+    );
+    assert_eq!(
+        response.text().await.expect("body"),
+        meshwatch_server::api::openapi::json()
+    );
+}
+
+/// The contract check of debug builds finds a departure: an answer with
+/// a status the document does not give that operation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_contract_check_names_an_undocumented_status() {
+    let app = spawn_app().await;
+    // 405 is no documented answer of GET-only /api/v1/servers.
+    let response = app
+        .client
+        .patch(app.url("/api/v1/servers"))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), 405);
+    let found = app.take_contract_violations();
+    assert!(
+        found.iter().any(|v| v.contains("PATCH /api/v1/servers")),
+        "{found:?}"
+    );
+}
