@@ -56,6 +56,12 @@ export default defineConfig({
   projects: [
     { name: 'hydrated', use: { ...devices['Desktop Chrome'], javaScriptEnabled: true } },
     { name: 'no-js', use: { ...devices['Desktop Chrome'], javaScriptEnabled: false } },
+    // A phone's width in dark mode: the panel's pages and their scans.
+    {
+      name: 'phone',
+      use: { ...devices['Pixel 7'], colorScheme: 'dark', javaScriptEnabled: true },
+      testMatch: ['panel.spec.ts', 'accessibility.spec.ts'],
+    },
   ],
   webServer: [{
     command: 'bash ./start-server.sh',

@@ -1,5 +1,13 @@
-import { expect, type Page, type APIRequestContext } from '@playwright/test';
+import { expect, type Page, type APIRequestContext, type TestInfo } from '@playwright/test';
 import { adminToken, operator } from '../playwright.config';
+
+/**
+ * A tag unique to one test in one project (`h…` hydrated, `n…` no-js,
+ * `p…` phone), so that projects never share a test's data.
+ */
+export function tagFor(info: TestInfo, suffix = ''): string {
+  return `${info.project.name.charAt(0)}${suffix}`;
+}
 
 /** A fleet unique to one test, so tests never depend on each other's data. */
 export function fleetFor(tag: string) {

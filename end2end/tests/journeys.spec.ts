@@ -5,8 +5,11 @@ import { collectErrors, signIn } from './fixtures';
 // The operator's journeys against the live demo fleet: real agents probing
 // real TLS listeners on 127.0.10.x, faults cut into the network paths on
 // request. They share one fleet, so they run in order and each heals what
-// it broke.
-test.use({ baseURL: demoURL });
+// it broke. They run once, hydrated, in dark mode: light mode is what every
+// other spec and the accessibility scans of the hydrated and no-js projects
+// see, and the journeys' pass in dark mode checks that every status, caption
+// and control they use still reads there.
+test.use({ baseURL: demoURL, colorScheme: 'dark' });
 test.describe.configure({ mode: 'serial' });
 test.beforeEach(({}, info) => {
   test.skip(info.project.name !== 'hydrated', 'the journeys run once, hydrated');

@@ -1,10 +1,10 @@
 import { test, expect } from '@playwright/test';
-import { collectErrors, fleetFor, hydrated, provision, signIn } from './fixtures';
+import { collectErrors, fleetFor, hydrated, provision, signIn, tagFor } from './fixtures';
 import { adminToken, baseURL, operator } from '../playwright.config';
 import { randomUUID } from 'node:crypto';
 
 test('an operator signs in, sees the provisioned fleet, filters it and signs out', async ({ page, request }, info) => {
-  const tag = info.project.name === 'hydrated' ? 'h' : 'n';
+  const tag = tagFor(info);
   await provision(request, fleetFor(tag));
   const errors = collectErrors(page);
   const js = info.project.use.javaScriptEnabled !== false;
@@ -56,12 +56,14 @@ test('a wrong password is refused with a message', async ({ page }, info) => {
 });
 
 test('a server card shows a silent agent and toggles the verifier', async ({ page, request }, info) => {
-  const tag = info.project.name === 'hydrated' ? 'hc' : 'nc';
+  const tag = tagFor(info, 'c');
   await provision(request, fleetFor(tag));
   const errors = collectErrors(page);
   const js = info.project.use.javaScriptEnabled !== false;
   await signIn(page);
 
+  // Found through the filter: the list pages a fleet the other tests grew.
+  await page.goto(`/?q=${encodeURIComponent(`Frankfurt ${tag}`)}`);
   await page.getByRole('link', { name: `Frankfurt ${tag}` }).click();
   await expect(page.getByRole('heading', { level: 1, name: `Frankfurt ${tag}` })).toBeVisible();
   await expect(page.getByTestId('server-status')).toContainText('No data from server');
@@ -84,7 +86,7 @@ test('a server card shows a silent agent and toggles the verifier', async ({ pag
 });
 
 test('a user card shows the servers, the subscription link with its QR code and the preview', async ({ page, request }, info) => {
-  const tag = info.project.name === 'hydrated' ? 'hu' : 'nu';
+  const tag = tagFor(info, 'u');
   const tokens = await provision(request, fleetFor(tag));
   const errors = collectErrors(page);
   await signIn(page);
@@ -108,7 +110,7 @@ test('a user card shows the servers, the subscription link with its QR code and 
 
 test('a status change appears on an open page without a reload', async ({ page, request }, info) => {
   test.skip(info.project.use.javaScriptEnabled === false, 'live updates need JavaScript');
-  const tag = 'lv';
+  const tag = tagFor(info, 'lv');
   const tokens = await provision(request, fleetFor(tag));
   const errors = collectErrors(page);
   await signIn(page);
@@ -143,7 +145,7 @@ test('a status change appears on an open page without a reload', async ({ page, 
 });
 
 test('switching to Japanese and Spanish shows the product wording exactly', async ({ page, request }, info) => {
-  const tag = info.project.name === 'hydrated' ? 'hl' : 'nl';
+  const tag = tagFor(info, 'l');
   const tokens = await provision(request, fleetFor(tag));
   const down = await request.post('/api/agent/v1/report', {
     headers: { authorization: `Bearer ${tokens.agent_tokens[`fra-${tag}`]}` },
@@ -177,7 +179,7 @@ test('switching to Japanese and Spanish shows the product wording exactly', asyn
 });
 
 test('counts, lists and decimals read as each language writes them', async ({ page, request, context }, info) => {
-  const tag = info.project.name === 'hydrated' ? 'hp' : 'np';
+  const tag = tagFor(info, 'p');
   await provision(request, fleetFor(tag));
   const errors = collectErrors(page);
   const js = info.project.use.javaScriptEnabled !== false;
@@ -217,7 +219,7 @@ test('counts, lists and decimals read as each language writes them', async ({ pa
 });
 
 test('the mesh page shows the matrix with sticky headers', async ({ page, request }, info) => {
-  const tag = info.project.name === 'hydrated' ? 'hm' : 'nm';
+  const tag = tagFor(info, 'm');
   await provision(request, fleetFor(tag));
   const errors = collectErrors(page);
   await signIn(page);
@@ -247,7 +249,7 @@ test('send test email queues a message and the outbox says why it was not delive
 });
 
 test('the routes page shows each route with its servers in rotation', async ({ page, request }, info) => {
-  const tag = info.project.name === 'hydrated' ? 'hr' : 'nr';
+  const tag = tagFor(info, 'r');
   await provision(request, fleetFor(tag));
   const errors = collectErrors(page);
   await signIn(page);
@@ -269,7 +271,7 @@ test('the overview counts the fleet by status', async ({ page }) => {
 });
 
 test('the servers list filters by country', async ({ page, request }, info) => {
-  const tag = info.project.name === 'hydrated' ? 'hf' : 'nf';
+  const tag = tagFor(info, 'f');
   await provision(request, fleetFor(tag));
   const errors = collectErrors(page);
   const js = info.project.use.javaScriptEnabled !== false;

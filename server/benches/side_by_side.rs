@@ -14,7 +14,7 @@
 
 mod support;
 
-use meshwatch_server::secrets;
+use meshwatch_server::crypto::secrets;
 use meshwatch_server::store::Store;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -82,7 +82,7 @@ async fn main() {
         .await
         .expect("fleet sent");
     assert_eq!(put.status(), 200, "fleet accepted");
-    let key = meshwatch_server::sealing::key_for_database(None, &database_url)
+    let key = meshwatch_server::store::key_file::key_for_database(None, &database_url)
         .expect("the panel's key")
         .key;
     let store = Store::open(&database_url, key).await.expect("store");

@@ -1,10 +1,10 @@
 //! `meshwatch-server`: wiring only — configuration, tracing, commands.
 
-use meshwatch_server::cli::{self, Command, USAGE};
-use meshwatch_server::config::Config;
-use meshwatch_server::startup::{self, Application};
+use meshwatch_server::crypto::secrets;
+use meshwatch_server::ops::cli::{self, Command, USAGE};
+use meshwatch_server::ops::config::Config;
+use meshwatch_server::ops::startup::{self, Application};
 use meshwatch_server::store::Store;
-use meshwatch_server::{sealing, secrets};
 use std::io::Write;
 use std::process::ExitCode;
 use tracing_subscriber::EnvFilter;
@@ -141,8 +141,10 @@ async fn create_operator(config: Config, name: &str) -> anyhow::Result<()> {
     }
     // The store seals subscription tokens left in clear as it opens, so it
     // needs the panel's key here too (made now if this is the first start).
-    let sealing =
-        sealing::key_for_database(config.secret_key.as_ref(), config.database_url.as_str())?;
+    let sealing = meshwatch_server::store::key_file::key_for_database(
+        config.secret_key.as_ref(),
+        config.database_url.as_str(),
+    )?;
     if let Some(path) = &sealing.generated {
         println!("{}", startup::key_file_made(path));
     }

@@ -8,6 +8,8 @@
 //! for the other (no `sqlx::Any`). The few statements that differ come from
 //! each backend's `dialect`.
 
+mod database_url;
+pub mod key_file;
 pub mod offline;
 pub mod postgres;
 pub mod schema;
@@ -15,16 +17,31 @@ mod sealed_columns;
 mod sqlite;
 mod types;
 
+pub use database_url::DatabaseUrl;
+
+/// What a replica announces to the others on the database's channel
+/// (PostgreSQL `NOTIFY`) after a write, so that they reload it.
+pub mod topics {
+    /// What a replica announces when it changed the fleet (servers, entry
+    /// points, routes, users, verifier marks).
+    pub const FLEET_CHANGED: &str = "fleet";
+    /// ... the settings.
+    pub const SETTINGS_CHANGED: &str = "settings";
+    /// ... the status history (the evaluator, after recording changes).
+    pub const CHANGES_RECORDED: &str = "changes";
+    /// ... stored reports (every replica, on the commit of its reports).
+    pub const REPORTS_STORED: &str = "reports";
+}
+
 pub use types::{
     Attempt, Channels, ConnectorSync, Delivery, DueRun, Endpoint, EvidenceSnapshot, FollowedReport,
     GeneratedTokens, NewActionRun, NewNotification, NotificationView, OperatorCredentials,
-    Outgoing, PairRow, PendingReport, ReceivedReport, RecordedChange, StoredConnector,
-    StoredReport, TurnedOffRecord,
+    Outgoing, PairRow, PendingReport, ReceivedReport, Recipient, RecordedChange, StoredConnector,
+    StoredReport, TargetKind, TurnedOffRecord,
 };
 
-use crate::config::DatabaseUrl;
-use crate::sealing::{SealingError, SealingKey};
-use crate::secrets::TokenHash;
+use crate::crypto::sealing::{SealingError, SealingKey};
+use crate::crypto::secrets::TokenHash;
 use chrono::{DateTime, Utc};
 use meshwatch::agent_api::{AgentReport, Metrics, Peer, ReportAck};
 use meshwatch::chart::MetricCharts;
@@ -125,7 +142,7 @@ impl Store {
     /// Opens the database at `url` (creating a SQLite file if needed),
     /// applies pending migrations and seals subscription tokens and
     /// actions' HTTP calls still stored in clear; `sealing` seals and opens them from then on (see
-    /// [`crate::sealing::key_for_database`]).
+    /// [`key_file::key_for_database`]).
     pub async fn open(url: &str, sealing: SealingKey) -> Result<Self, StoreError> {
         Self::open_url(&DatabaseUrl::parse(url).map_err(StoreError::Url)?, sealing).await
     }

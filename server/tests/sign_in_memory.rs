@@ -4,7 +4,7 @@
 //! swept when their window ends. A test binary of its own, so no other
 //! test's allocations blur the measurement.
 
-use meshwatch_server::login_limit::{LoginLimiter, FAILURE_WINDOW};
+use meshwatch_server::auth::login_limit::{LoginLimiter, FAILURE_WINDOW};
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 

@@ -64,7 +64,7 @@ pub fn RunList(runs: Vec<ActionRun>, #[prop(optional)] show_server: bool) -> imp
                         <span class="text-slate-500">{lang.action_event(run.event)}</span>
                         <span class=tone>{lang.run_outcome(&run)}</span>
                         <span class="font-mono text-xs text-slate-600">{status}</span>
-                        <span class="text-xs text-slate-400">{took}</span>
+                        <span class="text-xs text-slate-500">{took}</span>
                         {again}
                     </div>
                     {(!run.output.is_empty()).then(|| view! {

@@ -28,7 +28,7 @@ pub fn Sparkline(
     view! {
         <div role="img" aria-label=summary inner_html=svg
             class="mt-1 h-10 w-full rounded bg-slate-50 text-sky-600 *:size-full"></div>
-        {peak.map(|p| view! { <p class="text-right text-[10px] text-slate-400">{lang.chart_peak(&p)}</p> })}
+        {peak.map(|p| view! { <p class="text-right text-[10px] text-slate-500">{lang.chart_peak(&p)}</p> })}
     }
 }
 
@@ -37,7 +37,7 @@ pub fn Sparkline(
 pub fn ChartAxis() -> impl IntoView {
     let lang = use_lang();
     view! {
-        <p class="mt-3 text-[10px] text-slate-400">
+        <p class="mt-3 text-[10px] text-slate-500">
             {lang.ui(Ui::ChartStart)}" → "{lang.ui(Ui::ChartNow)}
         </p>
     }

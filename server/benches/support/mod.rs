@@ -8,8 +8,8 @@
 pub mod panel_process;
 pub mod signed_in;
 
-use meshwatch_server::config::Config;
-use meshwatch_server::startup::Application;
+use meshwatch_server::ops::config::Config;
+use meshwatch_server::ops::startup::Application;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 

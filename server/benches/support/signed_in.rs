@@ -5,7 +5,7 @@
 
 use super::{agent_token, fleet, BenchPanel};
 use meshwatch::ServerId;
-use meshwatch_server::secrets;
+use meshwatch_server::crypto::secrets;
 use meshwatch_server::store::Store;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
@@ -71,14 +71,14 @@ pub async fn panel(servers: usize, users: usize, evidence: Evidence) -> Panel {
     for i in 0..servers {
         send_report(&panel.http, &panel.base, i, &agent_report(i, servers, mesh)).await;
     }
-    let key = meshwatch_server::sealing::key_for_database(None, &panel.database_url)
+    let key = meshwatch_server::store::key_file::key_for_database(None, &panel.database_url)
         .expect("the panel's key")
         .key;
     let store = Store::open(&panel.database_url, key).await.expect("store");
     if evidence == Evidence::DayOfMetrics {
         let now_ms = chrono::Utc::now().timestamp_millis();
         for i in 0..servers {
-            let day = meshwatch_server::demo::past_day(i, now_ms);
+            let day = meshwatch_server::ops::demo::past_day(i, now_ms);
             store
                 .backfill_metrics(&ServerId::parse(&format!("s{i}")).expect("slug"), &day)
                 .await

@@ -12,8 +12,9 @@ mod ingest;
 use super::clock::Clock;
 use super::fault_alert::FaultAlert;
 use super::snapshot::{SharedSnapshot, Snapshot};
+use crate::ops::telemetry::Metrics;
+use crate::store::topics::{FLEET_CHANGED, SETTINGS_CHANGED};
 use crate::store::{NewNotification, PairRow, Store, StoreError};
-use crate::telemetry::Metrics;
 use dirty::DirtyPairs;
 use ingest::{resolve, Queued};
 use meshwatch::agent_api::ProbeReport;
@@ -31,16 +32,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Pair rows per checkpoint transaction: the writer is free between them.
 const PAIRS_PER_TRANSACTION: usize = 20_000;
-
-/// What a replica announces when it changed the fleet (servers, entry
-/// points, routes, users, verifier marks).
-pub const FLEET_CHANGED: &str = "fleet";
-/// ... the settings.
-pub const SETTINGS_CHANGED: &str = "settings";
-/// ... the status history (the evaluator, after recording changes).
-pub const CHANGES_RECORDED: &str = "changes";
-/// ... stored reports (every replica, on the commit of its reports).
-pub const REPORTS_STORED: &str = "reports";
 
 /// What the evaluator has written down, or still must; none of it is
 /// served. Locked after the snapshot when both are held.

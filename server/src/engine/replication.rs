@@ -13,10 +13,10 @@
 //! catches up on reports every second anyway.
 
 use super::{Evaluator, Ticks, CHANGES_RECORDED, FLEET_CHANGED, REPORTS_STORED, SETTINGS_CHANGED};
-use crate::config::ReplicaName;
+use crate::ops::config::ReplicaName;
+use crate::ops::telemetry::Metrics;
 use crate::store::postgres::{self, EVALUATOR_LOCK};
 use crate::store::StoreError;
-use crate::telemetry::Metrics;
 use sqlx::postgres::PgListener;
 use std::collections::HashSet;
 use std::sync::Arc;

@@ -13,7 +13,7 @@
 //! advance a manual clock then see its effect without waiting a second.
 
 use super::{Broadcaster, Clock, Evaluator, ReadModel, CHANGES_RECORDED};
-use crate::notify::Target;
+use crate::outbound::notify::Target;
 use crate::store::{Store, StoreError};
 use meshwatch::verdict::VerdictChange;
 use std::sync::Arc;
@@ -123,8 +123,12 @@ impl Ticker {
         if let Some(fault) = self.evaluator.witness_fault_to_tell() {
             let queued = async {
                 let lang = self.store.notify_lang().await?.unwrap_or_default();
-                let messages =
-                    crate::notify::witness_fault(fault, self.clock.now(), lang, &self.targets);
+                let messages = crate::outbound::notify::witness_fault(
+                    fault,
+                    self.clock.now(),
+                    lang,
+                    &self.targets,
+                );
                 self.store.queue_notifications(&messages).await
             };
             match queued.await {
@@ -169,13 +173,20 @@ impl Ticker {
             let endpoints = self.read_model.endpoints().await?;
             let lang = self.store.notify_lang().await?.unwrap_or_default();
             self.read_model.with_verdicts(|mesh, verdicts| {
-                crate::notify::for_changes(changes, mesh, verdicts, &endpoints, lang, &self.targets)
+                crate::outbound::notify::for_changes(
+                    changes,
+                    mesh,
+                    verdicts,
+                    &endpoints,
+                    lang,
+                    &self.targets,
+                )
             })
         } else {
             Vec::new()
         };
-        let runs = if crate::actions::may_start_incidents(changes) {
-            crate::actions::runs_for(changes, &self.store.actions().await?)
+        let runs = if crate::outbound::actions::may_start_incidents(changes) {
+            crate::outbound::actions::runs_for(changes, &self.store.actions().await?)
         } else {
             Vec::new()
         };

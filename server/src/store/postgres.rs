@@ -9,7 +9,7 @@
 use super::schema;
 use super::sealed_columns::SealedColumns;
 use super::StoreError;
-use crate::sealing::SealingKey;
+use crate::crypto::sealing::SealingKey;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{PgPool, Postgres, Transaction};
 use std::str::FromStr;
@@ -41,6 +41,10 @@ pub struct Store {
 }
 
 /// The channel every replica listens on (see [`Store::announce`]).
+/// The listener's `application_name`: it is the connection that shows
+/// `LISTEN` in `pg_stat_activity`, apart from the pool's.
+pub const LISTENER_NAME: &str = "meshwatch listener";
+
 pub const CHANNEL: &str = "meshwatch";
 
 /// The advisory lock whose holder evaluates (an arbitrary constant:
@@ -95,9 +99,18 @@ impl Store {
         Ok(self.options.connect().await?)
     }
 
-    /// A listener on [`CHANNEL`], on a connection of its own.
+    /// A listener on [`CHANNEL`], on a connection of its own outside the
+    /// writer's pool: it holds that connection for good, and a pool slot
+    /// taken for good is one a request waits for. (Its own one-connection
+    /// pool is how sqlx reconnects a listener.)
     pub async fn listener(&self) -> Result<sqlx::postgres::PgListener, StoreError> {
-        let mut listener = sqlx::postgres::PgListener::connect_with(&self.writer).await?;
+        let own = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(1)
+            .max_lifetime(None)
+            .idle_timeout(None)
+            .connect_with((*self.options).clone().application_name(LISTENER_NAME))
+            .await?;
+        let mut listener = sqlx::postgres::PgListener::connect_with(&own).await?;
         listener.listen(CHANNEL).await?;
         Ok(listener)
     }
@@ -185,7 +198,7 @@ impl Store {
         sqlx::query("SELECT pg_advisory_xact_lock($1), pg_notify($2, $3)")
             .bind(REPORT_ORDER_LOCK)
             .bind(CHANNEL)
-            .bind(self.payload(crate::engine::REPORTS_STORED))
+            .bind(self.payload(super::topics::REPORTS_STORED))
             .execute(&mut **tx)
             .await?;
         Ok(())

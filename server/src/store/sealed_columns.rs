@@ -1,4 +1,4 @@
-//! The columns kept sealed (see [`crate::sealing`]) so that a copy of the
+//! The columns kept sealed (see [`crate::crypto::sealing`]) so that a copy of the
 //! database hands out nothing:
 //! - `users.sub_token`, the subscription token the user card shows as a
 //!   link. `/sub/{token}` never needs it: it finds users by
@@ -11,7 +11,7 @@
 
 use super::sqlite::begin_write;
 use super::StoreError;
-use crate::sealing::{self, SealingKey};
+use crate::crypto::sealing::{self, SealingKey};
 use meshwatch::UserId;
 use sqlx::SqlitePool;
 use std::sync::atomic::{AtomicBool, Ordering};

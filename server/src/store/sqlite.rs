@@ -10,7 +10,7 @@
 use super::schema;
 use super::sealed_columns::SealedColumns;
 use super::{database_file, StoreError};
-use crate::sealing::SealingKey;
+use crate::crypto::sealing::SealingKey;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, SqlitePool, Transaction};
 use std::path::Path;

@@ -1,7 +1,6 @@
 //! The values the store takes and returns, shared by both backends (the
 //! statements themselves, under `queries/`, are compiled once per backend).
 
-use crate::notify::Target;
 use chrono::{DateTime, Utc};
 use meshwatch::agent_api::ReportAck;
 use meshwatch::evidence::{PairState, SelfCheck};
@@ -46,6 +45,37 @@ pub struct GeneratedTokens {
     pub sub_tokens: BTreeMap<UserId, String>,
 }
 
+/// How a message is delivered: the outbox's `target` column, stored as
+/// `none`, `email`, `webhook` or `telegram` (its CHECK constraint).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, sqlx::Type)]
+#[sqlx(type_name = "TEXT", rename_all = "lowercase")]
+pub enum TargetKind {
+    #[sqlx(rename = "none")]
+    #[default]
+    Nowhere,
+    Email,
+    Webhook,
+    Telegram,
+}
+
+impl TargetKind {
+    pub const ALL: [TargetKind; 4] = [
+        TargetKind::Nowhere,
+        TargetKind::Email,
+        TargetKind::Webhook,
+        TargetKind::Telegram,
+    ];
+}
+
+/// The outbox's two target columns: how a message goes, and to whom as
+/// stored (an email address, a webhook's label, a Telegram chat's id, or
+/// nothing). What delivery makes of them is `outbound::notify::Target`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recipient {
+    pub kind: TargetKind,
+    pub address: String,
+}
+
 /// A notification to queue.
 #[derive(Debug, Clone)]
 pub struct NewNotification {
@@ -54,7 +84,7 @@ pub struct NewNotification {
     pub server_id: Option<ServerId>,
     /// Stored as its kind and label: a webhook's URL never reaches the
     /// database.
-    pub target: Target,
+    pub target: Recipient,
     pub subject: String,
     pub body: String,
 }
@@ -64,7 +94,7 @@ pub struct Outgoing {
     pub id: i64,
     pub kind: NotificationKind,
     pub server_id: Option<ServerId>,
-    pub target: Target,
+    pub target: Recipient,
     pub subject: String,
     pub body: String,
     pub attempts: i64,
@@ -101,7 +131,7 @@ pub struct NotificationView {
     pub to: String,
     /// How it is delivered (the label says it to people).
     #[serde(skip)]
-    pub target: crate::notify::TargetKind,
+    pub target: TargetKind,
     pub subject: String,
     /// `queued`, `sent` or `failed`.
     #[serde(serialize_with = "state_name")]

@@ -587,7 +587,7 @@ async fn a_session_ended_behind_the_panels_back_ends_its_stream_within_30_s() {
     let token = cookie.split_once('=').map(|(_, t)| t).expect("name=value");
     app.store()
         .await
-        .delete_session(&meshwatch_server::secrets::TokenHash::of(token))
+        .delete_session(&meshwatch_server::crypto::secrets::TokenHash::of(token))
         .await
         .expect("deleted");
     assert!(

@@ -1,10 +1,11 @@
 //! `spawn_app()`: one real panel per test, on its own port and database.
 
-use meshwatch_server::config::{Config, Secret};
+use meshwatch_server::crypto::secrets;
+use meshwatch_server::crypto::secrets::Secret;
 use meshwatch_server::engine::{Clock, ManualClock, Ticks};
-use meshwatch_server::startup::Application;
+use meshwatch_server::ops::config::Config;
+use meshwatch_server::ops::startup::Application;
 use meshwatch_server::store::Store;
-use meshwatch_server::{sealing, secrets};
 use reqwest::header::{HeaderMap, SET_COOKIE};
 use reqwest::{redirect, Response};
 use serde_json::Value;
@@ -123,7 +124,7 @@ struct ContractGuard {
 
 impl Drop for ContractGuard {
     fn drop(&mut self) {
-        let found = meshwatch_server::api::openapi::contract::take_violations(&self.host);
+        let found = meshwatch_server::http::api::openapi::contract::take_violations(&self.host);
         if !found.is_empty() && !std::thread::panicking() {
             panic!(
                 "the panel answered outside docs/openapi.json:\n{}",
@@ -136,7 +137,7 @@ impl Drop for ContractGuard {
 impl TestApp {
     /// The contract departures seen so far (for a test that provokes one).
     pub fn take_contract_violations(&self) -> Vec<String> {
-        meshwatch_server::api::openapi::contract::take_violations(&self.contract.host)
+        meshwatch_server::http::api::openapi::contract::take_violations(&self.contract.host)
     }
 
     /// Stops the panel (no checkpoint is written on the way out) and starts
@@ -280,9 +281,12 @@ impl TestApp {
     /// A second handle on the test's database, to seed or inspect it (with
     /// the panel's own key: configured, or the key file beside the database).
     pub async fn store(&self) -> Store {
-        let key = sealing::key_for_database(self.secret_key.as_ref(), &self.database_url)
-            .expect("the panel's key")
-            .key;
+        let key = meshwatch_server::store::key_file::key_for_database(
+            self.secret_key.as_ref(),
+            &self.database_url,
+        )
+        .expect("the panel's key")
+        .key;
         Store::open(&self.database_url, key)
             .await
             .expect("store opens")

@@ -291,7 +291,7 @@ async fn a_report_over_the_fleets_probe_bound_gets_413_naming_it() {
 async fn a_flood_of_reports_from_one_agent_gets_429_with_retry_after() {
     let app = spawn_app().await;
     let tokens = fleet(&app).await;
-    let burst = meshwatch_server::report_limit::REPORT_BURST;
+    let burst = meshwatch_server::auth::report_limit::REPORT_BURST;
     for n in 0..burst {
         let r = post(&app, &tokens["de-1"], &report(&uuid(n + 1), true, vec![])).await;
         assert_eq!(r.status(), 202, "report {n} is within the burst");

@@ -177,8 +177,8 @@ async fn server_functions_check_the_session_and_the_origin() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn remembered_sessions_still_expire_and_sign_out_at_once() {
-    use meshwatch_server::secrets::TokenHash;
-    use meshwatch_server::sessions::SessionCache;
+    use meshwatch_server::auth::sessions::SessionCache;
+    use meshwatch_server::crypto::secrets::TokenHash;
     let app = crate::helpers::spawn_app().await;
     app.create_operator("ops", "a long password").await;
     let store = app.store().await;

@@ -429,7 +429,7 @@ async fn a_whole_fleet_fault_is_said_plainly_and_notified_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_deliverers_claiming_at_once_never_take_the_same_message() {
     use meshwatch::views::NotificationKind;
-    use meshwatch_server::notify::Target;
+    use meshwatch_server::outbound::notify::Target;
     use meshwatch_server::store::{Channels, NewNotification};
     const EMAIL: Channels = Channels {
         email: true,
@@ -442,7 +442,7 @@ async fn two_deliverers_claiming_at_once_never_take_the_same_message() {
         .map(|n| NewNotification {
             kind: NotificationKind::Test,
             server_id: None,
-            target: Target::Email(format!("ops{n}@example.com")),
+            target: Target::Email(format!("ops{n}@example.com")).columns(),
             subject: format!("message {n}"),
             body: "A test.".to_owned(),
         })

@@ -645,3 +645,25 @@ async fn only_the_evaluator_writes_to_a_connected_panel_and_a_failover_repeats_n
     fake.assert_only_documented();
     terminate(b);
 }
+
+/// The LISTEN connection is one of its own, outside the writer's pool: it
+/// shows in `pg_stat_activity` under its own name, listening, and it is
+/// the only connection that does. PostgreSQL only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_listen_connection_is_its_own() {
+    if postgres_admin_url().is_none() {
+        return;
+    }
+    let app = crate::helpers::spawn_app().await;
+    let pool = PgPool::connect(&app.database_url).await.expect("database");
+    // `store::postgres::LISTENER_NAME`.
+    let listening: Vec<(Option<String>, String)> = sqlx::query_as(
+        "SELECT application_name, query FROM pg_stat_activity
+         WHERE datname = current_database() AND query ILIKE 'LISTEN%'",
+    )
+    .fetch_all(&pool)
+    .await
+    .expect("pg_stat_activity");
+    assert_eq!(listening.len(), 1, "{listening:?}");
+    assert_eq!(listening[0].0.as_deref(), Some("meshwatch listener"));
+}

@@ -307,7 +307,7 @@ async fn the_demo_past_day_fills_the_charts_once() {
     fleet(&app).await;
     let store = app.store().await;
     let now = chrono::Utc::now();
-    let day = meshwatch_server::demo::past_day(0, now.timestamp_millis());
+    let day = meshwatch_server::ops::demo::past_day(0, now.timestamp_millis());
     assert!(store
         .backfill_metrics(&server("de-1"), &day)
         .await

@@ -3,7 +3,7 @@
 //! or, without it, from the binary under versioned names cached for good.
 
 use crate::helpers::{spawn_app, spawn_app_with, TestApp};
-use meshwatch_server::site::SiteSource;
+use meshwatch_server::http::site::SiteSource;
 use reqwest::Response;
 
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";

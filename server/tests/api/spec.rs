@@ -100,7 +100,7 @@ async fn every_endpoint_docs_api_md_names_is_routed() {
 #[test]
 fn the_checked_in_openapi_document_is_the_generated_one() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/openapi.json");
-    let generated = meshwatch_server::api::openapi::json();
+    let generated = meshwatch_server::http::api::openapi::json();
     if std::env::var_os("MESHWATCH_BLESS").is_some() {
         std::fs::write(path, generated).expect("docs/openapi.json written");
     }
@@ -115,7 +115,7 @@ fn the_checked_in_openapi_document_is_the_generated_one() {
 #[test]
 fn the_openapi_document_names_every_endpoint_docs_api_md_names() {
     let document: serde_json::Value =
-        serde_json::from_str(meshwatch_server::api::openapi::json()).expect("JSON");
+        serde_json::from_str(meshwatch_server::http::api::openapi::json()).expect("JSON");
     assert_eq!(document["openapi"], "3.1.0");
     let mut in_openapi: Vec<(String, String)> = document["paths"]
         .as_object()
@@ -151,7 +151,7 @@ async fn the_openapi_document_is_served_without_a_token() {
     );
     assert_eq!(
         response.text().await.expect("body"),
-        meshwatch_server::api::openapi::json()
+        meshwatch_server::http::api::openapi::json()
     );
 }
 

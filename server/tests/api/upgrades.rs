@@ -8,8 +8,8 @@ use crate::agent::{get, get_response, report};
 use crate::binary::{command, run};
 use crate::helpers::{location, session_cookie, spawn_app_in, sqlite_only, TestApp, ADMIN_TOKEN};
 use meshwatch::UserId;
-use meshwatch_server::sealing::{self, SealingKey};
-use meshwatch_server::secrets::{self, TokenHash};
+use meshwatch_server::crypto::sealing::SealingKey;
+use meshwatch_server::crypto::secrets::{self, TokenHash};
 use meshwatch_server::store::schema::{self, MIGRATOR, PANEL_VERSION};
 use meshwatch_server::store::{Store, StoreError};
 use serde_json::Value;
@@ -817,7 +817,7 @@ async fn upgrade_from(version: i64) {
     database_of_schema(&url, version).await;
 
     // The upgrade itself, as the panel's start does it.
-    let key = sealing::key_for_database(None, &url)
+    let key = meshwatch_server::store::key_file::key_for_database(None, &url)
         .expect("the key file")
         .key;
     match Store::open(&url, key.clone()).await {

@@ -329,7 +329,7 @@ fn Matrix(m: MeshMatrix) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <div class="mt-4 max-h-[75vh] overflow-auto rounded-xl border border-slate-200 bg-white p-2 shadow-sm">
+        <div class="mt-4 max-h-[75vh] overflow-auto rounded-xl border border-slate-200 bg-white p-2 shadow-sm" tabindex="0" role="region" aria-label=lang.ui(Ui::Mesh)>
             <table class="mx border-collapse" data-testid="mesh-matrix">
                 <caption class="sr-only">{lang.ui(Ui::MeshCaption)}</caption>
                 <thead>

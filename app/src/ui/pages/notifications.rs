@@ -59,7 +59,7 @@ pub fn NotificationsPage() -> impl IntoView {
 fn Outbox(items: Vec<OutboxItem>) -> impl IntoView {
     let lang = use_lang();
     view! {
-        <div class="mt-6 overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
+        <div class="mt-6 overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm" tabindex="0" role="region" aria-label=lang.ui(Ui::Notifications)>
             <table class="min-w-full divide-y divide-slate-200 text-left text-sm" data-testid="outbox">
                 <caption class="sr-only">{lang.ui(Ui::OutboxCaption)}</caption>
                 <thead class="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">

@@ -589,7 +589,7 @@ fn History(card: Arc<ServerCard>) -> impl IntoView {
                         {format::timestamp(*at)}
                     </time>
                     <StatusDot status=*status/>
-                    <span class="text-xs text-slate-400">{lang.age(*at, card.now)}</span>
+                    <span class="text-xs text-slate-500">{lang.age(*at, card.now)}</span>
                 </li>
             }
         })

@@ -99,7 +99,7 @@ fn ServersList(
         // how many servers the filter admits.
         <LiveRegion key="servers">
             <div data-servers-matched=matched.to_string()>
-                <div class="mt-6 overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
+                <div class="mt-6 overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm" tabindex="0" role="region" aria-label=lang.ui(Ui::Servers)>
                     <table class="sl min-w-full divide-y divide-slate-200 text-left text-sm">
                         <caption class="sr-only">{lang.ui(Ui::Servers)}</caption>
                         <thead class="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">

@@ -69,7 +69,7 @@ fn UsersTable(
     let users: Vec<UserSummary> = page.users;
     view! {
         <p class="mt-1 text-sm text-slate-500" aria-live="polite">{lang.showing_users(first, last, page.total)}</p>
-        <div class="mt-6 overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm">
+        <div class="mt-6 overflow-x-auto rounded-xl border border-slate-200 bg-white shadow-sm" tabindex="0" role="region" aria-label=lang.ui(Ui::Users)>
             <table class="min-w-full divide-y divide-slate-200 text-left text-sm">
                 <caption class="sr-only">{lang.ui(Ui::Users)}</caption>
                 <thead class="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">

@@ -181,7 +181,7 @@ impl Store {
                 .await?;
         let mut sealed = 0;
         for (id, http) in rows {
-            if crate::sealing::is_sealed(&http) {
+            if crate::crypto::sealing::is_sealed(&http) {
                 continue;
             }
             sqlx::query("UPDATE actions SET http = $1 WHERE id = $2")

@@ -1,7 +1,7 @@
 //! Operators, sessions and API tokens. Only hashes of secrets are stored.
 
 use super::{Store, StoreError};
-use crate::secrets::TokenHash;
+use crate::crypto::secrets::TokenHash;
 use crate::store::types::OperatorCredentials;
 use chrono::{DateTime, Utc};
 use meshwatch::account::TokenScope;

@@ -9,7 +9,7 @@
 mod upsert;
 
 use super::{corrupt, Store, StoreError, Tx};
-use crate::secrets::TokenHash;
+use crate::crypto::secrets::TokenHash;
 use crate::store::types::{Endpoint, Params};
 use meshwatch::agent_api::Peer;
 use meshwatch::fleet::{is_obfuscated, probe_alpn, Protocol};
@@ -274,7 +274,7 @@ impl Store {
     /// Gives `server` a new agent token (the one it had stops working at
     /// once); `None` for an unknown server.
     pub async fn new_agent_token(&self, server: &ServerId) -> Result<Option<String>, StoreError> {
-        let token = crate::secrets::new_token();
+        let token = crate::crypto::secrets::new_token();
         let mut tx = self.write().await?;
         let updated = sqlx::query("UPDATE servers SET agent_token_hash = $1 WHERE id = $2")
             .bind(TokenHash::of(&token).as_str())

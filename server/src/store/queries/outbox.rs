@@ -3,8 +3,9 @@
 //! the delivery task, and listed with their delivery state.
 
 use super::{Store, StoreError, Tx};
-use crate::notify::{Target, TargetKind};
-use crate::store::types::{Channels, Delivery, NewNotification, NotificationView, Outgoing};
+use crate::store::types::{
+    Channels, Delivery, NewNotification, NotificationView, Outgoing, Recipient, TargetKind,
+};
 use chrono::{DateTime, Utc};
 use meshwatch::views::{DeliveryState, NotificationKind};
 use meshwatch::ServerId;
@@ -30,7 +31,10 @@ impl From<OutgoingRow> for Outgoing {
             id: row.id,
             kind: row.kind,
             server_id: row.server_id,
-            target: Target::from_columns(row.target, row.recipient),
+            target: Recipient {
+                kind: row.target,
+                address: row.recipient,
+            },
             subject: row.subject,
             body: row.body,
             attempts: row.attempts,
@@ -66,19 +70,16 @@ impl Store {
         Ok(())
     }
 
-    /// The outbox, newest first, each target by its label.
+    /// The outbox, newest first; `to` holds the stored recipient, which
+    /// `outbound::notify::label_targets` turns into the label people see.
     pub async fn notifications(&self) -> Result<Vec<NotificationView>, StoreError> {
-        let mut rows = sqlx::query_as::<_, NotificationView>(
+        let rows = sqlx::query_as::<_, NotificationView>(
             "SELECT id, kind, server_id, target, recipient, subject, state, created_at, attempts,
                     last_error
              FROM notification_outbox ORDER BY id DESC LIMIT 500",
         )
         .fetch_all(&self.reader)
         .await?;
-        for row in &mut rows {
-            let target = Target::from_columns(row.target, std::mem::take(&mut row.to));
-            row.to = target.label().into_owned();
-        }
         Ok(rows)
     }
 
@@ -169,8 +170,8 @@ pub(super) async fn queue_in(
         )
         .bind(n.kind)
         .bind(&n.server_id)
-        .bind(n.target.kind())
-        .bind(n.target.recipient())
+        .bind(n.target.kind)
+        .bind(&n.target.address)
         .bind(&n.subject)
         .bind(&n.body)
         .bind(Utc::now())

@@ -4,7 +4,7 @@
 //! conflict or rejection ([`Clash`]); the transaction then writes nothing.
 
 use super::{remove_server_in, Store, StoreError, Tx};
-use crate::secrets::{new_token, TokenHash};
+use crate::crypto::secrets::{new_token, TokenHash};
 use crate::store::sealed_columns::SealedColumns;
 use crate::store::types::GeneratedTokens;
 use chrono::Utc;
