@@ -18,7 +18,7 @@ build: target/release/meshwatch-server
 
 PANEL_SOURCES := Cargo.toml Cargo.lock package-lock.json .cargo/config.toml \
 	scripts/build-release.sh \
-	$(shell find src app server/src server/build.rs server/Cargo.toml style public migrations -type f 2>/dev/null)
+	$(shell find src views app server/src server/build.rs server/Cargo.toml style public migrations -type f 2>/dev/null)
 
 target/release/meshwatch-server: $(PANEL_SOURCES)
 	bash scripts/build-release.sh

@@ -89,14 +89,6 @@ impl ServerStatus {
             ServerStatus::Healthy => Tone::Green,
         }
     }
-
-    /// The English product wording of docs/PRODUCT.md §5 (empty for healthy).
-    pub fn caption_en(self) -> &'static str {
-        match self {
-            ServerStatus::Healthy => "",
-            other => crate::i18n::Lang::En.status(other),
-        }
-    }
 }
 
 #[cfg(test)]

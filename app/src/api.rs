@@ -4,9 +4,11 @@ use crate::error::AppError;
 #[cfg(feature = "ssr")]
 use crate::flash::{Flash, Form, Outcome};
 use leptos::prelude::*;
-use meshwatch::views::{ApiTokenView, NewApiToken, ServerListItem};
+use meshwatch_views::views::{ApiTokenView, NewApiToken, ServerListItem};
 #[cfg(feature = "ssr")]
-use meshwatch::views::{MeshMatrix, OutboxItem, Overview, RouteOverview, ServerCard, UserCard};
+use meshwatch_views::views::{
+    MeshMatrix, OutboxItem, Overview, RouteOverview, ServerCard, UserCard,
+};
 
 #[cfg(feature = "ssr")]
 use crate::backend::{authorize, backend_failed, fail, Backend, PasswordChange};
@@ -62,9 +64,9 @@ pub async fn list_servers() -> Result<Vec<ServerListItem>, AppError> {
 #[cfg(feature = "ssr")]
 pub async fn servers_page_of(
     backend: &Backend,
-    filter: &meshwatch::views::ServerFilter,
+    filter: &meshwatch_views::views::ServerFilter,
     page: u32,
-) -> Result<meshwatch::views::ServersPage, AppError> {
+) -> Result<meshwatch_views::views::ServersPage, AppError> {
     backend
         .servers_page(filter, page)
         .await
@@ -78,7 +80,7 @@ pub async fn users_page_of(
     backend: &Backend,
     search: &str,
     page: u32,
-) -> Result<meshwatch::views::UsersPage, AppError> {
+) -> Result<meshwatch_views::views::UsersPage, AppError> {
     backend
         .users_page(search, page)
         .await
@@ -290,7 +292,7 @@ pub async fn save_settings(
     let (backend, operator) = authorize().await?;
     let result = async {
         // As the form shows it: "0,5" or "0.5".
-        let unreliable_fraction = meshwatch::i18n::Lang::parse_decimal(&unreliable_fraction)
+        let unreliable_fraction = meshwatch_views::i18n::Lang::parse_decimal(&unreliable_fraction)
             .ok_or_else(|| {
                 invalid(format!(
                     "unreliable_fraction: {unreliable_fraction:?} is not a decimal number"

@@ -13,7 +13,7 @@ use http::HeaderMap;
 /// guard puts it in the request's extensions (which a client cannot set),
 /// so the server functions a page renders do not look the session up again.
 #[derive(Debug, Clone)]
-pub struct SignedIn(pub meshwatch::views::OperatorView);
+pub struct SignedIn(pub meshwatch_views::views::OperatorView);
 
 /// Name of the operator session cookie.
 pub const SESSION_COOKIE: &str = "meshwatch_session";

@@ -3,11 +3,11 @@
 
 use crate::auth;
 use crate::error::AppError;
-use meshwatch::views::{
+use meshwatch::{ServerId, UserId};
+use meshwatch_views::views::{
     ApiTokenView, MeshMatrix, OperatorView, OutboxItem, Overview, RouteOverview, ServerCard,
     ServerFilter, ServerListItem, ServersPage, UserCard, UsersPage,
 };
-use meshwatch::{ServerId, UserId};
 use std::sync::Arc;
 
 /// A backend failure, by what the caller can do about it. Its text is

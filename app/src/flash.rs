@@ -8,7 +8,7 @@
 //! same server function gets the result in the answer instead.
 
 use crate::error::AppError;
-use meshwatch::views::NewApiToken;
+use meshwatch_views::views::NewApiToken;
 use serde::{Deserialize, Serialize};
 
 /// The panel's forms.

@@ -4,7 +4,7 @@
 //! render the same words.
 
 use leptos::prelude::*;
-use meshwatch::i18n::Lang;
+use meshwatch_views::i18n::Lang;
 
 /// The language of this request (server) or page (browser).
 pub fn detect() -> Lang {
@@ -33,7 +33,7 @@ pub fn from_headers(headers: &http::HeaderMap) -> Lang {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == meshwatch::i18n::LANG_COOKIE)
+        .find(|(name, _)| *name == meshwatch_views::i18n::LANG_COOKIE)
         .and_then(|(_, code)| Lang::from_code(code));
     cookie.unwrap_or_else(|| {
         headers

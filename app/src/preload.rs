@@ -98,7 +98,7 @@ pub async fn load(
     let id = request.id.unwrap_or_default();
     match route {
         PageRoute::Servers => {
-            let filter = meshwatch::views::ServerFilter {
+            let filter = meshwatch_views::views::ServerFilter {
                 text: request.text("q"),
                 status: request.text("status"),
                 country: request.text("country"),

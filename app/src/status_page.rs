@@ -4,9 +4,9 @@
 //! entry point or verifier, so none can appear in it.
 
 use crate::ui::format::timestamp;
-use meshwatch::i18n::{Lang, Ui};
-use meshwatch::markup::escape;
-use meshwatch::status_page::{DayState, PublicRoute, PublicStatus, RouteState};
+use meshwatch_views::i18n::{Lang, Ui};
+use meshwatch_views::markup::escape;
+use meshwatch_views::status_page::{DayState, PublicRoute, PublicStatus, RouteState};
 use std::fmt::Write as _;
 
 /// The colour of a state, on a bar, a badge and the headline.

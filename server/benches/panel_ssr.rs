@@ -80,7 +80,7 @@ async fn mesh_pages(seconds: usize) {
         );
         load(&mesh, 1, 2, &MESH).await;
         report("mesh page (SSR)", &load(&mesh, 1, seconds, &MESH).await);
-        if servers > meshwatch::mesh_picture::TABLE_MAX_SERVERS {
+        if servers > meshwatch_views::mesh_picture::TABLE_MAX_SERVERS {
             println!(
                 "  page {} B, picture {} B",
                 page_bytes(&mesh, "/mesh").await,

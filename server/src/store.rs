@@ -44,15 +44,17 @@ use crate::crypto::sealing::{SealingError, SealingKey};
 use crate::crypto::secrets::TokenHash;
 use chrono::{DateTime, Utc};
 use meshwatch::agent_api::{AgentReport, Metrics, Peer, ReportAck};
-use meshwatch::chart::MetricCharts;
 use meshwatch::fleet::Fleet;
-use meshwatch::i18n::Lang;
 use meshwatch::mesh::{MeshRoute, MeshServer};
 use meshwatch::settings::Settings;
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::VerdictChange;
-use meshwatch::views::{ApiTokenView, DeliveryState, OperatorView, ServerSummary, UserSummary};
 use meshwatch::{EntryPointId, RouteId, ServerId, UserId};
+use meshwatch_views::chart::MetricCharts;
+use meshwatch_views::i18n::Lang;
+use meshwatch_views::views::{
+    ApiTokenView, DeliveryState, OperatorView, ServerSummary, UserSummary,
+};
 use sqlx::sqlite::SqliteConnectOptions;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -11,7 +11,7 @@ use crate::ui::format;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
 use meshwatch::actions::{ActionEvent, ActionRun, ActionView, ActionsPanel, MAX_NAME_CHARS};
-use meshwatch::i18n::Ui;
+use meshwatch_views::i18n::Ui;
 
 const INPUT: &str = "mt-1 block w-full rounded-md border border-slate-300 px-2 py-1 text-sm focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200";
 const LABEL: &str = "block text-sm font-medium text-slate-800";

@@ -8,7 +8,7 @@ use crate::lang::use_lang;
 use crate::ui::components::ErrorNote;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
-use meshwatch::i18n::Ui;
+use meshwatch_views::i18n::Ui;
 
 const SECTION: &str = "mt-6 rounded-xl border border-slate-200 bg-white p-5 shadow-sm";
 const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-500";

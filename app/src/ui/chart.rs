@@ -5,8 +5,8 @@
 
 use crate::lang::use_lang;
 use leptos::prelude::*;
-use meshwatch::chart::{ChartMetric, ChartSeries};
-use meshwatch::i18n::Ui;
+use meshwatch_views::chart::{ChartMetric, ChartSeries};
+use meshwatch_views::i18n::Ui;
 
 #[component]
 pub fn Sparkline(

@@ -3,8 +3,8 @@
 use crate::error::AppError;
 use crate::lang::use_lang;
 use leptos::prelude::*;
-use meshwatch::i18n::{Text, Ui};
 use meshwatch::status::{ServerStatus, Tone};
+use meshwatch_views::i18n::{Text, Ui};
 
 /// A failed load, said in words, with a way back to sign-in when the
 /// session is gone.

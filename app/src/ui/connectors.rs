@@ -15,7 +15,7 @@ use meshwatch::connectors::{
     ConnectorMode, ConnectorState, ConnectorView, HostChange, PanelKind, Proposal, SkipReason,
     MAX_TAG_LEN, MAX_URL_LEN, UNKNOWN_COUNTRY,
 };
-use meshwatch::i18n::Ui;
+use meshwatch_views::i18n::Ui;
 
 const CARD: &str = "mt-6 rounded-xl border border-slate-200 bg-white p-5 shadow-sm";
 const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-500";

@@ -1,7 +1,7 @@
 //! How sizes and times read on the panel (numbers themselves follow the
 //! page's language: [`Lang::number`], [`Lang::decimal`]).
 
-use meshwatch::i18n::Lang;
+use meshwatch_views::i18n::Lang;
 
 /// 1536 → "1.5 KiB" ("1,5 KiB" in Spanish).
 pub fn bytes(lang: Lang, n: u64) -> String {
@@ -75,7 +75,7 @@ mod tests {
 
     #[test]
     fn sizes_read_in_the_language() {
-        use meshwatch::i18n::Lang;
+        use meshwatch_views::i18n::Lang;
         assert_eq!(super::bytes(Lang::En, 512), "512 B");
         assert_eq!(super::bytes(Lang::En, 1536), "1.5 KiB");
         assert_eq!(super::bytes(Lang::Es, 1536), "1,5 KiB");

@@ -4,7 +4,7 @@ use crate::lang::use_lang;
 use crate::live::LiveIndicator;
 use leptos::prelude::*;
 use leptos_router::hooks::use_location;
-use meshwatch::i18n::{Lang, Ui};
+use meshwatch_views::i18n::{Lang, Ui};
 
 const NAV_LINK: &str = "rounded-md px-3 py-2 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 aria-[current=page]:bg-slate-900 aria-[current=page]:text-white";
 
@@ -62,7 +62,7 @@ pub fn Frame<C: IntoView + 'static>(
 
 /// The operator the page guard found for the request being rendered. Pages
 /// render on the server only, so the header needs no request of its own.
-fn signed_in_operator() -> Option<meshwatch::views::OperatorView> {
+fn signed_in_operator() -> Option<meshwatch_views::views::OperatorView> {
     #[cfg(feature = "ssr")]
     {
         use_context::<http::request::Parts>()?

@@ -8,8 +8,8 @@ use crate::ui::format;
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
-use meshwatch::i18n::Ui;
 use meshwatch::maintenance::{form_time, MaintenanceWindow, MAX_NOTE_CHARS};
+use meshwatch_views::i18n::Ui;
 
 const INPUT: &str = "mt-1 block w-full rounded-md border border-slate-300 px-3 py-1.5 text-sm shadow-sm focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200";
 const BUTTON: &str = "rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium hover:bg-slate-100 focus:outline-none focus:ring-2 focus:ring-sky-400";

@@ -16,7 +16,6 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Form;
-use chrono::Utc;
 use serde::Deserialize;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -160,7 +159,7 @@ pub async fn login(
     }
 
     let token = secrets::new_token();
-    let expires = Utc::now() + chrono::Duration::seconds(auth::SESSION_MAX_AGE_S);
+    let expires = core.clock.now() + chrono::Duration::seconds(auth::SESSION_MAX_AGE_S);
     if let Err(err) = core
         .store
         .create_session(operator_id, &TokenHash::of(&token), expires)

@@ -11,7 +11,7 @@ use crate::crypto::secrets::TokenHash;
 use crate::engine::Clock;
 use crate::store::{Store, StoreError};
 use chrono::{DateTime, Utc};
-use meshwatch::views::OperatorView;
+use meshwatch_views::views::OperatorView;
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;

@@ -9,11 +9,13 @@ use super::serving::Serving;
 use super::snapshot::SharedSnapshot;
 use crate::store::{Endpoint, Store, StoreError};
 use meshwatch::mesh::Mesh;
-use meshwatch::server_list::ListedServers;
 use meshwatch::settings::Settings;
 use meshwatch::verdict::{Verdict, WitnessFault};
-use meshwatch::views::{CountryOpinion, MeshMatrix, SearchableUsers, ServerSummary, UserSummary};
 use meshwatch::{EntryPointId, RouteId, ServerId, UserId};
+use meshwatch_views::server_list::ListedServers;
+use meshwatch_views::views::{
+    CountryOpinion, MeshMatrix, SearchableUsers, ServerSummary, UserSummary,
+};
 use std::collections::HashMap;
 use std::sync::Arc;
 

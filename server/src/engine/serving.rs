@@ -9,8 +9,8 @@ use meshwatch::balance::assign;
 use meshwatch::mesh::Mesh;
 use meshwatch::network::BlockPlaces;
 use meshwatch::verdict::Verdict;
-use meshwatch::views::{ServerRef, UserRoute, UserServer, UserSummary};
 use meshwatch::{EntryPointId, ServerId};
+use meshwatch_views::views::{ServerRef, UserRoute, UserServer, UserSummary};
 use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -70,7 +70,7 @@ mod tests {
         let flashes = sealed_with(SealingKey::random());
         let created = Flash {
             form: Form::CreateToken,
-            outcome: Outcome::TokenCreated(meshwatch::views::NewApiToken {
+            outcome: Outcome::TokenCreated(meshwatch_views::views::NewApiToken {
                 name: "ci".to_owned(),
                 scope: meshwatch::account::TokenScope::Fleet,
                 token: "secret-token-value-0001".to_owned(),

@@ -14,7 +14,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Form;
-use meshwatch::i18n::{Lang, LANG_COOKIE};
+use meshwatch_views::i18n::{Lang, LANG_COOKIE};
 use serde::Deserialize;
 
 #[derive(Deserialize)]

@@ -1,5 +1,5 @@
 //! `GET /mesh.svg`: the mesh page's picture of a big fleet (see
-//! `meshwatch::mesh_picture`), for a signed-in operator (the page guard
+//! `meshwatch_views::mesh_picture`), for a signed-in operator (the page guard
 //! covers it). The page names it by the matrix's fingerprint, so a live
 //! refresh that changed a cell loads the new picture.
 
@@ -8,8 +8,8 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::header::{CONTENT_TYPE, X_CONTENT_TYPE_OPTIONS};
 use axum::response::{IntoResponse, Response};
-use meshwatch::mesh_picture;
-use meshwatch::views::MeshMatrix;
+use meshwatch_views::mesh_picture;
+use meshwatch_views::views::MeshMatrix;
 use std::sync::{Mutex, PoisonError};
 
 pub async fn serve(State(core): State<Core>) -> Response {

@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::header::{AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use meshwatch::views::DeliveryState;
+use meshwatch_views::views::DeliveryState;
 use sha2::{Digest, Sha256};
 
 /// The token scrapers must present, kept only as its SHA-256.

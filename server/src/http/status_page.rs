@@ -14,15 +14,15 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use leptos::prelude::LeptosOptions;
-use meshwatch::i18n::Lang;
 use meshwatch::maintenance::Occurrence;
 use meshwatch::mesh::Mesh;
 use meshwatch::status::ServerStatus;
-use meshwatch::status_page::{
-    daily_states, route_state, PublicRoute, PublicStatus, ServerState, DAYS,
-};
 use meshwatch::verdict::Verdict;
 use meshwatch::ServerId;
+use meshwatch_views::i18n::Lang;
+use meshwatch_views::status_page::{
+    daily_states, route_state, PublicRoute, PublicStatus, ServerState, DAYS,
+};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -227,7 +227,7 @@ pub async fn html(
 
 #[utoipa::path(get, path = "/status.json", tag = "operations", security(()),
     responses(
-        (status = 200, description = "Each route's state and days; no server, address or verifier", body = meshwatch::status_page::PublicStatus),
+        (status = 200, description = "Each route's state and days; no server, address or verifier", body = meshwatch_views::status_page::PublicStatus),
         (status = 404, description = "The status page is off (`MESHWATCH_STATUS_PAGE`)"),
     ))]
 /// `GET /status.json`: the same, for scripts.

@@ -208,6 +208,7 @@ impl Application {
         };
         let targets = state.outbound.targets.as_ref().clone();
         let delivery = Delivery {
+            clock: clock.clone(),
             mailer: match &config.smtp_url {
                 Some(url) => Some(Mailer::new(url, &config.notify_from)?),
                 None => None,

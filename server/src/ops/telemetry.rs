@@ -27,7 +27,7 @@ pub struct Metrics {
 
 impl Metrics {
     /// The outbox's messages in one delivery state, as counted now.
-    pub fn set_outbox(&self, delivery: meshwatch::views::DeliveryState, count: i64) {
+    pub fn set_outbox(&self, delivery: meshwatch_views::views::DeliveryState, count: i64) {
         self.outbox
             .with_label_values(&[delivery.as_str()])
             .set(count);

@@ -14,7 +14,7 @@ use meshwatch::actions::{
 };
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::VerdictChange;
-use meshwatch::views::NotificationKind;
+use meshwatch_views::views::NotificationKind;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
@@ -249,13 +249,15 @@ impl Runner {
     /// channel (once: not again while they stay off).
     async fn switch_off(&self, over: OverBudget) -> Result<(), StoreError> {
         let lang = self.store.notify_lang().await?.unwrap_or_default();
-        let notice = lang.actions_off_notice(over, self.clock.now());
+        let now = self.clock.now();
+        let notice = lang.actions_off_notice(over, now);
         let message = NewNotification {
             kind: NotificationKind::ActionsOff,
             server_id: None,
             target: crate::store::Recipient::default(),
             subject: notice.subject,
             body: notice.body,
+            created_at: now,
         };
         let messages: Vec<NewNotification> = self.targets.iter().map(|t| message.to(t)).collect();
         self.store

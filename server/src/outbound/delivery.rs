@@ -16,7 +16,6 @@ pub use telegram::Telegram;
 use crate::crypto::secrets::Secret;
 use crate::outbound::notify::{webhook_label, Target};
 use crate::store::{Channels, Delivery as Outcome, Outgoing, Store};
-use chrono::Utc;
 use lettre::message::header::ContentType;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use std::time::Duration;
@@ -54,6 +53,8 @@ pub struct Webhook {
 
 /// The configured delivery targets.
 pub struct Delivery {
+    /// The panel's clock: which messages are due, and when to retry.
+    pub clock: crate::engine::Clock,
     pub mailer: Option<Mailer>,
     pub webhook: Option<Webhook>,
     pub telegram: Option<Telegram>,
@@ -86,7 +87,7 @@ impl Delivery {
 
     async fn deliver_due(&self, store: &Store) -> Result<(), crate::store::StoreError> {
         let due = store
-            .claim_due_notifications(Utc::now(), LEASE, CLAIM, self.channels())
+            .claim_due_notifications(self.clock.now(), LEASE, CLAIM, self.channels())
             .await?;
         for message in due {
             let target = Target::from(message.target.clone());
@@ -119,7 +120,7 @@ impl Delivery {
                     tracing::warn!(id = message.id, to = %target, %error, "notification not sent; will retry");
                     Outcome::Retry {
                         error,
-                        at: Utc::now() + backoff(message.attempts),
+                        at: self.clock.now() + backoff(message.attempts),
                     }
                 }
             };

@@ -1,7 +1,7 @@
 //! Notifications (docs/PRODUCT.md R4): one message when a verifier sees a
 //! server's address blocked, one when it clears — derived from recorded
 //! status changes, so never more than one per incident. The words come
-//! from the catalogue's templates ([`meshwatch::i18n::notice`]) in the
+//! from the catalogue's templates ([`meshwatch_views::i18n::notice`]) in the
 //! operator's language; this module gathers the facts they name.
 
 mod target;
@@ -9,14 +9,15 @@ mod target;
 pub use target::{webhook_label, Target};
 
 use crate::store::{Endpoint, NewNotification, NotificationView, Recipient};
-use meshwatch::i18n::notice::{BlockEvent, Incident, Notice};
-use meshwatch::i18n::Lang;
+use chrono::{DateTime, Utc};
 use meshwatch::mesh::Mesh;
 use meshwatch::network::BlockPlaces;
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::{Verdict, VerdictChange};
-use meshwatch::views::{NotificationKind, ServerRef};
 use meshwatch::{EntryPointId, ServerId};
+use meshwatch_views::i18n::notice::{BlockEvent, Incident, Notice};
+use meshwatch_views::i18n::Lang;
+use meshwatch_views::views::{NotificationKind, ServerRef};
 use std::collections::HashMap;
 
 /// The outbox as people see it: each stored recipient by its target's
@@ -41,17 +42,24 @@ impl NewNotification {
             target: target.columns(),
             subject: self.subject.clone(),
             body: self.body.clone(),
+            created_at: self.created_at,
         }
     }
 
     /// A message not yet addressed (see [`NewNotification::to`]).
-    fn unaddressed(kind: NotificationKind, server: &ServerId, notice: Notice) -> Self {
+    fn unaddressed(
+        kind: NotificationKind,
+        server: &ServerId,
+        notice: Notice,
+        at: DateTime<Utc>,
+    ) -> Self {
         NewNotification {
             kind,
             server_id: Some(server.clone()),
             target: Recipient::default(),
             subject: notice.subject,
             body: notice.body,
+            created_at: at,
         }
     }
 }
@@ -70,13 +78,15 @@ pub fn witness_fault(
         target: Recipient::default(),
         subject: notice.subject,
         body: notice.body,
+        created_at: at,
     };
     targets.iter().map(|t| message.to(t)).collect()
 }
 
 /// "Send test email" from the panel: proves the delivery path works.
-pub fn test_message(operator: &str) -> NewNotification {
+pub fn test_message(operator: &str, now: DateTime<Utc>) -> NewNotification {
     NewNotification {
+        created_at: now,
         kind: NotificationKind::Test,
         server_id: None,
         target: Recipient::default(),
@@ -210,6 +220,8 @@ fn fleet_wide(
         target: Recipient::default(),
         subject: notice.subject,
         body,
+        // The first incident's time (a group has several).
+        created_at: group.iter().map(|n| n.created_at).min().unwrap_or_default(),
     }
 }
 
@@ -308,6 +320,7 @@ fn per_server(
                 kind_of(event),
                 &c.server,
                 lang.incident_notice(&incident),
+                c.at,
             ))
         })
         .collect()

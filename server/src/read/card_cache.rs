@@ -12,9 +12,9 @@
 use crate::store::{Store, StoreError};
 use chrono::{DateTime, Utc};
 use meshwatch::agent_api::Metrics;
-use meshwatch::chart::MetricCharts;
 use meshwatch::status::ServerStatus;
 use meshwatch::ServerId;
+use meshwatch_views::chart::MetricCharts;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};

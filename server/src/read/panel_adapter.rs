@@ -9,14 +9,14 @@ use crate::store::{Store, StoreError};
 use app::backend::{BackendError, PanelBackend, PasswordChange, PasswordCheck};
 use meshwatch::maintenance::{MaintenanceId, MaintenancePlan, MaintenanceWindow};
 use meshwatch::network::{blocked_per_network, NetworkLabel};
-use meshwatch::server_list::count;
 use meshwatch::status::ServerStatus;
-use meshwatch::views::{
+use meshwatch::{ServerId, UserId};
+use meshwatch_views::server_list::count;
+use meshwatch_views::views::{
     ApiTokenView, DeliveryState, EntryPointSummary, MeshMatrix, OperatorView, OutboxItem, Overview,
     PreviewEntry, ReplicaRoles, RouteOverview, RouteServer, ServerCard, ServerFilter,
     ServerListItem, ServerRef, ServersPage, UserCard, UsersPage,
 };
-use meshwatch::{ServerId, UserId};
 use std::sync::Arc;
 
 pub struct PanelAdapter {
@@ -94,7 +94,9 @@ impl PanelAdapter {
     }
 
     /// The mass blocks, with the operator's decisions so far.
-    async fn mass_block_views(&self) -> Result<Vec<meshwatch::views::MassBlockView>, BackendError> {
+    async fn mass_block_views(
+        &self,
+    ) -> Result<Vec<meshwatch_views::views::MassBlockView>, BackendError> {
         let mass = self.read_model.mass_blocks();
         if mass.is_empty() {
             return Ok(Vec::new());
@@ -109,7 +111,7 @@ impl PanelAdapter {
             .into_iter()
             .filter_map(|m| {
                 let i = mesh.server_index(&m.verifier)?;
-                Some(meshwatch::views::MassBlockView {
+                Some(meshwatch_views::views::MassBlockView {
                     verifier: server_ref_at(&mesh, i),
                     network: mesh.server(i).network.as_ref().map(|n| n.to_string()),
                     blocked: u32::try_from(m.blocked.len()).unwrap_or(u32::MAX),
@@ -258,7 +260,7 @@ impl PanelBackend for PanelAdapter {
         named.dedup();
         let changes = &recent.changes;
         let uptime = [1, 7, HISTORY_DAYS].map(|days| {
-            meshwatch::uptime::uptime(changes, now - chrono::Duration::days(days), now)
+            meshwatch_views::uptime::uptime(changes, now - chrono::Duration::days(days), now)
         });
         let history = changes.iter().rev().take(50).copied().collect();
         let maintenance = mesh
@@ -524,7 +526,7 @@ impl PanelBackend for PanelAdapter {
     }
 
     async fn queue_test_notification(&self, operator: &str) -> Result<usize, BackendError> {
-        let test = crate::outbound::notify::test_message(operator);
+        let test = crate::outbound::notify::test_message(operator, self.clock.now());
         let queued: Vec<_> = self.targets.iter().map(|t| test.to(t)).collect();
         self.store
             .queue_notifications(&queued)

@@ -5,8 +5,8 @@ use chrono::{DateTime, Utc};
 use meshwatch::agent_api::ReportAck;
 use meshwatch::evidence::{PairState, SelfCheck};
 use meshwatch::fleet::Protocol;
-use meshwatch::views::{DeliveryState, NotificationKind};
 use meshwatch::{EntryPointId, ServerId, UserId};
+use meshwatch_views::views::{DeliveryState, NotificationKind};
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
 
@@ -87,6 +87,9 @@ pub struct NewNotification {
     pub target: Recipient,
     pub subject: String,
     pub body: String,
+    /// When it was queued, by the panel's clock (the incident's time for a
+    /// verdict change).
+    pub created_at: DateTime<Utc>,
 }
 
 /// A queued notification to deliver.

@@ -102,7 +102,7 @@ async fn a_signed_in_operator_s_choice_becomes_the_notifications_language() {
     assert_eq!(chosen.status(), 303);
     assert_eq!(
         store.notify_lang().await.expect("read"),
-        Some(meshwatch::i18n::Lang::Sv)
+        Some(meshwatch_views::i18n::Lang::Sv)
     );
 }
 

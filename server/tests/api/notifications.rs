@@ -428,9 +428,9 @@ async fn a_whole_fleet_fault_is_said_plainly_and_notified_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_deliverers_claiming_at_once_never_take_the_same_message() {
-    use meshwatch::views::NotificationKind;
     use meshwatch_server::outbound::notify::Target;
     use meshwatch_server::store::{Channels, NewNotification};
+    use meshwatch_views::views::NotificationKind;
     const EMAIL: Channels = Channels {
         email: true,
         webhook: false,
@@ -445,6 +445,7 @@ async fn two_deliverers_claiming_at_once_never_take_the_same_message() {
             target: Target::Email(format!("ops{n}@example.com")).columns(),
             subject: format!("message {n}"),
             body: "A test.".to_owned(),
+            created_at: app.now(),
         })
         .collect();
     // Two handles on the database, as two replicas have.

@@ -284,11 +284,11 @@ async fn chart_buckets_average_their_window_and_leave_gaps() {
         .await
         .expect("charts");
     let cpu = charts
-        .series(meshwatch::chart::ChartMetric::CpuPct)
+        .series(meshwatch_views::chart::ChartMetric::CpuPct)
         .expect("cpu series");
     assert_eq!(cpu.values, vec![Some(80.0), None, None, Some(20.0)]);
     let disk = charts
-        .series(meshwatch::chart::ChartMetric::DiskPct)
+        .series(meshwatch_views::chart::ChartMetric::DiskPct)
         .expect("disk series");
     assert!(
         disk.values.iter().all(Option::is_none),
@@ -324,7 +324,7 @@ async fn the_demo_past_day_fills_the_charts_once() {
         .await
         .expect("charts");
     let cpu = charts
-        .series(meshwatch::chart::ChartMetric::CpuPct)
+        .series(meshwatch_views::chart::ChartMetric::CpuPct)
         .expect("cpu series");
     let filled = cpu.values.iter().filter(|v| v.is_some()).count();
     assert!(filled >= 94, "a whole day of quarter hours: {filled}");

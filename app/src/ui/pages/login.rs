@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 use meshwatch::account::MAX_USERNAME_LEN;
-use meshwatch::i18n::Ui;
+use meshwatch_views::i18n::Ui;
 
 /// The message for the `error` query the login handler redirects with.
 fn login_error_message(code: &str) -> Ui {
@@ -64,7 +64,7 @@ pub fn LoginPage() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::login_error_message;
-    use meshwatch::i18n::Lang;
+    use meshwatch_views::i18n::Lang;
 
     #[test]
     fn every_login_error_says_what_happened() {

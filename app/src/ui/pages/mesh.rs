@@ -13,10 +13,10 @@ use crate::ui::components::{EmptyState, ErrorNote};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use meshwatch::i18n::{Lang, Ui};
-use meshwatch::mesh_picture::{self, Picture, TABLE_MAX_SERVERS};
 use meshwatch::verdict::MeshCell;
-use meshwatch::views::MeshMatrix;
+use meshwatch_views::i18n::{Lang, Ui};
+use meshwatch_views::mesh_picture::{self, Picture, TABLE_MAX_SERVERS};
+use meshwatch_views::views::MeshMatrix;
 use std::sync::Arc;
 
 /// The mesh page's data: the matrix, and the witness and the server chosen

@@ -3,7 +3,7 @@
 use crate::lang::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use meshwatch::i18n::Ui;
+use meshwatch_views::i18n::Ui;
 
 #[component]
 pub fn NotFoundPage() -> impl IntoView {

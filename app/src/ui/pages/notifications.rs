@@ -13,8 +13,8 @@ use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
-use meshwatch::i18n::{Text, Ui};
-use meshwatch::views::{DeliveryState, NotificationKind, OutboxItem};
+use meshwatch_views::i18n::{Text, Ui};
+use meshwatch_views::views::{DeliveryState, NotificationKind, OutboxItem};
 
 #[component]
 pub fn NotificationsPage() -> impl IntoView {

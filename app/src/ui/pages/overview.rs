@@ -10,8 +10,8 @@ use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
-use meshwatch::i18n::Ui;
-use meshwatch::views::Overview;
+use meshwatch_views::i18n::Ui;
+use meshwatch_views::views::Overview;
 
 const SECTION: &str = "rounded-xl border border-slate-200 bg-white p-5 shadow-sm";
 const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-500";

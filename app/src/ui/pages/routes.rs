@@ -14,9 +14,9 @@ use crate::ui::frame::Frame;
 use crate::ui::maintenance::{MaintenanceForm, MaintenanceList, Scope};
 use leptos::prelude::*;
 use leptos_meta::Title;
-use meshwatch::i18n::Ui;
 use meshwatch::status::ServerStatus;
-use meshwatch::views::RouteOverview;
+use meshwatch_views::i18n::Ui;
+use meshwatch_views::views::RouteOverview;
 
 #[component]
 pub fn RoutesPage() -> impl IntoView {

@@ -19,11 +19,11 @@ use leptos::either::Either;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
-use meshwatch::chart::ChartMetric;
-use meshwatch::i18n::{Lang, Text, Ui};
 use meshwatch::network::{any_named, places};
 use meshwatch::status::ServerStatus;
-use meshwatch::views::ServerCard;
+use meshwatch_views::chart::ChartMetric;
+use meshwatch_views::i18n::{Lang, Text, Ui};
+use meshwatch_views::views::ServerCard;
 use std::sync::Arc;
 
 const SECTION: &str = "rounded-xl border border-slate-200 bg-white p-5 shadow-sm";

@@ -3,7 +3,7 @@
 //! works without JavaScript and stays as fast at 3000 servers as at 10.
 //! Hydrated, the `ServerFilters` island filters the rows the page has at
 //! once, as the operator types, with the same rule
-//! (`meshwatch::server_list::ServerFilter`), then asks the panel for the
+//! (`meshwatch_views::server_list::ServerFilter`), then asks the panel for the
 //! filter's first page and swaps it in.
 
 use crate::lang::use_lang;
@@ -13,10 +13,10 @@ use crate::ui::components::{EmptyState, ErrorNote, Pager, StaleBadge, StatusDot}
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use meshwatch::i18n::{Lang, Slotted, Ui};
-use meshwatch::server_list::{ServerFilter, ServersPage};
 use meshwatch::status::ServerStatus;
-use meshwatch::views::ServerListItem;
+use meshwatch_views::i18n::{Lang, Slotted, Ui};
+use meshwatch_views::server_list::{ServerFilter, ServersPage};
+use meshwatch_views::views::ServerListItem;
 use serde::{Deserialize, Serialize};
 
 #[component]
@@ -195,7 +195,7 @@ fn ServerFilters(
 mod browser {
     use super::filter_params;
     use leptos::prelude::*;
-    use meshwatch::server_list::{FilterKeys, ServerFilter};
+    use meshwatch_views::server_list::{FilterKeys, ServerFilter};
     use std::cell::Cell;
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::JsCast;
@@ -309,7 +309,7 @@ mod browser {
 #[cfg(not(feature = "hydrate"))]
 mod browser {
     use leptos::prelude::RwSignal;
-    use meshwatch::server_list::ServerFilter;
+    use meshwatch_views::server_list::ServerFilter;
 
     pub fn filter(_: ServerFilter, _: RwSignal<usize>) {}
     pub fn refreshed(_: &ServerFilter, _: RwSignal<usize>) {}

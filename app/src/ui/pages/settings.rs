@@ -18,9 +18,9 @@ use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
-use meshwatch::i18n::Ui;
 use meshwatch::settings::Settings;
-use meshwatch::views::ApiTokenView;
+use meshwatch_views::i18n::Ui;
+use meshwatch_views::views::ApiTokenView;
 
 const BUTTON: &str = "rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white hover:bg-slate-700 focus:outline-none focus:ring-2 focus:ring-sky-400";
 const CARD: &str = "mt-6 rounded-xl border border-slate-200 bg-white p-5 shadow-sm";

@@ -12,9 +12,9 @@ use crate::ui::frame::Frame;
 use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use meshwatch::i18n::Ui;
 use meshwatch::status::ServerStatus;
-use meshwatch::views::{PreviewEntry, UserCard, UserRoute, UserServer};
+use meshwatch_views::i18n::Ui;
+use meshwatch_views::views::{PreviewEntry, UserCard, UserRoute, UserServer};
 
 const SECTION: &str = "rounded-xl border border-slate-200 bg-white p-5 shadow-sm";
 const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-500";

@@ -7,8 +7,8 @@ use crate::ui::components::{Chip, EmptyState, ErrorNote, Pager};
 use crate::ui::frame::Frame;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use meshwatch::i18n::Ui;
-use meshwatch::views::{UserSummary, UsersPage as Page};
+use meshwatch_views::i18n::Ui;
+use meshwatch_views::views::{UserSummary, UsersPage as Page};
 
 #[component]
 pub fn UsersPage() -> impl IntoView {

@@ -124,9 +124,9 @@ pub fn caption(status: ServerStatus, failing: u32, of: u32) -> String {
     match status {
         ServerStatus::Unreachable => format!(
             "{} — {failing} of {of} of your servers can't reach it",
-            ServerStatus::Unreachable.caption_en(),
+            meshwatch_views::i18n::caption_en(ServerStatus::Unreachable),
         ),
-        other => other.caption_en().to_owned(),
+        other => meshwatch_views::i18n::caption_en(other).to_owned(),
     }
 }
 

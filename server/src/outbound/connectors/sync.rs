@@ -18,8 +18,8 @@ use meshwatch::balance::{best_first, route_fallback};
 use meshwatch::connectors::{
     plan, ConnectorMode, ConnectorState, HostChange, KnownEntryPoint, Plan, PlanInput, TurnedOff,
 };
-use meshwatch::views::NotificationKind;
 use meshwatch::{ConnectorId, ServerId, ServerStatus};
+use meshwatch_views::views::NotificationKind;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -384,6 +384,7 @@ impl Syncer {
                 target: crate::store::Recipient::default(),
                 subject: notice.subject,
                 body: notice.body,
+                created_at: at,
             };
             self.targets.iter().map(|t| message.to(t)).collect()
         } else {

@@ -5,7 +5,7 @@ use crate::crypto::secrets::TokenHash;
 use crate::store::types::OperatorCredentials;
 use chrono::{DateTime, Utc};
 use meshwatch::account::TokenScope;
-use meshwatch::views::{ApiTokenView, OperatorView};
+use meshwatch_views::views::{ApiTokenView, OperatorView};
 
 /// A live session: whose, and until when.
 #[derive(sqlx::FromRow)]

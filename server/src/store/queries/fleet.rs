@@ -15,8 +15,8 @@ use meshwatch::agent_api::Peer;
 use meshwatch::fleet::{is_obfuscated, probe_alpn, Protocol};
 use meshwatch::mesh::{MeshRoute, MeshServer};
 use meshwatch::network::NetworkLabel;
-use meshwatch::views::{EntryPointSummary, ServerSummary, UserSummary};
 use meshwatch::{EntryPointId, RouteId, ServerId, UserId};
+use meshwatch_views::views::{EntryPointSummary, ServerSummary, UserSummary};
 use std::collections::HashMap;
 use std::sync::LazyLock;
 

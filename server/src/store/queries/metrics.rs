@@ -6,8 +6,8 @@
 
 use super::{corrupt, Store, StoreError, Tx};
 use meshwatch::agent_api::Metrics;
-use meshwatch::chart::{ChartMetric, ChartSeries, MetricCharts};
 use meshwatch::ServerId;
+use meshwatch_views::chart::{ChartMetric, ChartSeries, MetricCharts};
 use std::sync::LazyLock;
 
 /// The averages of each time bucket, built once per backend (this file is

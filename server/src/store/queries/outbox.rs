@@ -7,8 +7,8 @@ use crate::store::types::{
     Channels, Delivery, NewNotification, NotificationView, Outgoing, Recipient, TargetKind,
 };
 use chrono::{DateTime, Utc};
-use meshwatch::views::{DeliveryState, NotificationKind};
 use meshwatch::ServerId;
+use meshwatch_views::views::{DeliveryState, NotificationKind};
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -174,7 +174,7 @@ pub(super) async fn queue_in(
         .bind(&n.target.address)
         .bind(&n.subject)
         .bind(&n.body)
-        .bind(Utc::now())
+        .bind(n.created_at)
         .execute(&mut **tx)
         .await?;
     }

@@ -2,8 +2,8 @@
 //! language notifications are written in.
 
 use super::{corrupt, Store, StoreError};
-use meshwatch::i18n::Lang;
 use meshwatch::settings::Settings;
+use meshwatch_views::i18n::Lang;
 
 #[derive(sqlx::FromRow)]
 struct SettingsRow {

@@ -1,13 +1,13 @@
 //! Read models shared by the panel's server functions and its pages.
 
-use crate::agent_api::Metrics;
-use crate::balance::Placement;
-use crate::fleet::Protocol;
-use crate::ids::{EntryPointId, RouteId, ServerId, UserId};
 use crate::server_list::{count, Paging};
-use crate::status::ServerStatus;
-use crate::verdict::{MeshCell, Verdict};
 use chrono::{DateTime, Utc};
+use meshwatch::agent_api::Metrics;
+use meshwatch::balance::Placement;
+use meshwatch::fleet::Protocol;
+use meshwatch::ids::{EntryPointId, RouteId, ServerId, UserId};
+use meshwatch::status::ServerStatus;
+use meshwatch::verdict::{MeshCell, Verdict};
 use serde::{Deserialize, Serialize};
 
 /// One entry point as the panel lists it.
@@ -31,7 +31,7 @@ pub struct ServerSummary {
     pub verifier: bool,
     /// A verifier's network, if named.
     #[serde(default)]
-    pub verifier_network: Option<crate::network::NetworkLabel>,
+    pub verifier_network: Option<meshwatch::network::NetworkLabel>,
     pub entry_points: Vec<EntryPointSummary>,
 }
 
@@ -149,7 +149,7 @@ pub struct OperatorView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiTokenView {
     pub name: String,
-    pub scope: crate::account::TokenScope,
+    pub scope: meshwatch::account::TokenScope,
     pub created_at: DateTime<Utc>,
 }
 
@@ -157,7 +157,7 @@ pub struct ApiTokenView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NewApiToken {
     pub name: String,
-    pub scope: crate::account::TokenScope,
+    pub scope: meshwatch::account::TokenScope,
     pub token: String,
 }
 
@@ -185,8 +185,8 @@ pub struct ServerCard {
     pub named: Vec<ServerRef>,
     /// The verifiers that see its address blocked, and the fresh ones
     /// that still reach it, each with its network (§6).
-    pub blocked_on: Vec<crate::network::VerifierOnNetwork>,
-    pub still_reached_by: Vec<crate::network::VerifierOnNetwork>,
+    pub blocked_on: Vec<meshwatch::network::VerifierOnNetwork>,
+    pub still_reached_by: Vec<meshwatch::network::VerifierOnNetwork>,
     /// The metrics of its latest report.
     pub metrics: Option<Metrics>,
     /// Its metrics over the last 24 h.
@@ -197,14 +197,14 @@ pub struct ServerCard {
     pub uptime: [crate::uptime::Uptime; 3],
     /// The maintenance windows that apply to it and have not ended, by
     /// start (the one holding first).
-    pub maintenance: Vec<crate::maintenance::MaintenanceWindow>,
+    pub maintenance: Vec<meshwatch::maintenance::MaintenanceWindow>,
     /// Its latest action runs, newest first.
-    pub action_runs: Vec<crate::actions::ActionRun>,
+    pub action_runs: Vec<meshwatch::actions::ActionRun>,
     /// The connected panels that hide its hosts now (§7).
-    pub hidden_in: Vec<crate::connectors::HiddenIn>,
+    pub hidden_in: Vec<meshwatch::connectors::HiddenIn>,
     /// Most witnesses can't reach most servers: this card's view of the
     /// mesh says more about the witnesses' network than about the server.
-    pub witness_fault: Option<crate::verdict::WitnessFault>,
+    pub witness_fault: Option<meshwatch::verdict::WitnessFault>,
     /// The panel's clock when the card was made (ages are shown from it).
     pub now: DateTime<Utc>,
 }
@@ -286,7 +286,7 @@ pub struct UserServer {
     pub placement: Placement<ServerRef>,
     /// Blocked, where verifiers name their networks: where (§6).
     #[serde(default)]
-    pub blocked_where: Option<crate::network::BlockPlaces>,
+    pub blocked_where: Option<meshwatch::network::BlockPlaces>,
 }
 
 /// What one of the user's routes serves.
@@ -367,14 +367,14 @@ pub struct RouteOverview {
     pub best_available: Option<ServerRef>,
     /// Its blocked servers, counted per verifier network (§6).
     #[serde(default)]
-    pub blocked_per_network: Vec<crate::network::BlockedOnNetwork>,
+    pub blocked_per_network: Vec<meshwatch::network::BlockedOnNetwork>,
     /// Every server of it is in a maintenance window (it still serves its
     /// best available one; the page warns).
     #[serde(default)]
     pub all_in_maintenance: bool,
     /// The windows that name the route and have not ended, by start.
     #[serde(default)]
-    pub maintenance: Vec<crate::maintenance::MaintenanceWindow>,
+    pub maintenance: Vec<meshwatch::maintenance::MaintenanceWindow>,
 }
 
 impl RouteOverview {
@@ -408,7 +408,7 @@ pub struct Overview {
     pub stale: u32,
     /// The fleet's blocked servers, counted per verifier network (§6).
     #[serde(default)]
-    pub blocked_per_network: Vec<crate::network::BlockedOnNetwork>,
+    pub blocked_per_network: Vec<meshwatch::network::BlockedOnNetwork>,
     /// Servers out of rotation, with why.
     pub out_of_rotation: Vec<(ServerRef, ServerStatus)>,
     /// Routes serving their best available server: (route name, server).
@@ -420,11 +420,11 @@ pub struct Overview {
     /// Notifications that failed for good.
     pub failed: u32,
     /// Most witnesses can't reach most servers (see [`WitnessFault`]).
-    pub witness_fault: Option<crate::verdict::WitnessFault>,
+    pub witness_fault: Option<meshwatch::verdict::WitnessFault>,
     /// Actions switched themselves off (the budget), until the operator
     /// switches them on again.
     #[serde(default)]
-    pub actions_off: Option<crate::actions::OffReason>,
+    pub actions_off: Option<meshwatch::actions::OffReason>,
     /// Verifiers under the mass block guard: their blocks' actions wait
     /// for the operator's word.
     #[serde(default)]
@@ -439,7 +439,7 @@ pub struct Overview {
 }
 
 /// A mass block as the Overview shows it (see
-/// [`crate::verdict::MassBlock`]).
+/// [`meshwatch::verdict::MassBlock`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MassBlockView {
     pub verifier: ServerRef,
@@ -447,7 +447,7 @@ pub struct MassBlockView {
     pub blocked: u32,
     pub probed: u32,
     /// The operator's word so far, if any.
-    pub decision: Option<crate::actions::MassDecision>,
+    pub decision: Option<meshwatch::actions::MassDecision>,
 }
 
 /// Which replica of the panel served the page, and which one evaluates

@@ -4,8 +4,8 @@
 //! maintenance window is planned, neither up nor down: it is counted
 //! apart (§6).
 
-use crate::status::ServerStatus;
 use chrono::{DateTime, Utc};
+use meshwatch::status::ServerStatus;
 use serde::{Deserialize, Serialize};
 
 /// One window's uptime.

@@ -4,9 +4,9 @@
 //! entry point or a verifier: those would help a censor. What it shows is
 //! built here from statuses alone, so nothing else can leak into it.
 
-use crate::maintenance::Occurrence;
-use crate::status::ServerStatus;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
+use meshwatch::maintenance::Occurrence;
+use meshwatch::status::ServerStatus;
 use serde::{Deserialize, Serialize};
 
 /// Days of bars per route.

@@ -3,9 +3,9 @@
 //! these rules and the browser filters the rows it already has with the
 //! same ones, so both always agree.
 
-use crate::ids::RouteId;
-use crate::status::ServerStatus;
 use crate::views::{ServerListItem, ServerSummary};
+use meshwatch::ids::RouteId;
+use meshwatch::status::ServerStatus;
 use serde::{Deserialize, Serialize};
 
 /// Joins the values of a key list (a search box yields no newline).
@@ -100,7 +100,8 @@ impl ServerFilter {
     /// The filter ready to test many servers (the free text lowered once).
     pub fn prepared(&self) -> PreparedFilter<'_> {
         let needle = self.text.trim().to_lowercase();
-        let wording = ServerStatus::ALL.map(|s| s.caption_en().to_lowercase().contains(&needle));
+        let wording =
+            ServerStatus::ALL.map(|s| crate::i18n::caption_en(s).to_lowercase().contains(&needle));
         PreparedFilter {
             filter: self,
             needle,
@@ -291,9 +292,9 @@ impl ListedServers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fleet::Protocol;
-    use crate::ids::{EntryPointId, ServerId};
     use crate::views::EntryPointSummary;
+    use meshwatch::fleet::Protocol;
+    use meshwatch::ids::{EntryPointId, ServerId};
 
     fn server() -> ServerSummary {
         ServerSummary {

@@ -8,9 +8,9 @@
 //! tests and the API match it, so it changes only on purpose.
 
 use super::Lang;
-use crate::balance::Placement;
 use crate::views::ServerRef;
 use chrono::{DateTime, Utc};
+use meshwatch::balance::Placement;
 
 /// What the user card says next to one of the user's servers: a headline
 /// and, when it needs one, the line under it.
@@ -1039,7 +1039,7 @@ impl Lang {
     // ── User card ───────────────────────────────────────────────────────
 
     /// The heading of one of the user's routes: "Route germany".
-    pub fn route_heading(self, route: &crate::RouteId) -> String {
+    pub fn route_heading(self, route: &meshwatch::RouteId) -> String {
         match self {
             Lang::En => format!("Route {route}"),
             Lang::Es => format!("Ruta {route}"),
@@ -1117,12 +1117,12 @@ impl Lang {
 
     /// How long the server has been up (`duration` already formatted).
     /// What an action waits for, in the panel's words.
-    pub fn action_event(self, event: crate::actions::ActionEvent) -> &'static str {
-        use crate::actions::ActionEvent;
+    pub fn action_event(self, event: meshwatch::actions::ActionEvent) -> &'static str {
+        use meshwatch::actions::ActionEvent;
         match event {
-            ActionEvent::Blocked => self.status(crate::status::ServerStatus::Blocked),
-            ActionEvent::Unavailable => self.status(crate::status::ServerStatus::Unavailable),
-            ActionEvent::Unreachable => self.status(crate::status::ServerStatus::Unreachable),
+            ActionEvent::Blocked => self.status(meshwatch::status::ServerStatus::Blocked),
+            ActionEvent::Unavailable => self.status(meshwatch::status::ServerStatus::Unavailable),
+            ActionEvent::Unreachable => self.status(meshwatch::status::ServerStatus::Unreachable),
             ActionEvent::Cleared => self.ui(Ui::EventCleared),
         }
     }
@@ -1144,8 +1144,8 @@ impl Lang {
     }
 
     /// What a token of `scope` may do, in a few words.
-    pub fn token_scope(self, scope: crate::account::TokenScope) -> &'static str {
-        use crate::account::TokenScope::*;
+    pub fn token_scope(self, scope: meshwatch::account::TokenScope) -> &'static str {
+        use meshwatch::account::TokenScope::*;
         match (self, scope) {
             (Lang::En, Read) => "read: reads only",
             (Lang::En, Fleet) => "fleet: also the fleet, verifiers, maintenance",
@@ -1203,8 +1203,8 @@ impl Lang {
     }
 
     /// How a run stands.
-    pub fn run_outcome(self, run: &crate::actions::ActionRun) -> &'static str {
-        use crate::actions::RunOutcome;
+    pub fn run_outcome(self, run: &meshwatch::actions::ActionRun) -> &'static str {
+        use meshwatch::actions::RunOutcome;
         self.ui(match (run.outcome, run.retrying) {
             (RunOutcome::Ok, _) => Ui::RunOk,
             (RunOutcome::Running, _) => Ui::RunRunning,
@@ -1484,17 +1484,17 @@ pub(super) fn samples(lang: Lang) -> Vec<(&'static str, String)> {
         ),
         (
             "token_scope read",
-            lang.token_scope(crate::account::TokenScope::Read)
+            lang.token_scope(meshwatch::account::TokenScope::Read)
                 .to_owned(),
         ),
         (
             "token_scope fleet",
-            lang.token_scope(crate::account::TokenScope::Fleet)
+            lang.token_scope(meshwatch::account::TokenScope::Fleet)
                 .to_owned(),
         ),
         (
             "token_scope admin",
-            lang.token_scope(crate::account::TokenScope::Admin)
+            lang.token_scope(meshwatch::account::TokenScope::Admin)
                 .to_owned(),
         ),
         ("up_for", lang.up_for(&lang.duration(93_784))),
@@ -1527,7 +1527,7 @@ pub(super) fn samples(lang: Lang) -> Vec<(&'static str, String)> {
         ("created_at", lang.created_at("2026-03-04 05:06:07 UTC")),
         ("revoke_token", lang.revoke_token("ansible")),
     ];
-    if let Ok(route) = crate::RouteId::parse("germany") {
+    if let Ok(route) = meshwatch::RouteId::parse("germany") {
         out.push(("route_heading", lang.route_heading(&route)));
     }
     out

@@ -310,7 +310,7 @@ impl Lang {
     /// most servers, since `at`.
     pub fn witness_fault_notice(
         self,
-        fault: crate::verdict::WitnessFault,
+        fault: meshwatch::verdict::WitnessFault,
         at: chrono::DateTime<chrono::Utc>,
     ) -> Notice {
         let banner = self.witness_fault(fault);
@@ -351,10 +351,10 @@ impl Lang {
     /// gone past the budget (`over`), at `at`.
     pub fn actions_off_notice(
         self,
-        over: crate::actions::OverBudget,
+        over: meshwatch::actions::OverBudget,
         at: chrono::DateTime<chrono::Utc>,
     ) -> Notice {
-        use crate::actions::OverBudget;
+        use meshwatch::actions::OverBudget;
         let at = at.format("%Y-%m-%d %H:%M UTC");
         let subject = match self {
             Lang::En => "meshwatch: actions switched themselves off",
@@ -543,7 +543,7 @@ impl Lang {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ServerId;
+    use meshwatch::ServerId;
 
     fn server(id: &str, name: &str, country: &str) -> ServerRef {
         ServerRef {

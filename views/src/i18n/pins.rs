@@ -12,8 +12,8 @@
 use super::notice::{BlockEvent, Incident};
 use super::{counted, ui, Lang, Text, Ui};
 use crate::views::ServerRef;
-use crate::ServerId;
 use chrono::{DateTime, Utc};
+use meshwatch::ServerId;
 use std::path::PathBuf;
 
 /// The counts every phrase with a count is rendered at: each CLDR
@@ -102,7 +102,7 @@ pub(super) fn rendered(lang: Lang) -> Vec<(String, String)> {
         "notice.blocked on networks body".into(),
         lang.incident_notice(&on_networks).body,
     ));
-    let fault = crate::verdict::WitnessFault {
+    let fault = meshwatch::verdict::WitnessFault {
         unreliable: 5,
         witnesses: 7,
     };
@@ -111,8 +111,8 @@ pub(super) fn rendered(lang: Lang) -> Vec<(String, String)> {
     out.push(("notice.witness_fault subject".into(), notice.subject));
     out.push(("notice.witness_fault body".into(), notice.body));
     for over in [
-        crate::actions::OverBudget::RunsPerHour(6),
-        crate::actions::OverBudget::Cooldown(21_600),
+        meshwatch::actions::OverBudget::RunsPerHour(6),
+        meshwatch::actions::OverBudget::Cooldown(21_600),
     ] {
         let notice = lang.actions_off_notice(over, at);
         out.push((

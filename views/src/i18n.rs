@@ -5,13 +5,22 @@
 //! phrases with values in them), and the operator's notification messages
 //! ([`notice`]).
 
-use crate::status::ServerStatus;
+use meshwatch::status::ServerStatus;
 use serde::{Deserialize, Serialize};
 
 mod counted;
 pub use counted::Slotted;
 pub mod notice;
 pub mod numbers;
+/// The English product wording of docs/PRODUCT.md §5 for a status (empty
+/// for healthy): what the API's captions say.
+pub fn caption_en(status: ServerStatus) -> &'static str {
+    match status {
+        ServerStatus::Healthy => "",
+        other => Lang::En.status(other),
+    }
+}
+
 #[cfg(test)]
 mod pins;
 pub mod ui;
@@ -247,9 +256,9 @@ mod tests {
         ];
         for (status, words) in expected {
             assert_eq!(Lang::En.status(status), words);
-            assert_eq!(status.caption_en(), words);
+            assert_eq!(caption_en(status), words);
         }
-        assert_eq!(ServerStatus::Healthy.caption_en(), "");
+        assert_eq!(caption_en(ServerStatus::Healthy), "");
     }
 
     #[test]
@@ -471,10 +480,10 @@ mod tests {
 
     #[test]
     fn a_server_that_left_rotation_never_reads_as_not_assigned() {
-        use crate::balance::Placement;
         use crate::views::ServerRef;
+        use meshwatch::balance::Placement;
         let other = ServerRef {
-            id: crate::ServerId::parse("de-2").expect("slug"),
+            id: meshwatch::ServerId::parse("de-2").expect("slug"),
             name: "Frankfurt 2".into(),
             country: "DE".into(),
         };

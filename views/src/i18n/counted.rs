@@ -302,7 +302,7 @@ impl Lang {
     }
 
     /// The banner of a whole-fleet fault (Overview and server cards).
-    pub fn witness_fault(self, fault: crate::verdict::WitnessFault) -> String {
+    pub fn witness_fault(self, fault: meshwatch::verdict::WitnessFault) -> String {
         let one = self.plural(fault.unreliable.into()) == Plural::One;
         let (k, n) = (
             self.number(fault.unreliable.into()),
@@ -529,7 +529,7 @@ pub(super) fn phrases() -> Vec<(&'static str, CountedPhrase)> {
             l.unreliable_witness(n.min(2) as u32, n as u32)
         }),
         ("witness_fault", |l, n| {
-            l.witness_fault(crate::verdict::WitnessFault {
+            l.witness_fault(meshwatch::verdict::WitnessFault {
                 unreliable: n as u32,
                 witnesses: 30,
             })

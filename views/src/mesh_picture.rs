@@ -7,8 +7,8 @@
 //! a fixed size, so a click on it names one cell (see [`Picture::cell_at`]).
 
 use crate::markup::escape;
-use crate::verdict::MeshCell;
 use crate::views::MeshMatrix;
+use meshwatch::verdict::MeshCell;
 use std::fmt::Write as _;
 
 /// Up to this many servers the mesh page shows the matrix as a table of
@@ -205,8 +205,8 @@ pub fn fingerprint(matrix: &MeshMatrix) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::ServerId;
     use crate::views::ServerRef;
+    use meshwatch::ids::ServerId;
 
     fn matrix(countries: &[&str], cells: &str) -> MeshMatrix {
         MeshMatrix {
