@@ -1,5 +1,24 @@
 //! The meshwatch panel: Leptos pages, components and the server functions
 //! they call. Compiled with `ssr` into the server and with `hydrate` to WASM.
+//!
+//! # Layout
+//!
+//! - [`app`]: the shell and the one list of page routes (`page_routes!`),
+//!   from which the router and [`preload`]'s route keys are both made.
+//! - [`ui`]: the pages (`ui::pages`), the frame around them, and the
+//!   components and islands they share (charts, forms, the live
+//!   indicator).
+//! - [`api`]: the server functions the forms and islands call.
+//! - [`backend`] (ssr): the trait the server implements to give the pages
+//!   their data and take their writes — the seam between the app and
+//!   `server/src/read/panel_adapter.rs`; [`preload`] loads a page's data
+//!   ahead by its route.
+//! - [`auth`] (ssr), [`flash`], [`lang`], [`live`], [`error`]: the signed-in
+//!   operator, one-shot messages, the language chosen, the live event
+//!   stream, and `AppError`.
+//!
+//! The words and view models come from `meshwatch-views`, the domain types
+//! from `meshwatch`.
 #![recursion_limit = "256"]
 
 pub mod api;

@@ -304,3 +304,31 @@ async fn the_panel_lists_the_provisioned_fleet() {
         assert!(html.contains(expected), "{page} should list {expected}");
     }
 }
+
+/// New users are written many rows to a statement; one whose subscription
+/// token is another user's still gets the conflict that names it, and
+/// nothing of the document is stored — also when it sits among hundreds
+/// of valid new users, in the second statement of a batch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_users_token_clash_names_the_user_and_stores_nothing_of_the_batch() {
+    let app = spawn_app().await;
+    assert_eq!(app.put_fleet(&fleet()).await.status(), 200);
+    let before = snapshot(&app).await;
+    let mut users: Vec<Value> = (0..700)
+        .map(|n| json!({"id": format!("u-{n}"), "name": format!("User {n}"), "routes": ["nl"]}))
+        .collect();
+    users[612]["sub_token"] = json!("given-sub-token-bob-000000");
+    let response = app
+        .put_fleet(&json!({"routes": [], "servers": [], "users": users}))
+        .await;
+    assert_eq!(response.status(), 409);
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(body["error"]["code"], "token_conflict");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("\"u-612\"")),
+        "{body}"
+    );
+    assert_eq!(snapshot(&app).await, before);
+}

@@ -107,11 +107,10 @@ impl Store {
             replace_routes(&mut tx, &SERVER_ROUTES, &server.id.0, &server.routes).await?;
             replace_entry_points(&mut tx, &server.id, &server.entry_points).await?;
         }
-        for user in &fleet.users {
-            if let Some(token) = upsert_user(&mut tx, &self.sealed, user).await? {
-                generated.sub_tokens.insert(user.id.clone(), token);
-            }
-            replace_routes(&mut tx, &USER_ROUTES, &user.id.0, &user.routes).await?;
+        for chunk in fleet.users.chunks(ROWS_PER_STATEMENT) {
+            generated
+                .sub_tokens
+                .extend(upsert_users(&mut tx, &self.sealed, chunk).await?);
         }
         // Unknown ids are refused (docs/API.md), and then nothing is written.
         remove_servers(&mut tx, &fleet.remove_servers).await?;
@@ -215,11 +214,6 @@ const SERVER_ROUTES: RouteList = RouteList {
     add: "INSERT INTO server_routes (server_id, route_id, position) VALUES ($1, $2, $3)",
 };
 
-const USER_ROUTES: RouteList = RouteList {
-    clear: "DELETE FROM user_routes WHERE user_id = $1",
-    add: "INSERT INTO user_routes (user_id, route_id, position) VALUES ($1, $2, $3)",
-};
-
 /// Replaces the routes of `owner` (a server or user id) in `list`.
 async fn replace_routes(
     tx: &mut Tx,
@@ -309,55 +303,193 @@ async fn upsert_entry_point(
     .into())
 }
 
-/// Upserts one user; returns the subscription token generated for a new
-/// user the document gives none.
-async fn upsert_user(
+/// Rows per multi-row statement. Five values a row keeps each statement
+/// far below both backends' bound-parameter limits (SQLite 32,766,
+/// PostgreSQL 65,535), and the statement texts few (one per chunk size).
+const ROWS_PER_STATEMENT: usize = 500;
+
+/// `($1, $2, $3), ($4, $5, $6)`: `rows` groups of `width` placeholders.
+fn value_rows(rows: usize, width: usize) -> String {
+    (0..rows)
+        .map(|row| {
+            let cells: Vec<String> = (1..=width)
+                .map(|c| format!("${}", row * width + c))
+                .collect();
+            format!("({})", cells.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A user's row as written: what the document gives, tokens generated for
+/// a new user that has none, secrets sealed.
+struct UserRow<'a> {
+    user: &'a User,
+    generated: Option<String>,
+    token_hash: Option<TokenHash>,
+    sealed_token: Option<String>,
+    credential: Option<String>,
+}
+
+impl<'a> UserRow<'a> {
+    fn new(sealed: &SealedColumns, user: &'a User, exists: bool) -> Result<Self, StoreError> {
+        let generated = (user.sub_token.is_none() && !exists).then(new_token);
+        let token = user.sub_token.as_deref().or(generated.as_deref());
+        let credential = match (&user.credential, exists) {
+            (Some(given), _) => Some(given.clone()),
+            (None, false) => Some(uuid::Uuid::new_v4().to_string()),
+            (None, true) => None,
+        };
+        Ok(Self {
+            user,
+            token_hash: token.map(TokenHash::of),
+            sealed_token: token.map(|t| sealed.seal(&user.id, t)).transpose()?,
+            credential: credential
+                .map(|c| sealed.seal_credential(&user.id, &c))
+                .transpose()?,
+            generated,
+        })
+    }
+}
+
+/// Upserts a chunk of users and replaces their route lists, a statement
+/// for many rows at a time: the stored ones found in one query, the new
+/// ones inserted together. Returns the subscription tokens generated for
+/// new users the document gives none.
+async fn upsert_users(
     tx: &mut Tx,
     sealed: &SealedColumns,
-    user: &User,
-) -> Result<Option<String>, StoreError> {
-    let exists = row_exists(tx, "SELECT 1 FROM users WHERE id = $1", &user.id.0).await?;
-    let generated = (user.sub_token.is_none() && !exists).then(new_token);
-    let token = user.sub_token.as_deref().or(generated.as_deref());
-    let credential = match (&user.credential, exists) {
-        (Some(given), _) => Some(given.clone()),
-        (None, false) => Some(uuid::Uuid::new_v4().to_string()),
-        (None, true) => None,
-    };
-    let token_hash = token.map(TokenHash::of);
-    let token_hash = token_hash.as_ref().map(TokenHash::as_str);
-    let sealed_token = token.map(|t| sealed.seal(&user.id, t)).transpose()?;
-    let credential = credential
-        .map(|c| sealed.seal_credential(&user.id, &c))
-        .transpose()?;
-    let written = if exists {
-        sqlx::query(
-            "UPDATE users SET name = $1, sub_token_hash = COALESCE($2, sub_token_hash),
-                sub_token = COALESCE($3, sub_token), credential = COALESCE($4, credential)
-             WHERE id = $5",
-        )
-        .bind(&user.name)
-        .bind(token_hash)
-        .bind(sealed_token)
-        .bind(credential)
-        .bind(&user.id)
-        .execute(&mut **tx)
-        .await
-    } else {
-        sqlx::query(
-            "INSERT INTO users (id, name, sub_token_hash, sub_token, credential)
-             VALUES ($1, $2, $3, $4, $5)",
-        )
-        .bind(&user.id)
-        .bind(&user.name)
-        .bind(token_hash)
-        .bind(sealed_token)
-        .bind(credential)
-        .execute(&mut **tx)
-        .await
-    };
-    written.map_err(|err| clash_or(err, Clash::SubToken(&user.id)))?;
+    users: &[User],
+) -> Result<Vec<(UserId, String)>, StoreError> {
+    let ids: Vec<&UserId> = users.iter().map(|u| &u.id).collect();
+    let sql = format!(
+        "SELECT id FROM users WHERE id IN ({})",
+        (1..=ids.len())
+            .map(|i| format!("${i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut query = sqlx::query_scalar::<_, UserId>(&sql);
+    for id in &ids {
+        query = query.bind(*id);
+    }
+    let stored: HashSet<UserId> = query.fetch_all(&mut **tx).await?.into_iter().collect();
+    let mut new_rows = Vec::new();
+    let mut generated = Vec::new();
+    for user in users {
+        let exists = stored.contains(&user.id);
+        let row = UserRow::new(sealed, user, exists)?;
+        if let Some(token) = &row.generated {
+            generated.push((user.id.clone(), token.clone()));
+        }
+        if exists {
+            update_user(tx, &row).await?;
+        } else {
+            new_rows.push(row);
+        }
+    }
+    insert_users(tx, &new_rows).await?;
+    replace_user_routes(tx, users).await?;
     Ok(generated)
+}
+
+async fn update_user(tx: &mut Tx, row: &UserRow<'_>) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE users SET name = $1, sub_token_hash = COALESCE($2, sub_token_hash),
+            sub_token = COALESCE($3, sub_token), credential = COALESCE($4, credential)
+         WHERE id = $5",
+    )
+    .bind(&row.user.name)
+    .bind(row.token_hash.as_ref().map(TokenHash::as_str))
+    .bind(&row.sealed_token)
+    .bind(&row.credential)
+    .bind(&row.user.id)
+    .execute(&mut **tx)
+    .await
+    .map_err(|err| clash_or(err, Clash::SubToken(&row.user.id)))?;
+    Ok(())
+}
+
+const INSERT_USERS: &str =
+    "INSERT INTO users (id, name, sub_token_hash, sub_token, credential) VALUES ";
+
+/// The new users, many rows to a statement. A statement that clashes is
+/// undone (its savepoint) and its rows written one by one, so the error
+/// names the user whose token is another's.
+async fn insert_users(tx: &mut Tx, rows: &[UserRow<'_>]) -> Result<(), StoreError> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let sql = format!("{INSERT_USERS}{}", value_rows(rows.len(), 5));
+    let mut query = sqlx::query(&sql);
+    for row in rows {
+        query = query
+            .bind(&row.user.id)
+            .bind(&row.user.name)
+            .bind(row.token_hash.as_ref().map(TokenHash::as_str))
+            .bind(&row.sealed_token)
+            .bind(&row.credential);
+    }
+    let mut savepoint = sqlx::Acquire::begin(&mut **tx).await?;
+    match query.execute(&mut *savepoint).await {
+        Ok(_) => {
+            savepoint.commit().await?;
+            Ok(())
+        }
+        Err(_) => {
+            savepoint.rollback().await?;
+            for row in rows {
+                sqlx::query(&format!("{INSERT_USERS}{}", value_rows(1, 5)))
+                    .bind(&row.user.id)
+                    .bind(&row.user.name)
+                    .bind(row.token_hash.as_ref().map(TokenHash::as_str))
+                    .bind(&row.sealed_token)
+                    .bind(&row.credential)
+                    .execute(&mut **tx)
+                    .await
+                    .map_err(|err| clash_or(err, Clash::SubToken(&row.user.id)))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The users' route lists, replaced: one delete, then the new lists many
+/// rows to a statement.
+async fn replace_user_routes(tx: &mut Tx, users: &[User]) -> Result<(), StoreError> {
+    let sql = format!(
+        "DELETE FROM user_routes WHERE user_id IN ({})",
+        (1..=users.len())
+            .map(|i| format!("${i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut delete = sqlx::query(&sql);
+    for user in users {
+        delete = delete.bind(&user.id);
+    }
+    delete.execute(&mut **tx).await?;
+    let rows: Vec<(&UserId, &RouteId, i64)> = users
+        .iter()
+        .flat_map(|u| {
+            u.routes
+                .iter()
+                .enumerate()
+                .map(move |(position, route)| (&u.id, route, position as i64))
+        })
+        .collect();
+    for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+        let sql = format!(
+            "INSERT INTO user_routes (user_id, route_id, position) VALUES {}",
+            value_rows(chunk.len(), 3)
+        );
+        let mut insert = sqlx::query(&sql);
+        for (user, route, position) in chunk {
+            insert = insert.bind(*user).bind(*route).bind(*position);
+        }
+        insert.execute(&mut **tx).await?;
+    }
+    Ok(())
 }
 
 async fn remove_servers(tx: &mut Tx, servers: &[ServerId]) -> Result<(), StoreError> {
