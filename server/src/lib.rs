@@ -18,8 +18,9 @@
 //!   and the sealing of secrets at rest.
 //! - [`commands`]: one function per write, called alike by the panel's
 //!   server functions and by the API.
-//! - [`read`]: what pages read — the card caches, the runs index and the
-//!   thin adapter that translates the engine's state for the Leptos app.
+//! - [`read`]: what pages read — each page's view model (`read::pages`),
+//!   the card caches, the runs index, and the adapter that hands reads and
+//!   commands to the Leptos app, translating only.
 //! - [`engine`]: evidence in, verdicts out — the evaluator, the read
 //!   model, the broadcaster, the clock and the replicas' following.
 //! - [`outbound`]: what meshwatch does to the world — notifications and

@@ -1,6 +1,8 @@
-//! What the pages read: the card caches, the action runs index, and the
-//! adapter that translates the engine's state for the Leptos app.
+//! What the pages read: each page's view model ([`pages::Reader`]), the
+//! card caches, the action runs index, and the adapter that hands reads
+//! and writes ([`crate::commands`]) to the Leptos app, translating only.
 
 pub mod card_cache;
+pub mod pages;
 pub mod panel_adapter;
 pub mod runs_index;

@@ -21,6 +21,7 @@ use crate::ops::telemetry::Metrics;
 use crate::outbound::delivery::{Delivery, Mailer, Telegram, Webhook};
 use crate::outbound::notify::Target;
 use crate::outbound::Outbound;
+use crate::read::pages::Reader;
 use crate::read::panel_adapter::PanelAdapter;
 use crate::store::Store;
 use app::backend::Backend;
@@ -375,18 +376,20 @@ fn notification_targets(config: &Config) -> Vec<Target> {
 
 fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes) -> Router {
     let backend: Backend = Arc::new(PanelAdapter {
-        store: state.core.store.clone(),
-        replica: state.core.replica.clone(),
-        read_model: state.core.read_model.clone(),
-        evaluator: state.core.evaluator.clone(),
-        clock: state.core.clock.clone(),
+        read: Reader {
+            store: state.core.store.clone(),
+            replica: state.core.replica.clone(),
+            read_model: state.core.read_model.clone(),
+            evaluator: state.core.evaluator.clone(),
+            clock: state.core.clock.clone(),
+            card_cache: Default::default(),
+            runs_index: Default::default(),
+            action_policy: state.outbound.action_policy.clone(),
+        },
         sessions: state.access.sessions.clone(),
         limiter: state.access.limiter.clone(),
         password_checks: state.access.password_checks.clone(),
-        card_cache: Default::default(),
-        runs_index: Default::default(),
         targets: state.outbound.targets.clone(),
-        action_policy: state.outbound.action_policy.clone(),
         connector_nudge: state.outbound.connector_nudge.clone(),
     });
     let routes = generate_route_list(App);
