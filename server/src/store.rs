@@ -295,6 +295,7 @@ delegate! {
     fn action_budget(&self) -> Result<meshwatch::actions::ActionBudget, StoreError>;
     fn set_action_budget(&self, budget: &meshwatch::actions::ActionBudget) -> Result<(), StoreError>;
     fn actions_off_reason(&self) -> Result<Option<meshwatch::actions::OffReason>, StoreError>;
+    fn actions_switch(&self) -> Result<(bool, Option<meshwatch::actions::OffReason>), StoreError>;
     fn switch_actions_off_for(&self, reason: meshwatch::actions::OffReason, messages: &[NewNotification]) -> Result<bool, StoreError>;
     fn conditions_since(&self, server: &ServerId, since: DateTime<Utc>) -> Result<Vec<Vec<ServerStatus>>, StoreError>;
     fn mass_block_decisions(&self) -> Result<Vec<(ServerId, meshwatch::actions::MassDecision)>, StoreError>;

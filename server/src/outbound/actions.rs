@@ -179,12 +179,13 @@ impl Runner {
             }
             if let Err(over) = self.within_budget(&run).await? {
                 tracing::error!(action = %action.name, server = %run.server_id, "action not run, actions switched off: over budget ({over})");
+                // Off first: once the run says so, the switch is off.
+                self.switch_off(over).await?;
                 self.refuse(
                     &run,
                     format!("not run: over budget ({over}); actions switched themselves off"),
                 )
                 .await?;
-                self.switch_off(over).await?;
                 continue;
             }
             let runner = self.clone();

@@ -344,9 +344,10 @@ impl Reader {
     }
 
     pub async fn actions_panel(&self) -> Result<meshwatch::actions::ActionsPanel, StoreError> {
+        let (enabled, off_reason) = self.store.actions_switch().await?;
         Ok(meshwatch::actions::ActionsPanel {
-            enabled: self.store.actions_enabled().await?,
-            off_reason: self.store.actions_off_reason().await?,
+            enabled,
+            off_reason,
             budget: self.store.action_budget().await?,
             actions: self
                 .store

@@ -134,9 +134,10 @@ struct SwitchView {
 #[utoipa::path(get, path = "/api/v1/actions/enabled", tag = "actions",
     responses((status = 200, description = "Where the switch stands", body = SwitchView)))]
 async fn enabled(State(core): State<Core>) -> Result<ApiJson<SwitchView>, ApiError> {
+    let (enabled, off_reason) = core.store.actions_switch().await?;
     Ok(ApiJson(SwitchView {
-        enabled: core.store.actions_enabled().await?,
-        off_reason: core.store.actions_off_reason().await?,
+        enabled,
+        off_reason,
     }))
 }
 

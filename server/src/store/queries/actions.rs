@@ -406,12 +406,21 @@ impl Store {
 
     /// Why actions switched themselves off, if they did.
     pub async fn actions_off_reason(&self) -> Result<Option<OffReason>, StoreError> {
-        let raw: Option<String> =
-            sqlx::query_scalar("SELECT actions_off_reason FROM settings WHERE id = 1")
+        Ok(self.actions_switch().await?.1)
+    }
+
+    /// The switch and why actions switched themselves off, read together:
+    /// two reads could fall on either side of a switch-off and show it
+    /// half done (off for a reason, yet on).
+    pub async fn actions_switch(&self) -> Result<(bool, Option<OffReason>), StoreError> {
+        let (enabled, raw): (bool, Option<String>) =
+            sqlx::query_as("SELECT actions_enabled, actions_off_reason FROM settings WHERE id = 1")
                 .fetch_one(&self.reader)
                 .await?;
-        raw.map(|r| OffReason::from_wire(&r).ok_or_else(|| corrupt("actions_off_reason", &r)))
-            .transpose()
+        let reason = raw
+            .map(|r| OffReason::from_wire(&r).ok_or_else(|| corrupt("actions_off_reason", &r)))
+            .transpose()?;
+        Ok((enabled, reason))
     }
 
     /// Actions switch themselves off for `reason`, with the operator's
