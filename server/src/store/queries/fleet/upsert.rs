@@ -363,11 +363,8 @@ async fn upsert_users(
 ) -> Result<Vec<(UserId, String)>, StoreError> {
     let ids: Vec<&UserId> = users.iter().map(|u| &u.id).collect();
     let sql = format!(
-        "SELECT id FROM users WHERE id IN ({})",
-        (1..=ids.len())
-            .map(|i| format!("${i}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        "SELECT id FROM users WHERE id IN {}",
+        value_rows(1, ids.len())
     );
     let mut query = sqlx::query_scalar::<_, UserId>(&sql);
     for id in &ids {
@@ -410,9 +407,6 @@ async fn update_user(tx: &mut Tx, row: &UserRow<'_>) -> Result<(), StoreError> {
     Ok(())
 }
 
-const INSERT_USERS: &str =
-    "INSERT INTO users (id, name, sub_token_hash, sub_token, credential) VALUES ";
-
 /// The new users, many rows to a statement. A statement that clashes is
 /// undone (its savepoint) and its rows written one by one, so the error
 /// names the user whose token is another's.
@@ -420,7 +414,29 @@ async fn insert_users(tx: &mut Tx, rows: &[UserRow<'_>]) -> Result<(), StoreErro
     if rows.is_empty() {
         return Ok(());
     }
-    let sql = format!("{INSERT_USERS}{}", value_rows(rows.len(), 5));
+    let mut savepoint = sqlx::Acquire::begin(&mut **tx).await?;
+    if insert_user_rows(&mut savepoint, rows).await.is_ok() {
+        savepoint.commit().await?;
+        return Ok(());
+    }
+    savepoint.rollback().await?;
+    for row in rows {
+        insert_user_rows(tx, std::slice::from_ref(row))
+            .await
+            .map_err(|err| clash_or(err, Clash::SubToken(&row.user.id)))?;
+    }
+    Ok(())
+}
+
+/// One statement inserting `rows`.
+async fn insert_user_rows(
+    connection: &mut <Tx as std::ops::Deref>::Target,
+    rows: &[UserRow<'_>],
+) -> Result<(), sqlx::Error> {
+    let sql = format!(
+        "INSERT INTO users (id, name, sub_token_hash, sub_token, credential) VALUES {}",
+        value_rows(rows.len(), 5)
+    );
     let mut query = sqlx::query(&sql);
     for row in rows {
         query = query
@@ -430,39 +446,15 @@ async fn insert_users(tx: &mut Tx, rows: &[UserRow<'_>]) -> Result<(), StoreErro
             .bind(&row.sealed_token)
             .bind(&row.credential);
     }
-    let mut savepoint = sqlx::Acquire::begin(&mut **tx).await?;
-    match query.execute(&mut *savepoint).await {
-        Ok(_) => {
-            savepoint.commit().await?;
-            Ok(())
-        }
-        Err(_) => {
-            savepoint.rollback().await?;
-            for row in rows {
-                sqlx::query(&format!("{INSERT_USERS}{}", value_rows(1, 5)))
-                    .bind(&row.user.id)
-                    .bind(&row.user.name)
-                    .bind(row.token_hash.as_ref().map(TokenHash::as_str))
-                    .bind(&row.sealed_token)
-                    .bind(&row.credential)
-                    .execute(&mut **tx)
-                    .await
-                    .map_err(|err| clash_or(err, Clash::SubToken(&row.user.id)))?;
-            }
-            Ok(())
-        }
-    }
+    query.execute(connection).await.map(drop)
 }
 
 /// The users' route lists, replaced: one delete, then the new lists many
 /// rows to a statement.
 async fn replace_user_routes(tx: &mut Tx, users: &[User]) -> Result<(), StoreError> {
     let sql = format!(
-        "DELETE FROM user_routes WHERE user_id IN ({})",
-        (1..=users.len())
-            .map(|i| format!("${i}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        "DELETE FROM user_routes WHERE user_id IN {}",
+        value_rows(1, users.len())
     );
     let mut delete = sqlx::query(&sql);
     for user in users {
