@@ -37,8 +37,11 @@ fn fleet(n: usize) -> (Mesh, Evidence) {
             country: COUNTRIES[i % 5].to_uppercase(),
             verifier: i % 100 == 99,
             network: None,
+            controls: Default::default(),
             routes: vec![RouteId::parse(COUNTRIES[i % 5]).expect("slug")],
-            entry_points: vec![EntryPointId::parse(&format!("s{i}-ep")).expect("slug")],
+            entry_points: vec![EntryPointId::parse(&format!("s{i}-ep"))
+                .expect("slug")
+                .into()],
         })
         .collect();
     let routes = COUNTRIES
@@ -55,11 +58,11 @@ fn fleet(n: usize) -> (Mesh, Evidence) {
         for e in (0..n).filter(|&e| e != w) {
             let fails = failing(w, e);
             for k in 0..3 {
-                let probe = ProbeOutcome {
-                    at_ms: NOW - 90_000 + k * 30_000,
-                    ok: !fails,
-                    error: fails.then_some(ProbeError::Timeout),
-                };
+                let probe = ProbeOutcome::handshake(
+                    NOW - 90_000 + k * 30_000,
+                    !fails,
+                    fails.then_some(ProbeError::Timeout),
+                );
                 // One round a probe interval apart, as agents report them.
                 let received = NOW - 61_000 + k * 30_000;
                 evidence.apply_probe(w, e, probe, received, Settings::default().streak_timing());
@@ -91,11 +94,7 @@ fn report_of(witness: usize, n: usize) -> Vec<(usize, ProbeOutcome)> {
             let fails = failing(witness, e);
             (
                 e,
-                ProbeOutcome {
-                    at_ms: NOW,
-                    ok: !fails,
-                    error: fails.then_some(ProbeError::Timeout),
-                },
+                ProbeOutcome::handshake(NOW, !fails, fails.then_some(ProbeError::Timeout)),
             )
         })
         .collect()

@@ -1,6 +1,6 @@
 //! The agent API of docs/API.md, as types shared by the panel and the agent.
 
-use crate::evidence::{ProbeError, SelfCheck};
+use crate::evidence::{Check, ProbeError, SelfCheck, Stage};
 use crate::fleet::Protocol;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -18,6 +18,25 @@ pub struct AgentConfig {
     pub probe_timeout_s: u32,
     /// Every entry point of every other server.
     pub peers: Vec<Peer>,
+    /// Present for a verifier: the checks it runs besides the handshakes
+    /// (PRODUCT.md §8). An addition to docs/API.md: older agents ignore it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verifier: Option<VerifierChecks>,
+}
+
+/// What a verifier's agent checks besides each entry point's handshake.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct VerifierChecks {
+    /// The SNI a failed handshake is retried with, to the same address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_sni: Option<String>,
+    /// Domestic `host:port` addresses its network is known to reach.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub controls: Vec<String>,
+    /// Run the transfer check on every `transfer_every`-th round (and on
+    /// each round after a frozen one).
+    pub transfer_every: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,6 +58,10 @@ pub struct Peer {
     /// not probe it (no result is not a failure). An addition to docs/API.md.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub obfuscated: bool,
+    /// The HTTPS path a verifier's transfer check fetches through this
+    /// entry point's TLS (`params.transfer_path`, default `/`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transfer_path: Option<String>,
 }
 
 /// `POST /api/agent/v1/report` body.
@@ -105,6 +128,15 @@ pub struct ProbeReport {
     pub latency_ms: Option<f64>,
     #[serde(default)]
     pub error: Option<ProbeError>,
+    /// Which check (docs/API.md "Block kinds"); absent: the handshake.
+    #[serde(default, skip_serializing_if = "Check::is_handshake")]
+    pub check: Check,
+    /// Where it failed, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<Stage>,
+    /// Transfers: the bytes received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
 }
 
 /// The 202 answer.

@@ -34,7 +34,77 @@ pub enum ProbeError {
     Reset,
     TlsError,
     DnsError,
+    /// A transfer stopped receiving bytes for [`FROZEN_AFTER_S`] after
+    /// its handshake (PRODUCT.md §8 `throttled`).
+    Frozen,
     Other,
+}
+
+/// How long a transfer may receive nothing before it counts as frozen.
+pub const FROZEN_AFTER_S: u64 = 5;
+
+/// Which check a probe result is (docs/API.md "Block kinds"); results
+/// without one are handshakes, as they were before the checks existed.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Check {
+    /// TCP+TLS or QUIC handshake with the entry point's own SNI.
+    #[default]
+    Handshake,
+    /// The same address with the verifier's control SNI, after the
+    /// handshake failed once TCP had connected.
+    ControlSni,
+    /// A fetch of at least [`MIN_TRANSFER_BYTES`] through the entry
+    /// point's TLS path.
+    Transfer,
+    /// One of the verifier's own domestic control addresses
+    /// (`entry_point_id` is the `host:port`).
+    Control,
+}
+
+impl Check {
+    pub fn is_handshake(&self) -> bool {
+        *self == Check::Handshake
+    }
+}
+
+/// The fewest bytes a transfer check fetches: far past the 16–20 KB
+/// after which a freezing censor stops a connection.
+pub const MIN_TRANSFER_BYTES: u64 = 128 * 1024;
+
+/// Where a check failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Before TCP connected (timeout, refused, reset to the SYN).
+    Tcp,
+    /// TCP connected, the TLS handshake failed.
+    Tls,
+    /// The QUIC handshake got no answer or failed.
+    Quic,
+    /// The handshake succeeded, the transfer after it did not.
+    Transfer,
+}
+
+impl Stage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Tcp => "tcp",
+            Stage::Tls => "tls",
+            Stage::Quic => "quic",
+            Stage::Transfer => "transfer",
+        }
+    }
+
+    pub fn from_name(raw: &str) -> Option<Self> {
+        [Stage::Tcp, Stage::Tls, Stage::Quic, Stage::Transfer]
+            .into_iter()
+            .find(|s| s.as_str() == raw)
+    }
 }
 
 /// One probe result, as the agent reports it.
@@ -44,6 +114,25 @@ pub struct ProbeOutcome {
     pub at_ms: i64,
     pub ok: bool,
     pub error: Option<ProbeError>,
+    pub check: Check,
+    /// Where it failed, when the agent says.
+    pub stage: Option<Stage>,
+    /// Transfers: the bytes received.
+    pub bytes: Option<u64>,
+}
+
+impl ProbeOutcome {
+    /// A handshake result, as every result was before the checks existed.
+    pub fn handshake(at_ms: i64, ok: bool, error: Option<ProbeError>) -> Self {
+        Self {
+            at_ms,
+            ok,
+            error,
+            check: Check::Handshake,
+            stage: None,
+            bytes: None,
+        }
+    }
 }
 
 /// The state of one directed pair (witness → entry point).
@@ -60,6 +149,11 @@ pub struct PairState {
     /// Panel time at which the last result arrived; `i64::MIN` = never.
     pub received_ms: i64,
     pub last_error: Option<ProbeError>,
+    /// Where the last failure failed, when the agent said (§8).
+    pub last_stage: Option<Stage>,
+    /// The last control-SNI retry of this pair since its last success:
+    /// `Some(true)` when the same address answered the control SNI.
+    pub sni_control: Option<bool>,
 }
 
 impl Default for PairState {
@@ -70,6 +164,8 @@ impl Default for PairState {
             last_at_ms: i64::MIN,
             received_ms: i64::MIN,
             last_error: None,
+            last_stage: None,
+            sni_control: None,
         }
     }
 }
@@ -112,6 +208,7 @@ impl PairState {
             && received_ms.saturating_sub(self.received_ms) < timing.knock_gap_ms
         {
             self.last_error = Some(probe.error.unwrap_or(ProbeError::Other));
+            self.last_stage = probe.stage;
             return true;
         }
         self.received_ms = received_ms;
@@ -119,7 +216,10 @@ impl PairState {
             self.streak = 0;
             self.first_failure_ms = Self::NO_FAILURE;
             self.last_error = None;
+            self.last_stage = None;
+            self.sni_control = None;
         } else {
+            self.last_stage = probe.stage;
             if self.streak == 0 {
                 self.first_failure_ms = probe.at_ms;
             }
@@ -156,6 +256,14 @@ pub struct Report {
     pub self_check: SelfCheck,
 }
 
+/// The transfer checks of one pair (§8): a streak of frozen transfers,
+/// like a handshake's, and the bytes the last transfer received.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TransferState {
+    pub pair: PairState,
+    pub bytes: u64,
+}
+
 /// All evidence about one mesh, indexed like the mesh.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evidence {
@@ -163,6 +271,12 @@ pub struct Evidence {
     /// Row-major: `pairs[witness * entry_points + entry_point]`.
     pairs: Vec<PairState>,
     entry_points: usize,
+    /// Transfer checks, by (witness, entry point): only verifiers run
+    /// them, so they are kept sparse.
+    transfers: std::collections::BTreeMap<(usize, usize), TransferState>,
+    /// Per server, its checks of its own control addresses as one pair:
+    /// a round fails when no control answers (verifiers only).
+    controls: Vec<PairState>,
 }
 
 impl Evidence {
@@ -171,6 +285,8 @@ impl Evidence {
             reports: vec![None; mesh.server_count()],
             pairs: vec![PairState::default(); mesh.server_count() * mesh.entry_point_count()],
             entry_points: mesh.entry_point_count(),
+            transfers: Default::default(),
+            controls: vec![PairState::default(); mesh.server_count()],
         }
     }
 
@@ -195,7 +311,66 @@ impl Evidence {
         received_ms: i64,
         timing: StreakTiming,
     ) -> bool {
-        self.pairs[witness * self.entry_points + entry_point].apply(probe, received_ms, timing)
+        let pair = &mut self.pairs[witness * self.entry_points + entry_point];
+        match probe.check {
+            Check::Handshake => pair.apply(probe, received_ms, timing),
+            Check::ControlSni => {
+                // Only a failing pair's retry says anything; a retry older
+                // than the failure it follows is a previous round's.
+                if pair.streak == 0 || probe.at_ms < pair.last_at_ms {
+                    return false;
+                }
+                pair.sni_control = Some(probe.ok);
+                true
+            }
+            // A transfer that failed otherwise than by freezing failed to
+            // connect: the handshake check tells of that.
+            Check::Transfer if !probe.ok && probe.error != Some(ProbeError::Frozen) => false,
+            Check::Transfer => {
+                let transfer = self.transfers.entry((witness, entry_point)).or_default();
+                let applied = transfer.pair.apply(probe, received_ms, timing);
+                if applied {
+                    transfer.bytes = probe.bytes.unwrap_or(0);
+                }
+                applied
+            }
+            // Control results name no entry point: see `apply_control`.
+            Check::Control => false,
+        }
+    }
+
+    /// Applies one result of `witness`'s checks of its control addresses.
+    pub fn apply_control(
+        &mut self,
+        witness: usize,
+        probe: ProbeOutcome,
+        received_ms: i64,
+        timing: StreakTiming,
+    ) -> bool {
+        self.controls[witness].apply(probe, received_ms, timing)
+    }
+
+    /// The transfer checks of one pair, if any ran.
+    pub fn transfer(&self, witness: usize, entry_point: usize) -> Option<&TransferState> {
+        self.transfers.get(&(witness, entry_point))
+    }
+
+    /// Every pair's transfer checks, by (witness, entry point).
+    pub fn transfers(&self) -> impl Iterator<Item = ((usize, usize), &TransferState)> {
+        self.transfers.iter().map(|(k, v)| (*k, v))
+    }
+
+    pub fn restore_transfer(&mut self, witness: usize, entry_point: usize, state: TransferState) {
+        self.transfers.insert((witness, entry_point), state);
+    }
+
+    /// `witness`'s checks of its control addresses.
+    pub fn controls(&self, witness: usize) -> &PairState {
+        &self.controls[witness]
+    }
+
+    pub fn restore_controls(&mut self, witness: usize, state: PairState) {
+        self.controls[witness] = state;
     }
 
     pub fn pair(&self, witness: usize, entry_point: usize) -> &PairState {
@@ -233,11 +408,7 @@ mod tests {
     };
 
     fn fail(at_ms: i64) -> ProbeOutcome {
-        ProbeOutcome {
-            at_ms,
-            ok: false,
-            error: Some(ProbeError::Timeout),
-        }
+        ProbeOutcome::handshake(at_ms, false, Some(ProbeError::Timeout))
     }
 
     #[test]
@@ -246,15 +417,7 @@ mod tests {
         assert!(p.apply(fail(1), 10, STALE));
         assert!(p.apply(fail(2), 10, STALE));
         assert_eq!((p.streak, p.first_failure()), (2, Some(1)));
-        assert!(p.apply(
-            ProbeOutcome {
-                at_ms: 3,
-                ok: true,
-                error: None
-            },
-            11,
-            STALE
-        ));
+        assert!(p.apply(ProbeOutcome::handshake(3, true, None), 11, STALE));
         assert_eq!((p.streak, p.first_failure(), p.last_error), (0, None, None));
     }
 
@@ -323,11 +486,7 @@ mod tests {
     fn a_success_within_the_knock_gap_still_resets_and_the_next_failure_counts() {
         let mut p = PairState::default();
         assert!(p.apply(fail(1), 1_000, KNOCKS));
-        let ok = ProbeOutcome {
-            at_ms: 2,
-            ok: true,
-            error: None,
-        };
+        let ok = ProbeOutcome::handshake(2, true, None);
         assert!(p.apply(ok, 1_001, KNOCKS));
         assert_eq!(p.streak, 0);
         assert!(p.apply(fail(3), 1_002, KNOCKS));

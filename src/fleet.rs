@@ -50,6 +50,41 @@ impl Protocol {
     }
 }
 
+/// What carries a protocol's connections: the unit a censor blocks
+/// wholesale on a network (PRODUCT.md §8 `protocol`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    /// TCP with TLS (VLESS, VMess, Trojan, Shadowsocks).
+    #[default]
+    Tcp,
+    /// QUIC over UDP (Hysteria2, TUIC).
+    Quic,
+}
+
+impl Transport {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Tcp => "tcp",
+            Transport::Quic => "quic",
+        }
+    }
+}
+
+impl Protocol {
+    pub fn transport(self) -> Transport {
+        match self {
+            Protocol::Hysteria2 | Protocol::Tuic => Transport::Quic,
+            Protocol::Vless | Protocol::Vmess | Protocol::Trojan | Protocol::Shadowsocks => {
+                Transport::Tcp
+            }
+        }
+    }
+}
+
 impl fmt::Display for Protocol {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -509,6 +544,25 @@ pub fn is_obfuscated(
             .get("obfs")
             .and_then(serde_json::Value::as_str)
             .is_some_and(|obfs| !obfs.trim().is_empty() && !obfs.eq_ignore_ascii_case("none"))
+}
+
+/// The longest `params.transfer_path`, in bytes.
+pub const MAX_TRANSFER_PATH_BYTES: usize = 1024;
+
+/// The HTTPS path a verifier's transfer check fetches through an entry
+/// point's TLS (`params.transfer_path`, docs/API.md "Block kinds"): an
+/// absolute path of visible ASCII; `None` (the agent fetches `/`) when
+/// absent or not such a path.
+pub fn transfer_path(params: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
+    params
+        .get("transfer_path")
+        .and_then(serde_json::Value::as_str)
+        .filter(|p| {
+            p.starts_with('/')
+                && p.len() <= MAX_TRANSFER_PATH_BYTES
+                && p.bytes().all(|b| b.is_ascii_graphic())
+        })
+        .map(str::to_owned)
 }
 
 /// The ALPN protocols an agent must offer to probe an entry point the way

@@ -90,22 +90,36 @@ pub fn normalize(report: &mut AgentReport, received_ms: i64) {
     }
 }
 
-/// Keeps only the newest result per entry point (mesh index), so that one
-/// report, even from a leaked token, is one knock per pair and can never
-/// make a streak by itself. Sorted by entry point.
+/// Keeps only the newest result per entry point (mesh index) and check,
+/// so that one report, even from a leaked token, is one knock per pair
+/// and can never make a streak by itself. Sorted by entry point, then
+/// check (a handshake before its control-SNI retry).
 pub fn newest_per_entry_point(
     mut results: Vec<(usize, ProbeOutcome)>,
 ) -> Vec<(usize, ProbeOutcome)> {
-    results.sort_unstable_by_key(|(e, p)| (*e, p.at_ms));
-    // The last of each run of one entry point is its newest.
+    results.sort_unstable_by_key(|(e, p)| (*e, p.check, p.at_ms));
+    // The last of each run of one entry point and check is its newest.
     let mut kept: Vec<(usize, ProbeOutcome)> = Vec::with_capacity(results.len());
     for result in results {
         match kept.last_mut() {
-            Some(last) if last.0 == result.0 => *last = result,
+            Some(last) if last.0 == result.0 && last.1.check == result.1.check => *last = result,
             _ => kept.push(result),
         }
     }
     kept
+}
+
+/// One report's checks of the verifier's own control addresses as one
+/// result (PRODUCT.md §8): it reached its network when any control
+/// answered; timed by the newest. `None` without any.
+pub fn fold_controls(controls: &[ProbeOutcome]) -> Option<ProbeOutcome> {
+    let newest = controls.iter().max_by_key(|c| c.at_ms)?;
+    let ok = controls.iter().any(|c| c.ok);
+    Some(ProbeOutcome {
+        ok,
+        error: if ok { None } else { newest.error },
+        ..*newest
+    })
 }
 
 #[cfg(test)]
@@ -135,6 +149,9 @@ mod tests {
                     ok: *ok,
                     latency_ms: None,
                     error: None,
+                    check: Default::default(),
+                    stage: None,
+                    bytes: None,
                 })
                 .collect(),
         }
@@ -171,16 +188,7 @@ mod tests {
 
     #[test]
     fn one_report_keeps_only_the_newest_result_per_entry_point() {
-        let result = |e: usize, at_ms: i64, ok: bool| {
-            (
-                e,
-                ProbeOutcome {
-                    at_ms,
-                    ok,
-                    error: None,
-                },
-            )
-        };
+        let result = |e: usize, at_ms: i64, ok: bool| (e, ProbeOutcome::handshake(at_ms, ok, None));
         let kept = newest_per_entry_point(vec![
             result(1, 3, false),
             result(0, 2, false),

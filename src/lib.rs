@@ -24,6 +24,7 @@ pub mod actions;
 pub mod agent_api;
 pub mod balance;
 pub mod connectors;
+pub mod controls;
 pub mod evidence;
 pub mod fleet;
 pub mod ids;

@@ -1,10 +1,13 @@
 //! The fleet as the rules engine sees it: servers and entry points indexed
 //! densely, so evidence and verdicts are plain vectors.
 
+use crate::controls::ControlTargets;
 use crate::evidence::Evidence;
+use crate::fleet::Transport;
 use crate::ids::{EntryPointId, RouteId, ServerId};
 use crate::maintenance::{self, InMaintenance, MaintenanceWindow};
-use crate::network::{NetworkLabel, VerifierOnNetwork};
+use crate::network::{BlockOnNetwork, NetworkLabel, VerifierOnNetwork};
+use crate::verdict::VerifierBlock;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -19,8 +22,27 @@ pub struct MeshServer {
     pub verifier: bool,
     /// The network a verifier probes from ("MTS mobile"), if named.
     pub network: Option<NetworkLabel>,
+    /// A verifier's control SNI and addresses (§8).
+    pub controls: ControlTargets,
     pub routes: Vec<RouteId>,
-    pub entry_points: Vec<EntryPointId>,
+    pub entry_points: Vec<MeshEntryPoint>,
+}
+
+/// One entry point as the rules see it: its id and what carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeshEntryPoint {
+    pub id: EntryPointId,
+    pub transport: Transport,
+}
+
+impl From<EntryPointId> for MeshEntryPoint {
+    /// A TCP entry point (most are).
+    fn from(id: EntryPointId) -> Self {
+        Self {
+            id,
+            transport: Transport::Tcp,
+        }
+    }
 }
 
 /// One route and how many of its servers each user gets.
@@ -38,6 +60,7 @@ pub struct Mesh {
     ep_ranges: Vec<Range<usize>>,
     ep_owner: Vec<usize>,
     ep_ids: Vec<EntryPointId>,
+    ep_transport: Vec<Transport>,
     server_index: HashMap<ServerId, usize>,
     ep_index: HashMap<EntryPointId, usize>,
     /// Server indices of each route, in fleet order.
@@ -57,10 +80,12 @@ impl Mesh {
         let mut ep_ranges = Vec::with_capacity(servers.len());
         let mut ep_owner = Vec::new();
         let mut ep_ids = Vec::new();
+        let mut ep_transport = Vec::new();
         for (s, server) in servers.iter().enumerate() {
             let start = ep_ids.len();
             for ep in &server.entry_points {
-                ep_ids.push(ep.clone());
+                ep_ids.push(ep.id.clone());
+                ep_transport.push(ep.transport);
                 ep_owner.push(s);
             }
             ep_ranges.push(start..ep_ids.len());
@@ -99,6 +124,7 @@ impl Mesh {
             ep_ranges,
             ep_owner,
             ep_ids,
+            ep_transport,
             server_index,
             ep_index,
             route_servers,
@@ -171,6 +197,22 @@ impl Mesh {
 
     /// `verifiers` (ids), each with the network it probes from; ids not
     /// in the mesh are left out.
+    pub fn blocks_on_networks(&self, blocks: &[VerifierBlock]) -> Vec<BlockOnNetwork> {
+        blocks
+            .iter()
+            .map(|b| BlockOnNetwork {
+                verifier: b.verifier.clone(),
+                network: self
+                    .server_index(&b.verifier)
+                    .and_then(|v| self.servers[v].network.clone()),
+                kind: b.kind,
+                transport: b.transport,
+                frozen_after_bytes: b.frozen_after_bytes,
+            })
+            .collect()
+    }
+
+    /// `verifiers` (ids), each with the network it probes from.
     pub fn on_networks(&self, verifiers: &[ServerId]) -> Vec<VerifierOnNetwork> {
         verifiers
             .iter()
@@ -201,6 +243,10 @@ impl Mesh {
 
     pub fn entry_point_id(&self, e: usize) -> &EntryPointId {
         &self.ep_ids[e]
+    }
+
+    pub fn transport_of(&self, e: usize) -> Transport {
+        self.ep_transport[e]
     }
 
     pub fn owner_of(&self, e: usize) -> usize {
@@ -235,6 +281,14 @@ impl Mesh {
             for &(oe, ne) in &eps {
                 carried.restore_pair(n, ne, *evidence.pair(o, oe));
             }
+            carried.restore_controls(n, *evidence.controls(o));
+        }
+        for ((o, oe), transfer) in evidence.transfers() {
+            let n = self.server_index(&old.server(o).id);
+            let ne = self.entry_point_index(old.entry_point_id(oe));
+            if let (Some(n), Some(ne)) = (n, ne) {
+                carried.restore_transfer(n, ne, *transfer);
+            }
         }
         carried
     }
@@ -261,6 +315,7 @@ mod tests {
             country: country.to_owned(),
             verifier: false,
             network: None,
+            controls: Default::default(),
             routes: Vec::new(),
             entry_points: Vec::new(),
         };

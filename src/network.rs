@@ -84,6 +84,22 @@ pub struct VerifierOnNetwork {
     pub network: Option<NetworkLabel>,
 }
 
+/// A verifier's block of a server and the network it probes from: one
+/// entry of a server's `blocked_on` (docs/API.md "Block kinds").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BlockOnNetwork {
+    pub verifier: ServerId,
+    pub network: Option<NetworkLabel>,
+    pub kind: crate::verdict::BlockKind,
+    /// `protocol`: the transport whose entry points fail there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<crate::fleet::Transport>,
+    /// `throttled`: bytes received before the transfers froze.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frozen_after_bytes: Option<u64>,
+}
+
 /// Where the verifiers in `list` probe from, as a note names it: each
 /// one's network, or the verifier itself (`name`) when it has none; each
 /// place once, in order.

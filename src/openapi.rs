@@ -2,6 +2,7 @@
 //! `openapi`, which only the server turns on): the document says exactly
 //! what [`Slug::parse`] and [`NetworkLabel::parse`] accept.
 
+use crate::controls::{ControlAddress, ControlSni};
 use crate::ids::Slug;
 use crate::network::{NetworkLabel, MAX_NETWORK_LABEL_CHARS};
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
@@ -38,3 +39,26 @@ impl utoipa::PartialSchema for NetworkLabel {
 }
 
 impl utoipa::ToSchema for NetworkLabel {}
+
+impl utoipa::PartialSchema for ControlSni {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .max_length(Some(253))
+            .description(Some("A DNS name, kept in lower case"))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for ControlSni {}
+
+impl utoipa::PartialSchema for ControlAddress {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some("host:port: a DNS name or an IP address (IPv6 in brackets), and a port from 1 to 65535"))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for ControlAddress {}

@@ -6,13 +6,15 @@
 //! evaluations except caches derived from the same evidence, so every
 //! verdict is re-derived from what holds now.
 
-use crate::evidence::{from_ms, Evidence, ProbeOutcome, SelfCheck};
+use crate::evidence::{from_ms, Evidence, ProbeOutcome, SelfCheck, Stage};
+use crate::fleet::Transport;
 use crate::ids::ServerId;
 use crate::mesh::Mesh;
 use crate::settings::Settings;
 use crate::status::ServerStatus;
 use crate::verdict::{
-    EntryPointVerdict, MassBlock, MeshCell, PairCause, Quorum, Verdict, WitnessFault, WitnessFigure,
+    BlockKind, EntryPointVerdict, MassBlock, MeshCell, PairCause, Quorum, Verdict, VerifierBlock,
+    WitnessFault, WitnessFigure,
 };
 use std::collections::BTreeSet;
 
@@ -48,8 +50,10 @@ struct WitnessStats {
     failing: u32,
     /// R1 holds (never for verifiers).
     unreliable: bool,
-    /// R4's exception holds (verifiers only).
+    /// R4's exception holds (verifiers only), or its controls fail.
     suspended: bool,
+    /// A verifier whose control addresses fail, sustained (§8).
+    controls_down: bool,
 }
 
 impl WitnessStats {
@@ -113,7 +117,8 @@ pub struct Evaluation {
 /// What R2, R4 and R3 gathered about one server before its verdict is assembled.
 struct Gathered {
     quorum: Quorum,
-    blocked_by: Vec<ServerId>,
+    /// The verifiers' blocks, of every kind (§8).
+    blocks: Vec<VerifierBlock>,
     /// Verifiers whose word counts that reach it.
     still_reached_by: Vec<ServerId>,
     /// Per entry point of the server, in mesh order.
@@ -307,7 +312,9 @@ impl Evaluation {
             }
         }
         self.sustained[w] = sustained_pairs;
-        self.witnesses[w] = self.stats(w, fresh, probed, failing);
+        let controls_down =
+            fresh && self.verifier[w] && evidence.controls(w).is_sustained(cutoff, streak);
+        self.witnesses[w] = self.stats(w, fresh, probed, failing, controls_down);
     }
 
     /// Whether witnesses' failures towards `s` count in their R1 figures:
@@ -318,14 +325,22 @@ impl Evaluation {
     }
 
     /// A witness's R1/R4 standing from its figures.
-    fn stats(&self, w: usize, fresh: bool, probed: u32, failing: u32) -> WitnessStats {
+    fn stats(
+        &self,
+        w: usize,
+        fresh: bool,
+        probed: u32,
+        failing: u32,
+        controls_down: bool,
+    ) -> WitnessStats {
         let verifier = self.verifier[w];
         WitnessStats {
             fresh,
             probed,
             failing,
             unreliable: fresh && !verifier && failing >= self.settings.unreliable_threshold(probed),
-            suspended: fresh && verifier && probed >= 2 && failing == probed,
+            suspended: fresh && verifier && ((probed >= 2 && failing == probed) || controls_down),
+            controls_down,
         }
     }
 
@@ -352,7 +367,7 @@ impl Evaluation {
                     old.failing.saturating_sub(u32::from(reach.fails())),
                 )
             };
-            let new = self.stats(x, old.fresh, probed, failing);
+            let new = self.stats(x, old.fresh, probed, failing, old.controls_down);
             let verifier = self.verifier[x];
             if new.standing(verifier) == old.standing(verifier) {
                 self.witnesses[x] = new;
@@ -360,6 +375,24 @@ impl Evaluation {
             } else {
                 self.refresh_row(mesh, evidence, x, affected);
             }
+        }
+    }
+
+    /// What the kinds of §8 read of pair (`w`, `e`) beyond its streak: how
+    /// a failing handshake failed, and the transfer checks (fresh, streak
+    /// up to the sustained one, bytes).
+    fn kind_inputs(&self, evidence: &Evidence, w: usize, e: usize) -> KindInputs {
+        let pair = evidence.pair(w, e);
+        let streak = self.settings.failure_streak;
+        KindInputs {
+            failure: (pair.streak > 0).then_some((pair.last_stage, pair.sni_control)),
+            transfer: evidence.transfer(w, e).map(|t| {
+                (
+                    t.pair.is_fresh(self.cutoff_ms()),
+                    t.pair.streak.min(streak),
+                    t.bytes,
+                )
+            }),
         }
     }
 
@@ -437,12 +470,13 @@ impl Evaluation {
         self.sustained[w] = sustained;
     }
 
-    /// Gathers R2, R4 and R3 for one server from the per-target caches.
-    fn gather(&self, mesh: &Mesh, s: usize) -> Gathered {
+    /// Gathers R2, R4 (with §8's kinds) and R3 for one server from the
+    /// per-target caches.
+    fn gather(&self, mesh: &Mesh, evidence: &Evidence, s: usize) -> Gathered {
         let eps = mesh.entry_points_of(s);
         let mut g = Gathered {
             quorum: Quorum::default(),
-            blocked_by: Vec::new(),
+            blocks: Vec::new(),
             still_reached_by: Vec::new(),
             causes: vec![Vec::new(); eps.len()],
             verifier_failures: vec![Vec::new(); eps.len()],
@@ -458,36 +492,121 @@ impl Evaluation {
             if standing.votes {
                 g.quorum.failing += 1;
                 g.quorum.failing_witnesses.push(id.clone());
-            } else if standing.verifies {
-                g.blocked_by.push(id.clone());
             }
         }
-        g.still_reached_by = self
-            .verifiers
-            .iter()
-            .filter(|&&v| {
-                self.witnesses[v].standing(true).verifies && self.reach(v, s) == Reach::Reaches
-            })
-            .map(|&v| mesh.server(v).id.clone())
-            .collect();
+        for &v in &self.verifiers {
+            if !self.witnesses[v].standing(true).verifies {
+                continue;
+            }
+            let block = match self.reach(v, s) {
+                Reach::NotProbed => None,
+                Reach::Fails => Some(self.unreached_block(mesh, evidence, v, s)),
+                Reach::Reaches => self.reached_block(mesh, evidence, v, s),
+            };
+            let takes_out = block
+                .as_ref()
+                .is_some_and(|b| b.kind.takes_out_of_rotation());
+            if self.reach(v, s) == Reach::Reaches && !takes_out {
+                g.still_reached_by.push(mesh.server(v).id.clone());
+            }
+            g.blocks.extend(block);
+        }
+        let cause = |w: usize, since: i64| PairCause {
+            from: mesh.server(w).id.clone(),
+            to: mesh.server(s).id.clone(),
+            since: from_ms(since),
+        };
         for &(w, e, since) in &self.sustained_into[s] {
             let standing = self.witnesses[w].standing(self.verifier[w]);
-            let cause = || PairCause {
-                from: mesh.server(w).id.clone(),
-                to: mesh.server(s).id.clone(),
-                since: from_ms(since),
-            };
             if standing.votes {
-                g.causes[e - eps.start].push(cause());
+                g.causes[e - eps.start].push(cause(w, since));
             } else if standing.verifies && self.reach(w, s) == Reach::Reaches {
-                g.verifier_failures[e - eps.start].push(cause());
+                g.verifier_failures[e - eps.start].push(cause(w, since));
             }
         }
         g
     }
 
+    /// §8 for a verifier that reaches none of `s`'s entry points: `sni`
+    /// when each failed at TLS and the same address answered the control
+    /// SNI, `ip` otherwise (also for results that name no stage, which is
+    /// what a block meant before the kinds).
+    fn unreached_block(
+        &self,
+        mesh: &Mesh,
+        evidence: &Evidence,
+        v: usize,
+        s: usize,
+    ) -> VerifierBlock {
+        let cutoff = self.cutoff_ms();
+        let sni_filtered = mesh
+            .entry_points_of(s)
+            .map(|e| evidence.pair(v, e))
+            .filter(|p| p.is_fresh(cutoff))
+            .all(|p| p.last_stage == Some(Stage::Tls) && p.sni_control == Some(true));
+        VerifierBlock {
+            verifier: mesh.server(v).id.clone(),
+            kind: if sni_filtered {
+                BlockKind::Sni
+            } else {
+                BlockKind::Ip
+            },
+            transport: None,
+            frozen_after_bytes: None,
+        }
+    }
+
+    /// §8 for a verifier that still completes a handshake with `s`:
+    /// `throttled` when every transfer it checks freezes, sustained;
+    /// `protocol` when every entry point of one transport fails while
+    /// another transport reaches `s`; `None` otherwise.
+    fn reached_block(
+        &self,
+        mesh: &Mesh,
+        evidence: &Evidence,
+        v: usize,
+        s: usize,
+    ) -> Option<VerifierBlock> {
+        let (cutoff, streak) = (self.cutoff_ms(), self.settings.failure_streak);
+        let block = |kind, transport, frozen_after_bytes| VerifierBlock {
+            verifier: mesh.server(v).id.clone(),
+            kind,
+            transport,
+            frozen_after_bytes,
+        };
+        let transfers: Vec<_> = mesh
+            .entry_points_of(s)
+            .filter_map(|e| evidence.transfer(v, e))
+            .filter(|t| t.pair.is_fresh(cutoff))
+            .collect();
+        if !transfers.is_empty() && transfers.iter().all(|t| t.pair.streak >= streak) {
+            let bytes = transfers.iter().map(|t| t.bytes).min();
+            return Some(block(BlockKind::Throttled, None, bytes));
+        }
+        // Per transport: fresh results, and sustained failures among them.
+        let mut tally = [(Transport::Tcp, 0u32, 0u32), (Transport::Quic, 0, 0)];
+        for e in mesh.entry_points_of(s) {
+            let pair = evidence.pair(v, e);
+            if !pair.is_fresh(cutoff) {
+                continue;
+            }
+            let t = tally
+                .iter_mut()
+                .find(|(t, _, _)| *t == mesh.transport_of(e))
+                .expect("every transport is tallied");
+            t.1 += 1;
+            t.2 += u32::from(pair.streak >= streak);
+        }
+        // The verifier reaches `s`, so some transport has a fresh result
+        // that does not fail: the one that fails wholesale is blocked.
+        tally
+            .iter()
+            .find(|(_, fresh, failing)| *fresh > 0 && failing == fresh)
+            .map(|(t, _, _)| block(BlockKind::Protocol, Some(*t), None))
+    }
+
     fn verdict_of(&self, mesh: &Mesh, evidence: &Evidence, s: usize) -> Verdict {
-        self.assemble(mesh, evidence, s, self.gather(mesh, s))
+        self.assemble(mesh, evidence, s, self.gather(mesh, evidence, s))
     }
 
     /// R5: the verdict of server `s` from its own report and what the
@@ -499,9 +618,9 @@ impl Evaluation {
         let stats = self.witnesses[s];
         let Gathered {
             quorum,
-            blocked_by,
+            blocks,
             still_reached_by,
-            causes,
+            mut causes,
             verifier_failures,
         } = g;
         let unreachable = quorum.failing >= self.settings.quorum;
@@ -511,7 +630,28 @@ impl Evaluation {
         let alive = fresh
             && report.is_some_and(|r| r.self_check.is_ok())
             && (quorum.of == 0 || quorum.failing < quorum.of);
-        let blocked_by = if alive { blocked_by } else { Vec::new() };
+        let blocks = if alive { blocks } else { Vec::new() };
+        let blocked_by: Vec<ServerId> = blocks
+            .iter()
+            .filter(|b| b.kind.takes_out_of_rotation())
+            .map(|b| b.verifier.clone())
+            .collect();
+        // R3 marks blame no one; a blocked protocol's entry points are
+        // ordered last too, with the verifier's cause, but are no R3 mark.
+        let pair_marked = !unreachable && causes.iter().any(|c| !c.is_empty());
+        for block in blocks.iter().filter(|b| b.kind == BlockKind::Protocol) {
+            for (k, e) in mesh.entry_points_of(s).enumerate() {
+                if Some(mesh.transport_of(e)) != block.transport {
+                    continue;
+                }
+                if let Some(failure) = verifier_failures[k]
+                    .iter()
+                    .find(|c| c.from == block.verifier)
+                {
+                    causes[k].push(failure.clone());
+                }
+            }
+        }
         let entry_points: Vec<EntryPointVerdict> = mesh
             .entry_points_of(s)
             .zip(causes)
@@ -523,7 +663,6 @@ impl Evaluation {
                 verifier_failures,
             })
             .collect();
-        let pair_marked = !unreachable && entry_points.iter().any(|e| !e.available);
 
         let mut conditions = BTreeSet::new();
         if fresh && report.is_some_and(|r| !r.self_check.is_ok()) {
@@ -569,7 +708,9 @@ impl Evaluation {
                 of: stats.probed,
             }),
             suspended_verifier: stats.suspended,
+            controls_unreachable: stats.controls_down,
             blocked_by,
+            blocks,
             still_reached_by,
             entry_points,
             maintenance,
@@ -595,6 +736,7 @@ impl Evaluation {
             received_ms,
             self_check,
             probes,
+            controls: None,
         };
         self.apply_reports(mesh, evidence, [report])
     }
@@ -617,13 +759,23 @@ impl Evaluation {
             let was_fresh = self.is_fresh(evidence, w);
             evidence.record_report(w, report.received_ms, report.self_check);
             let mut ordered: Vec<&(usize, ProbeOutcome)> = report.probes.iter().collect();
-            ordered.sort_by_key(|(e, p)| (*e, p.at_ms));
-            applied += ordered
-                .into_iter()
-                .filter(|&&(e, probe)| {
-                    evidence.apply_probe(w, e, probe, report.received_ms, timing)
-                })
-                .count();
+            ordered.sort_by_key(|(e, p)| (*e, p.check, p.at_ms));
+            let verifier = self.verifier[w];
+            for &(e, probe) in ordered {
+                // What §8's kinds read of a verifier's pair, beyond what its
+                // row's reach and sustained lists tell the verdicts.
+                let before = verifier.then(|| self.kind_inputs(evidence, w, e));
+                if evidence.apply_probe(w, e, probe, report.received_ms, timing) {
+                    applied += 1;
+                    if before.is_some_and(|b| b != self.kind_inputs(evidence, w, e)) {
+                        affected[mesh.owner_of(e)] = true;
+                    }
+                }
+            }
+            if let Some(controls) = report.controls {
+                applied +=
+                    usize::from(evidence.apply_control(w, controls, report.received_ms, timing));
+            }
             self.refresh_row(mesh, evidence, w, &mut affected);
             if self.is_fresh(evidence, w) != was_fresh {
                 self.retarget(mesh, evidence, w, &mut affected);
@@ -638,15 +790,26 @@ impl Evaluation {
 }
 
 /// One witness's report for the incremental path: its index in the mesh,
-/// when the panel received it, its self-check and its probe results
-/// resolved to entry point indices.
+/// when the panel received it, its self-check, its probe results
+/// resolved to entry point indices and its control checks folded into
+/// one (see [`crate::intake::fold_controls`]).
 pub struct WitnessReport<'a> {
     pub w: usize,
     pub received_ms: i64,
     pub self_check: SelfCheck,
     pub probes: &'a [(usize, ProbeOutcome)],
+    pub controls: Option<ProbeOutcome>,
 }
 
+/// See [`Evaluation::kind_inputs`].
+#[derive(PartialEq, Eq)]
+struct KindInputs {
+    failure: Option<(Option<Stage>, Option<bool>)>,
+    transfer: Option<(bool, u32, u64)>,
+}
+
+#[cfg(test)]
+mod kinds_tests;
 #[cfg(test)]
 mod properties;
 #[cfg(test)]

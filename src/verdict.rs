@@ -2,6 +2,7 @@
 //! unchanged into the API, the server functions and the UI.
 
 use crate::evidence::SelfCheck;
+use crate::fleet::Transport;
 use crate::ids::{EntryPointId, ServerId};
 use crate::maintenance::InMaintenance;
 use crate::status::ServerStatus;
@@ -64,6 +65,70 @@ pub struct EntryPointVerdict {
     pub verifier_failures: Vec<PairCause>,
 }
 
+/// The kind of block a verifier sees (PRODUCT.md §8): each needs its own fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum BlockKind {
+    /// Every entry point fails at TCP/UDP: a new IP is the fix.
+    Ip,
+    /// The real SNI fails where the control SNI succeeds: a new SNI is.
+    Sni,
+    /// Every entry point of one transport fails while another reaches the
+    /// server: serve the working transport first.
+    Protocol,
+    /// Handshakes succeed, transfers freeze after a few KB: an address in
+    /// another provider's range, or a domestic relay.
+    Throttled,
+}
+
+impl BlockKind {
+    pub const ALL: [BlockKind; 4] = [
+        BlockKind::Ip,
+        BlockKind::Sni,
+        BlockKind::Protocol,
+        BlockKind::Throttled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockKind::Ip => "ip",
+            BlockKind::Sni => "sni",
+            BlockKind::Protocol => "protocol",
+            BlockKind::Throttled => "throttled",
+        }
+    }
+
+    pub fn from_name(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == raw)
+    }
+
+    /// Whether the server leaves rotation for it: a blocked protocol only
+    /// orders that transport's entry points last.
+    pub fn takes_out_of_rotation(self) -> bool {
+        self != BlockKind::Protocol
+    }
+
+    /// Whether a new IP address is the fix (IP-rotation actions run only
+    /// for these).
+    pub fn new_address_helps(self) -> bool {
+        matches!(self, BlockKind::Ip | BlockKind::Throttled)
+    }
+}
+
+/// One verifier's block of a server, of one kind (§8).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifierBlock {
+    pub verifier: ServerId,
+    pub kind: BlockKind,
+    /// `protocol`: the transport whose entry points fail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<Transport>,
+    /// `throttled`: the bytes the frozen transfers received (the fewest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frozen_after_bytes: Option<u64>,
+}
+
 /// Everything the engine concludes about one server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
@@ -84,8 +149,19 @@ pub struct Verdict {
     /// A verifier that reaches none of (at least 2) servers: its verdicts
     /// are suspended (R4's exception).
     pub suspended_verifier: bool,
-    /// Verifiers that see this server's address blocked (R4).
+    /// Verifiers that see this server blocked in a way that takes it out
+    /// of rotation (R4, or §8's `sni` and `throttled`): the verifiers of
+    /// `blocks` whose kind takes it out.
     pub blocked_by: Vec<ServerId>,
+    /// Every verifier's block of this server, with its kind (§8), in
+    /// verifier order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<VerifierBlock>,
+    /// This server is a verifier that cannot reach its own network's
+    /// control addresses: its network is in an allowlist or shutdown
+    /// mode, and its verdicts are suspended (§8).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub controls_unreachable: bool,
     /// Fresh verifiers whose word counts and that reach it: with
     /// `blocked_by`, where it is blocked and where it is not (§6).
     #[serde(default)]

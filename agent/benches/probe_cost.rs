@@ -104,6 +104,7 @@ async fn main() {
                 sni: Some("www.example.com".into()),
                 alpn: None,
                 obfuscated: false,
+                transfer_path: None,
             }
         })
         .collect();
@@ -113,6 +114,7 @@ async fn main() {
         probe_interval_s: PROBE_INTERVAL_S,
         probe_timeout_s: 5,
         peers,
+        verifier: None,
     };
     let seen: Shared = Arc::default();
     let panel = Router::new()

@@ -189,6 +189,9 @@ impl Prober {
                 ok: outcome.is_ok(),
                 latency_ms: outcome.ok().map(f64::from),
                 error: outcome.err(),
+                check: Default::default(),
+                stage: None,
+                bytes: None,
             });
         }
         results
@@ -602,6 +605,7 @@ mod tests {
             sni: sni.map(Into::into),
             alpn: None,
             obfuscated: false,
+            transfer_path: None,
         }
     }
 

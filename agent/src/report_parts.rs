@@ -60,6 +60,9 @@ mod tests {
             ok: false,
             latency_ms: None,
             error: None,
+            check: Default::default(),
+            stage: None,
+            bytes: None,
         }
     }
 

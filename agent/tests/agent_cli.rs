@@ -92,6 +92,7 @@ async fn panel_serving(peers: Vec<Peer>) -> String {
         probe_interval_s: 30,
         probe_timeout_s: 2,
         peers,
+        verifier: None,
     };
     let panel = Router::new().route(
         "/api/agent/v1/config",
@@ -217,6 +218,7 @@ fn peer(id: &str, port: u16, protocol: Protocol) -> Peer {
         sni: Some("www.example.com".into()),
         alpn: None,
         obfuscated: false,
+        transfer_path: None,
     }
 }
 

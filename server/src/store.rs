@@ -34,10 +34,10 @@ pub mod topics {
 }
 
 pub use types::{
-    Attempt, Channels, ConnectorSync, Delivery, DueRun, Endpoint, EvidenceSnapshot, FollowedReport,
-    GeneratedTokens, NewActionRun, NewNotification, NotificationView, OperatorCredentials,
-    Outgoing, PairRow, PendingReport, ReceivedReport, Recipient, RecordedChange, StoredConnector,
-    StoredReport, TargetKind, TurnedOffRecord,
+    Attempt, Channels, ConnectorSync, ControlRow, Delivery, DueRun, Endpoint, EvidenceSnapshot,
+    FollowedReport, GeneratedTokens, NewActionRun, NewNotification, NotificationView,
+    OperatorCredentials, Outgoing, PairRow, PendingReport, ReceivedReport, Recipient,
+    RecordedChange, StoredConnector, StoredReport, TargetKind, TurnedOffRecord,
 };
 
 use crate::crypto::sealing::{SealingError, SealingKey};
@@ -245,7 +245,8 @@ delegate! {
     fn peers_of(&self, server: &ServerId) -> Result<Vec<Peer>, StoreError>;
     fn servers(&self) -> Result<Vec<ServerSummary>, StoreError>;
     fn server(&self, id: &ServerId) -> Result<Option<ServerSummary>, StoreError>;
-    fn set_verifier(&self, server: &ServerId, enabled: bool, network: Option<Option<meshwatch::network::NetworkLabel>>) -> Result<bool, StoreError>;
+    fn set_verifier(&self, server: &ServerId, mark: &meshwatch::controls::VerifierMark) -> Result<bool, StoreError>;
+    fn verifier_checks(&self, server: &ServerId) -> Result<Option<meshwatch::agent_api::VerifierChecks>, StoreError>;
     fn remove_server(&self, server: &ServerId) -> Result<bool, StoreError>;
     fn user(&self, id: &UserId) -> Result<Option<(UserSummary, Option<String>)>, StoreError>;
     fn users(&self) -> Result<Vec<UserSummary>, StoreError>;
@@ -275,7 +276,7 @@ delegate! {
     fn last_change_number(&self) -> Result<i64, StoreError>;
     fn evidence_snapshot(&self) -> Result<EvidenceSnapshot, StoreError>;
     fn write_pairs(&self, pairs: &[PairRow]) -> Result<(), StoreError>;
-    fn move_checkpoint(&self, applied_seq: i64) -> Result<(), StoreError>;
+    fn move_checkpoint(&self, applied_seq: i64, controls: &[ControlRow]) -> Result<(), StoreError>;
     fn prune(&self, before_ms: i64) -> Result<u64, StoreError>;
     fn settings(&self) -> Result<Settings, StoreError>;
     fn save_settings(&self, s: &Settings) -> Result<(), StoreError>;

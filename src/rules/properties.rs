@@ -3,9 +3,12 @@
 //! one success resets a streak.
 
 use crate::balance::assign;
-use crate::evidence::{Evidence, PairState, ProbeError, ProbeOutcome, SelfCheck, StreakTiming};
+use crate::evidence::{
+    Check, Evidence, PairState, ProbeError, ProbeOutcome, SelfCheck, Stage, StreakTiming,
+};
+use crate::fleet::Transport;
 use crate::ids::{EntryPointId, RouteId, ServerId, UserId};
-use crate::mesh::{Mesh, MeshRoute, MeshServer};
+use crate::mesh::{Mesh, MeshEntryPoint, MeshRoute, MeshServer};
 use crate::rules::{evaluate, WitnessReport};
 use crate::settings::Settings;
 use crate::status::ServerStatus;
@@ -95,9 +98,19 @@ fn build(s: &Scenario) -> (Mesh, Evidence) {
             country: COUNTRIES[*country].to_uppercase(),
             verifier: *verifier,
             network: None,
+            controls: Default::default(),
             routes: vec![RouteId::parse(COUNTRIES[*country]).expect("slug")],
+            // Every second entry point is a QUIC one, so that §8's
+            // `protocol` kind has two transports to tell apart.
             entry_points: (0..*eps)
-                .map(|e| EntryPointId::parse(&format!("s{i}-e{e}")).expect("slug"))
+                .map(|e| MeshEntryPoint {
+                    id: EntryPointId::parse(&format!("s{i}-e{e}")).expect("slug"),
+                    transport: if e % 2 == 1 {
+                        Transport::Quic
+                    } else {
+                        Transport::Tcp
+                    },
+                })
                 .collect(),
         })
         .collect();
@@ -156,10 +169,40 @@ fn ok_check() -> SelfCheck {
 }
 
 fn outcome(at_ms: i64, ok: bool) -> ProbeOutcome {
-    ProbeOutcome {
-        at_ms,
-        ok,
-        error: (!ok).then_some(ProbeError::Refused),
+    ProbeOutcome::handshake(at_ms, ok, (!ok).then_some(ProbeError::Refused))
+}
+
+/// One of §8's checks, picked by `variant`: handshakes failing at TCP or
+/// at TLS, the control SNI, and transfers (frozen when failing).
+fn check_outcome(at_ms: i64, ok: bool, variant: u8) -> ProbeOutcome {
+    let base = outcome(at_ms, ok);
+    let failed = |stage| (!ok).then_some(stage);
+    match variant {
+        0 => base,
+        1 => ProbeOutcome {
+            stage: failed(Stage::Tcp),
+            ..base
+        },
+        2 => ProbeOutcome {
+            stage: failed(Stage::Tls),
+            error: (!ok).then_some(ProbeError::Reset),
+            ..base
+        },
+        3 => ProbeOutcome {
+            check: Check::ControlSni,
+            ..base
+        },
+        _ => ProbeOutcome {
+            check: Check::Transfer,
+            error: (!ok).then_some(ProbeError::Frozen),
+            stage: failed(Stage::Transfer),
+            bytes: Some(if ok {
+                131_072
+            } else {
+                16_384 + u64::from(variant)
+            }),
+            ..base
+        },
     }
 }
 
@@ -172,7 +215,7 @@ proptest! {
         reports in prop::collection::vec(
             (
                 any::<prop::sample::Index>(),
-                prop::collection::vec((any::<prop::sample::Index>(), any::<bool>()), 0..8),
+                prop::collection::vec((any::<prop::sample::Index>(), any::<bool>(), 0u8..6), 0..8),
                 prop::option::of((any::<bool>(), any::<bool>())),
             ),
             1..5,
@@ -200,9 +243,9 @@ proptest! {
                 new_results
                     .iter()
                     .enumerate()
-                    .map(|(i, (pick, ok))| {
+                    .map(|(i, (pick, ok, variant))| {
                         let at = 1_000 + (k * 4 + i % 4) as i64;
-                        (targets[pick.index(targets.len())], outcome(at, *ok))
+                        (targets[pick.index(targets.len())], check_outcome(at, *ok, *variant))
                     })
                     .collect()
             };
@@ -217,6 +260,7 @@ proptest! {
             received_ms: NOW,
             self_check: self_check.clone(),
             probes,
+            controls: None,
         });
         batched.apply_reports(&mesh, &mut batch_evidence, reports);
         prop_assert_eq!(batched.verdicts(), incremental.verdicts());

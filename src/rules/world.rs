@@ -1,7 +1,7 @@
 //! A small fleet to state rules against: each server has one entry point
 //! (`<id>-ep`, or more with `entry_points`) and one route per country.
 
-use crate::evidence::{Evidence, ProbeError, ProbeOutcome, SelfCheck, StreakTiming};
+use crate::evidence::{Check, Evidence, ProbeError, ProbeOutcome, SelfCheck, Stage, StreakTiming};
 use crate::ids::{EntryPointId, RouteId, ServerId};
 use crate::mesh::{Mesh, MeshRoute, MeshServer};
 use crate::rules::{evaluate, Evaluation};
@@ -42,6 +42,7 @@ pub fn world_with(servers: &[(&str, &str, bool, usize)]) -> World {
                 country: (*country).to_owned(),
                 verifier: *verifier,
                 network: None,
+                controls: Default::default(),
                 routes: vec![route],
                 entry_points: (0..*eps)
                     .map(|i| {
@@ -50,7 +51,9 @@ pub fn world_with(servers: &[(&str, &str, bool, usize)]) -> World {
                         } else {
                             format!("ep{i}")
                         };
-                        EntryPointId::parse(&format!("{id}-{suffix}")).expect("ep slug")
+                        EntryPointId::parse(&format!("{id}-{suffix}"))
+                            .expect("ep slug")
+                            .into()
                     })
                     .collect(),
             }
@@ -118,11 +121,8 @@ impl World {
         timing: StreakTiming,
     ) {
         self.agent_clock += 1_000;
-        let probe = ProbeOutcome {
-            at_ms: self.agent_clock,
-            ok,
-            error: (!ok).then_some(ProbeError::Timeout),
-        };
+        let probe =
+            ProbeOutcome::handshake(self.agent_clock, ok, (!ok).then_some(ProbeError::Timeout));
         self.evidence.apply_probe(w, e, probe, received_ms, timing);
     }
 
@@ -179,6 +179,87 @@ impl World {
 
     pub fn verdict(&self, id: &str) -> Verdict {
         self.evaluation().verdicts()[self.index(id)].clone()
+    }
+}
+
+impl World {
+    /// Makes entry point `nth` of `server` a QUIC one (the mesh is
+    /// rebuilt, evidence kept).
+    pub fn quic(mut self, server: &str, nth: usize) -> World {
+        let mut servers = self.mesh.servers().to_vec();
+        let s = self.index(server);
+        servers[s].entry_points[nth].transport = crate::fleet::Transport::Quic;
+        self.mesh = Mesh::new(servers, self.mesh.routes().to_vec());
+        self
+    }
+
+    /// `witness` runs `check` on entry point `nth` of `target` `times`
+    /// times (a round apart), each failing at `stage` unless `ok`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn check(
+        &mut self,
+        witness: &str,
+        target: &str,
+        nth: usize,
+        check: Check,
+        outcome: Outcome,
+        times: u32,
+    ) {
+        let (w, t) = (self.index(witness), self.index(target));
+        let e = self.mesh.entry_points_of(t).nth(nth).expect("entry point");
+        let timing = StreakTiming {
+            knock_gap_ms: 0,
+            ..self.settings.streak_timing()
+        };
+        for _ in 0..times {
+            self.agent_clock += 1_000;
+            let probe = outcome.at(self.agent_clock, check);
+            if check == Check::Control {
+                self.evidence.apply_control(w, probe, self.now, timing);
+            } else {
+                self.evidence.apply_probe(w, e, probe, self.now, timing);
+            }
+        }
+    }
+}
+
+/// How one check ends, for [`World::check`].
+#[derive(Debug, Clone, Copy)]
+pub enum Outcome {
+    Ok,
+    /// Received this many bytes (transfers).
+    OkBytes(u64),
+    Fails(ProbeError, Stage),
+    /// A transfer froze after this many bytes.
+    Frozen(u64),
+}
+
+impl Outcome {
+    fn at(self, at_ms: i64, check: Check) -> ProbeOutcome {
+        let base = ProbeOutcome {
+            check,
+            ..ProbeOutcome::handshake(at_ms, true, None)
+        };
+        match self {
+            Outcome::Ok => base,
+            Outcome::OkBytes(bytes) => ProbeOutcome {
+                bytes: Some(bytes),
+                ..base
+            },
+            Outcome::Fails(error, stage) => ProbeOutcome {
+                ok: false,
+                error: Some(error),
+                stage: Some(stage),
+                ..base
+            },
+            Outcome::Frozen(bytes) => ProbeOutcome {
+                ok: false,
+                error: Some(ProbeError::Frozen),
+                stage: Some(Stage::Transfer),
+                bytes: Some(bytes),
+                ..base
+            },
+        }
     }
 }
 

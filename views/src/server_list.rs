@@ -304,6 +304,7 @@ mod tests {
             routes: vec![RouteId::parse("germany").expect("slug")],
             verifier: false,
             verifier_network: None,
+            verifier_controls: Default::default(),
             entry_points: vec![EntryPointSummary {
                 id: EntryPointId::parse("de-1-vless").expect("slug"),
                 protocol: Protocol::Vless,

@@ -32,6 +32,9 @@ pub struct ServerSummary {
     /// A verifier's network, if named.
     #[serde(default)]
     pub verifier_network: Option<meshwatch::network::NetworkLabel>,
+    /// A verifier's control SNI and addresses (§8).
+    #[serde(default)]
+    pub verifier_controls: meshwatch::controls::ControlTargets,
     pub entry_points: Vec<EntryPointSummary>,
 }
 

@@ -2,23 +2,22 @@
 
 use crate::engine::Evaluator;
 use crate::store::{Store, StoreError};
-use meshwatch::network::NetworkLabel;
+use meshwatch::controls::VerifierMark;
 use meshwatch::ServerId;
 
-/// "Use this server to check blocking on the others", or stop; `network`:
-/// `None` keeps the label, `Some(None)` clears it. `false`: no such server.
+/// "Use this server to check blocking on the others", or stop, with what
+/// `mark` gives of its network and control targets. `false`: no such server.
 pub async fn set_verifier(
     store: &Store,
     evaluator: &Evaluator,
     server: &ServerId,
-    enabled: bool,
-    network: Option<Option<NetworkLabel>>,
+    mark: &VerifierMark,
 ) -> Result<bool, StoreError> {
-    if !store.set_verifier(server, enabled, network).await? {
+    if !store.set_verifier(server, mark).await? {
         return Ok(false);
     }
     evaluator.reload_fleet().await?;
-    tracing::info!(server = %server, enabled, "verifier mark changed");
+    tracing::info!(server = %server, enabled = mark.enabled, "verifier mark changed");
     Ok(true)
 }
 

@@ -14,12 +14,11 @@ use super::fault_alert::FaultAlert;
 use super::snapshot::{SharedSnapshot, Snapshot};
 use crate::ops::telemetry::Metrics;
 use crate::store::topics::{FLEET_CHANGED, SETTINGS_CHANGED};
-use crate::store::{NewNotification, PairRow, Store, StoreError};
+use crate::store::{ControlRow, NewNotification, PairRow, Store, StoreError};
 use dirty::DirtyPairs;
 use ingest::{resolve, Queued};
 use meshwatch::agent_api::ProbeReport;
-use meshwatch::evidence::{Evidence, PairState};
-use meshwatch::intake::newest_per_entry_point;
+use meshwatch::evidence::{Evidence, PairState, TransferState};
 use meshwatch::mesh::Mesh;
 use meshwatch::rules::evaluate;
 use meshwatch::settings::Settings;
@@ -80,6 +79,14 @@ pub struct Evaluator {
     evaluating: AtomicBool,
 }
 
+/// A changed pair as a checkpoint copies it.
+struct Dirty {
+    w: usize,
+    e: usize,
+    state: PairState,
+    transfer: Option<TransferState>,
+}
+
 /// What the store holds of the evidence: the mesh, the pairs and
 /// self-reports of the checkpoint plus the reports stored after it.
 struct Restored {
@@ -113,6 +120,14 @@ async fn restore(store: &Store, settings: &Settings) -> Result<Restored, StoreEr
         let e = mesh.entry_point_index(&row.entry_point_id);
         if let (Some(w), Some(e)) = (w, e) {
             evidence.restore_pair(w, e, row.state);
+            if let Some(transfer) = row.transfer {
+                evidence.restore_transfer(w, e, transfer);
+            }
+        }
+    }
+    for row in snapshot.controls {
+        if let Some(w) = mesh.server_index(&row.verifier_id) {
+            evidence.restore_controls(w, row.state);
         }
     }
     let mut applied_seq = snapshot.checkpoint_seq;
@@ -129,11 +144,15 @@ async fn restore(store: &Store, settings: &Settings) -> Result<Restored, StoreEr
                 continue;
             }
         };
-        let (resolved, _) = resolve(&mesh, &probes);
-        for (e, probe) in newest_per_entry_point(resolved) {
-            if evidence.apply_probe(w, e, probe, pending.received_ms, settings.streak_timing()) {
+        let resolved = resolve(&mesh, &probes);
+        let timing = settings.streak_timing();
+        for (e, probe) in resolved.probes {
+            if evidence.apply_probe(w, e, probe, pending.received_ms, timing) {
                 dirty.insert(w, e);
             }
+        }
+        if let Some(controls) = resolved.controls {
+            evidence.apply_control(w, controls, pending.received_ms, timing);
         }
     }
     Ok(Restored {
@@ -318,16 +337,29 @@ impl Evaluator {
         // are copied: reports are stored and applied during the writes.
         let _checkpointing = self.checkpointing.lock().await;
         let order = self.order.lock().await;
-        let (pairs, mesh, applied_seq) = {
+        let (pairs, controls, mesh, applied_seq) = {
             let state = self.snapshot.read();
             let mut ledger = self.ledger();
-            let pairs: Vec<(usize, usize, PairState)> = ledger
+            let pairs: Vec<Dirty> = ledger
                 .dirty
                 .take()
                 .into_iter()
-                .map(|(w, e)| (w, e, *state.evidence.pair(w, e)))
+                .map(|(w, e)| Dirty {
+                    w,
+                    e,
+                    state: *state.evidence.pair(w, e),
+                    transfer: state.evidence.transfer(w, e).copied(),
+                })
                 .collect();
-            (pairs, state.mesh.clone(), ledger.applied_seq)
+            // A few rows (verifiers only): written whole each time.
+            let controls: Vec<ControlRow> = (0..state.mesh.server_count())
+                .filter(|&w| *state.evidence.controls(w) != PairState::default())
+                .map(|w| ControlRow {
+                    verifier_id: state.mesh.server(w).id.clone(),
+                    state: *state.evidence.controls(w),
+                })
+                .collect();
+            (pairs, controls, state.mesh.clone(), ledger.applied_seq)
         };
         drop(order);
         for (k, chunk) in pairs.chunks(PAIRS_PER_TRANSACTION).enumerate() {
@@ -335,10 +367,11 @@ impl Evaluator {
             // ids would cost more memory than its evidence.
             let rows: Vec<PairRow> = chunk
                 .iter()
-                .map(|&(w, e, state)| PairRow {
-                    witness_id: mesh.server(w).id.clone(),
-                    entry_point_id: mesh.entry_point_id(e).clone(),
-                    state,
+                .map(|d| PairRow {
+                    witness_id: mesh.server(d.w).id.clone(),
+                    entry_point_id: mesh.entry_point_id(d.e).clone(),
+                    state: d.state,
+                    transfer: d.transfer,
                 })
                 .collect();
             if let Err(err) = self.store.write_pairs(&rows).await {
@@ -346,7 +379,7 @@ impl Evaluator {
                 return Err(err);
             }
         }
-        if let Err(err) = self.store.move_checkpoint(applied_seq).await {
+        if let Err(err) = self.store.move_checkpoint(applied_seq, &controls).await {
             self.keep_unwritten(&mesh, &pairs);
             return Err(err);
         }
@@ -356,10 +389,10 @@ impl Evaluator {
     /// A checkpoint failed before these pairs were written: a later one
     /// must not move past them. `mesh` is the one they index (a reload may
     /// have replaced it since).
-    fn keep_unwritten(&self, mesh: &Arc<Mesh>, pairs: &[(usize, usize, PairState)]) {
+    fn keep_unwritten(&self, mesh: &Arc<Mesh>, pairs: &[Dirty]) {
         let state = self.snapshot.read();
         let mut ledger = self.ledger();
-        let pairs = pairs.iter().map(|&(w, e, _)| (w, e));
+        let pairs = pairs.iter().map(|d| (d.w, d.e));
         if Arc::ptr_eq(mesh, &state.mesh) {
             ledger.dirty.extend(pairs);
         } else {

@@ -129,8 +129,9 @@ mod tests {
                 country: "DE".into(),
                 verifier: false,
                 network: None,
+                controls: Default::default(),
                 routes: vec![id(RouteId::parse, "de")],
-                entry_points: vec![id(EntryPointId::parse, &format!("{s}-ep"))],
+                entry_points: vec![id(EntryPointId::parse, &format!("{s}-ep")).into()],
             })
             .collect();
         Mesh::new(
@@ -147,7 +148,7 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let ep = s.entry_points[0].clone();
+                let ep = s.entry_points[0].id.clone();
                 let endpoint = Endpoint {
                     id: ep.clone(),
                     name: s.name.clone(),

@@ -199,7 +199,10 @@ pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<See
     let tokyo = meshwatch::ServerId::parse("jp-1")?;
     let network = meshwatch::network::NetworkLabel::parse(DEMO_VERIFIER_NETWORK)?;
     store
-        .set_verifier(&tokyo, true, Some(Some(network)))
+        .set_verifier(
+            &tokyo,
+            &meshwatch::controls::VerifierMark::toggle(true, Some(Some(network))),
+        )
         .await?;
     store.save_settings(&settings()).await?;
     plan_demo_maintenance(store).await?;

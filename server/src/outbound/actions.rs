@@ -374,7 +374,7 @@ impl Runner {
         let points: Vec<&Endpoint> = server
             .entry_points
             .iter()
-            .filter_map(|e| endpoints.get(e))
+            .filter_map(|e| endpoints.get(&e.id))
             .collect();
         let addresses = crate::outbound::notify::addresses(&mesh, index, &endpoints);
         // The server as a fleet document holds it: a script that moved it

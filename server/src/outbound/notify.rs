@@ -246,7 +246,7 @@ pub fn addresses(
         .server(s)
         .entry_points
         .iter()
-        .filter_map(|e| endpoints.get(e))
+        .filter_map(|e| endpoints.get(&e.id))
     {
         let address = if e.host.contains(':') {
             format!("[{}]:{}", e.host, e.port)
@@ -341,8 +341,11 @@ mod tests {
                 country: "DE".into(),
                 verifier: false,
                 network: None,
+                controls: Default::default(),
                 routes: vec![RouteId::parse("de").expect("slug")],
-                entry_points: vec![EntryPointId::parse(&format!("s{i}-ep")).expect("slug")],
+                entry_points: vec![EntryPointId::parse(&format!("s{i}-ep"))
+                    .expect("slug")
+                    .into()],
             })
             .collect();
         Mesh::new(

@@ -201,8 +201,7 @@ impl PanelBackend for PanelAdapter {
             &self.read.store,
             &self.read.evaluator,
             id,
-            enabled,
-            network,
+            &meshwatch::controls::VerifierMark::toggle(enabled, network),
         )
         .await
         .map_err(backend_error)

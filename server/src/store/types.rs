@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use meshwatch::agent_api::ReportAck;
-use meshwatch::evidence::{PairState, SelfCheck};
+use meshwatch::evidence::{PairState, SelfCheck, TransferState};
 use meshwatch::fleet::Protocol;
 use meshwatch::{EntryPointId, ServerId, UserId};
 use meshwatch_views::views::{DeliveryState, NotificationKind};
@@ -199,6 +199,14 @@ pub struct PairRow {
     pub witness_id: ServerId,
     pub entry_point_id: EntryPointId,
     pub state: PairState,
+    /// Its transfer checks, when any ran (§8).
+    pub transfer: Option<TransferState>,
+}
+
+/// A verifier's checks of its control addresses (§8), as stored.
+pub struct ControlRow {
+    pub verifier_id: ServerId,
+    pub state: PairState,
 }
 
 /// Everything needed to rebuild the in-memory evidence at start-up.
@@ -206,6 +214,7 @@ pub struct EvidenceSnapshot {
     /// The latest self-report of each server: (server, received at ms, check).
     pub reports: Vec<(ServerId, i64, SelfCheck)>,
     pub pairs: Vec<PairRow>,
+    pub controls: Vec<ControlRow>,
     pub pending: Vec<PendingReport>,
     /// The last report the pairs hold the effect of.
     pub checkpoint_seq: i64,

@@ -557,7 +557,10 @@ async fn old_metrics_and_folded_report_ids_are_pruned_but_unfolded_reports_are_k
             .await
             .expect("the evaluator's term");
     }
-    store.move_checkpoint(i64::MAX).await.expect("checkpoint");
+    store
+        .move_checkpoint(i64::MAX, &[])
+        .await
+        .expect("checkpoint");
     assert_eq!(
         store.prune(future).await.expect("prune"),
         5,

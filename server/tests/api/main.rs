@@ -6,6 +6,7 @@ mod agent;
 mod attacks;
 mod backup;
 mod binary;
+mod block_kinds;
 mod cloud_actions;
 mod connectors;
 mod crash;

@@ -117,7 +117,7 @@ async fn a_block_names_the_networks_that_see_it_and_those_that_still_reach_it() 
     assert_eq!(de_1["blocked_by"], json!(["ir-1"]));
     assert_eq!(
         de_1["blocked_on"],
-        json!([{"verifier": "ir-1", "network": "MTS mobile"}])
+        json!([{"verifier": "ir-1", "network": "MTS mobile", "kind": "ip"}])
     );
     assert_eq!(
         de_1["still_reached_by"],

@@ -32,6 +32,7 @@ const ACTIONS: i64 = 20261208000002;
 const ACTIONS_DO_NO_HARM: i64 = 20261209000001;
 const TOKEN_SCOPES: i64 = 20261209000002;
 const CONNECTORS: i64 = 20261210000001;
+const BLOCK_KINDS: i64 = 20261211000001;
 
 /// The secrets whose hashes the fixtures hold.
 const DE_1_AGENT: &str = "de-1-agent-token-0001";
@@ -358,6 +359,7 @@ async fn assert_rows_survived(url: &str, version: i64, key: &SealingKey) {
 
     if version >= AGENT_INGEST {
         assert_ingest_survived(&db, &from).await;
+        assert_block_kinds_survived(&db, version).await;
     }
     db.close().await;
 }
@@ -542,6 +544,49 @@ async fn assert_ingest_survived(db: &SqlitePool, from: &str) {
         Some("timeout".into()),
     )];
     assert_eq!(pairs, expected, "{from}");
+}
+
+/// What §8's checks left: a pair's stage, control retry and transfer
+/// streak, a verifier's control targets and its control checks.
+async fn assert_block_kinds_survived(db: &SqlitePool, version: i64) {
+    let from = format!("from schema {version}");
+    let kinds: (Option<String>, Option<bool>, Option<i64>, Option<i64>) = sqlx::query_as(
+        "SELECT last_stage, sni_control, transfer_streak, transfer_bytes FROM pair_states",
+    )
+    .fetch_one(db)
+    .await
+    .expect("pair kinds");
+    let controls: Vec<(String, i64)> =
+        sqlx::query_as("SELECT verifier_id, streak FROM control_states")
+            .fetch_all(db)
+            .await
+            .expect("control states");
+    let targets: (Option<String>, String) = sqlx::query_as(
+        "SELECT verifier_control_sni, verifier_controls FROM servers WHERE id = 'nl-1'",
+    )
+    .fetch_one(db)
+    .await
+    .expect("control targets");
+    if version >= BLOCK_KINDS {
+        assert_eq!(
+            kinds,
+            (Some("tls".into()), Some(true), Some(1), Some(16_384)),
+            "{from}"
+        );
+        assert_eq!(controls, [("nl-1".to_owned(), 1)], "{from}");
+        assert_eq!(
+            targets,
+            (
+                Some("ya.ru".into()),
+                r#"["ya.ru:443","vk.com:443"]"#.to_owned()
+            ),
+            "{from}"
+        );
+    } else {
+        assert_eq!(kinds, (None, None, None, None), "{from}");
+        assert!(controls.is_empty(), "{from}");
+        assert_eq!(targets, (None, "[]".to_owned()), "{from}");
+    }
 }
 
 async fn scalar(db: &SqlitePool, sql: &str) -> i64 {

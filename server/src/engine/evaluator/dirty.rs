@@ -86,10 +86,11 @@ mod tests {
                 country: "DE".to_owned(),
                 verifier: false,
                 network: None,
+                controls: Default::default(),
                 routes: Vec::new(),
                 entry_points: eps
                     .iter()
-                    .map(|e| EntryPointId::parse(e).expect("slug"))
+                    .map(|e| EntryPointId::parse(e).expect("slug").into())
                     .collect(),
             })
             .collect();

@@ -8,7 +8,6 @@
 use super::{resolve, restore, Evaluator, Ledger};
 use crate::engine::fault_alert::FaultAlert;
 use crate::store::{FollowedReport, StoreError};
-use meshwatch::intake::newest_per_entry_point;
 use meshwatch::rules::{evaluate, WitnessReport};
 use meshwatch::verdict::VerdictChange;
 use meshwatch::ServerId;
@@ -70,19 +69,20 @@ impl Evaluator {
             .into_iter()
             .filter_map(|report| {
                 let w = mesh.server_index(&report.server_id)?;
-                let (known, _) = resolve(&mesh, report.probes.as_deref().unwrap_or_default());
-                Some((report, w, newest_per_entry_point(known)))
+                let resolved = resolve(&mesh, report.probes.as_deref().unwrap_or_default());
+                Some((report, w, resolved))
             })
             .collect();
         let batch = resolved
             .iter()
-            .map(|(report, w, probes)| Applied {
+            .map(|(report, w, resolved)| Applied {
                 server: &report.server_id,
                 report: WitnessReport {
                     w: *w,
                     received_ms: report.received_ms,
                     self_check: report.self_check.clone(),
-                    probes,
+                    probes: &resolved.probes,
+                    controls: resolved.controls,
                 },
             })
             .collect();

@@ -6,8 +6,8 @@ use super::following::Applied;
 use super::Evaluator;
 use crate::store::{StoreError, StoredReport};
 use meshwatch::agent_api::{AgentReport, ProbeReport, ReportAck};
-use meshwatch::evidence::{to_ms, ProbeOutcome};
-use meshwatch::intake::newest_per_entry_point;
+use meshwatch::evidence::{to_ms, Check, ProbeOutcome};
+use meshwatch::intake::{fold_controls, newest_per_entry_point};
 use meshwatch::mesh::Mesh;
 use meshwatch::rules::WitnessReport;
 use meshwatch::{EntryPointId, ServerId};
@@ -24,7 +24,7 @@ pub(super) struct Queued {
 /// A queued report resolved against the mesh, ready to store.
 struct Ready {
     w: usize,
-    resolved: Vec<(usize, ProbeOutcome)>,
+    resolved: Resolved,
     ack: ReportAck,
     queued: Queued,
 }
@@ -36,32 +36,52 @@ fn queue(queued: &Mutex<Vec<Queued>>) -> MutexGuard<'_, Vec<Queued>> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// A report's probe results resolved against the mesh, and how many name
-/// no entry point of it.
-pub(super) fn resolve(mesh: &Mesh, probes: &[ProbeReport]) -> (Vec<(usize, ProbeOutcome)>, u32) {
+/// A report's results resolved against the mesh.
+pub(super) struct Resolved {
+    /// The newest result per entry point and check (see
+    /// [`newest_per_entry_point`]).
+    pub(super) probes: Vec<(usize, ProbeOutcome)>,
+    /// Its checks of the verifier's own control addresses, as one.
+    pub(super) controls: Option<ProbeOutcome>,
+    /// Results taken: every one naming an entry point of the mesh, and
+    /// every control check.
+    pub(super) accepted: u32,
+    /// Results naming no entry point of the mesh.
+    pub(super) skipped: u32,
+}
+
+/// A report's probe results resolved against the mesh.
+pub(super) fn resolve(mesh: &Mesh, probes: &[ProbeReport]) -> Resolved {
     let mut skipped = 0;
-    let resolved = probes
-        .iter()
-        .filter_map(|p| {
-            let e = EntryPointId::parse(&p.entry_point_id)
-                .ok()
-                .and_then(|id| mesh.entry_point_index(&id));
-            if e.is_none() {
-                skipped += 1;
-            }
-            e.map(|e| {
-                (
-                    e,
-                    ProbeOutcome {
-                        at_ms: to_ms(p.at),
-                        ok: p.ok,
-                        error: if p.ok { None } else { p.error },
-                    },
-                )
-            })
-        })
-        .collect();
-    (resolved, skipped)
+    let mut controls = Vec::new();
+    let mut known = Vec::with_capacity(probes.len());
+    for p in probes {
+        let outcome = ProbeOutcome {
+            at_ms: to_ms(p.at),
+            ok: p.ok,
+            error: if p.ok { None } else { p.error },
+            check: p.check,
+            stage: if p.ok { None } else { p.stage },
+            bytes: p.bytes,
+        };
+        if p.check == Check::Control {
+            controls.push(outcome);
+            continue;
+        }
+        match EntryPointId::parse(&p.entry_point_id)
+            .ok()
+            .and_then(|id| mesh.entry_point_index(&id))
+        {
+            Some(e) => known.push((e, outcome)),
+            None => skipped += 1,
+        }
+    }
+    Resolved {
+        accepted: u32::try_from(known.len() + controls.len()).unwrap_or(u32::MAX),
+        probes: newest_per_entry_point(known),
+        controls: fold_controls(&controls),
+        skipped,
+    }
 }
 
 impl Evaluator {
@@ -132,15 +152,15 @@ impl Evaluator {
                 };
                 // Every known result is accepted; only the newest of each
                 // pair then counts (here and when a stored report is replayed).
-                let (known, skipped) = resolve(&state.mesh, &queued.report.probes);
+                let resolved = resolve(&state.mesh, &queued.report.probes);
                 let ack = ReportAck {
-                    accepted_probes: u32::try_from(known.len()).unwrap_or(u32::MAX),
-                    skipped_probes: skipped,
+                    accepted_probes: resolved.accepted,
+                    skipped_probes: resolved.skipped,
                     fleet_version: state.fleet_version,
                 };
                 ready.push(Ready {
                     w,
-                    resolved: newest_per_entry_point(known),
+                    resolved,
                     ack,
                     queued,
                 });
@@ -230,7 +250,8 @@ impl Evaluator {
                             w: *w,
                             received_ms: *received_ms,
                             self_check: self_check.clone(),
-                            probes: resolved,
+                            probes: &resolved.probes,
+                            controls: resolved.controls,
                         },
                     },
                 )

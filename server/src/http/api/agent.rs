@@ -161,6 +161,7 @@ async fn config(
             probe_interval_s: settings.probe_interval_s,
             probe_timeout_s: settings.probe_timeout_s,
             peers: core.store.peers_of(&server).await?,
+            verifier: core.store.verifier_checks(&server).await?,
         }),
     )
         .into_response())

@@ -18,6 +18,7 @@ use axum::response::Response;
 use axum::routing::{get, put};
 use axum::Router;
 use meshwatch::account::TokenScope;
+use meshwatch::controls::{ControlError, ControlSni, ControlTargets, VerifierMark};
 use meshwatch::fleet::FleetDocument;
 use meshwatch::network::NetworkLabel;
 use meshwatch::settings::Settings;
@@ -269,6 +270,13 @@ struct VerifierToggle {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<String>, required = false)]
     network: Option<Option<String>>,
+    /// Absent: kept; `null` or blank: cleared (§8).
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, required = false)]
+    control_sni: Option<Option<String>>,
+    /// Absent: kept; at most 8 `host:port` (§8).
+    #[serde(default)]
+    controls: Option<Vec<String>>,
 }
 
 /// A field that may be absent (outer `None`) or `null` (inner `None`).
@@ -299,15 +307,31 @@ async fn put_verifier(
                 .map_err(|e| ApiError::unprocessable("invalid_network", e.to_string()))?,
         ),
     };
-    if !commands::servers::set_verifier(
-        &core.store,
-        &core.evaluator,
-        &server,
-        toggle.enabled,
+    let invalid = |e: ControlError| ApiError::unprocessable("invalid_controls", e.to_string());
+    let control_sni = match toggle.control_sni {
+        None => None,
+        Some(raw) => Some(
+            raw.as_deref()
+                .map(str::trim)
+                .filter(|r| !r.is_empty())
+                .map(ControlSni::parse)
+                .transpose()
+                .map_err(invalid)?,
+        ),
+    };
+    let controls = toggle
+        .controls
+        .as_deref()
+        .map(ControlTargets::parse_controls)
+        .transpose()
+        .map_err(invalid)?;
+    let mark = VerifierMark {
+        enabled: toggle.enabled,
         network,
-    )
-    .await?
-    {
+        control_sni,
+        controls,
+    };
+    if !commands::servers::set_verifier(&core.store, &core.evaluator, &server, &mark).await? {
         return Err(ApiError::not_found(format!("no server {id:?}")));
     }
     get_server(State(core), Path(id)).await

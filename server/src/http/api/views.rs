@@ -2,8 +2,9 @@
 
 use crate::engine::Serving;
 use meshwatch::balance::Placement;
+use meshwatch::controls::{ControlAddress, ControlSni};
 use meshwatch::mesh::Mesh;
-use meshwatch::network::{NetworkLabel, VerifierOnNetwork};
+use meshwatch::network::{BlockOnNetwork, NetworkLabel, VerifierOnNetwork};
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::{EntryPointVerdict, Verdict, WitnessFigure};
 use serde::Serialize;
@@ -30,6 +31,13 @@ pub struct ServerView {
     pub verifier: bool,
     /// The network a verifier probes from, if named.
     pub verifier_network: Option<NetworkLabel>,
+    /// A verifier's control SNI (§8), if set.
+    pub verifier_control_sni: Option<ControlSni>,
+    /// A verifier's domestic control addresses (§8).
+    pub verifier_controls: Vec<ControlAddress>,
+    /// A verifier that cannot reach its control addresses: its network is
+    /// in an allowlist or shutdown mode, and its verdicts are suspended.
+    pub verifier_controls_unreachable: bool,
     pub status: ServerStatus,
     pub conditions: Vec<ServerStatus>,
     pub in_rotation: bool,
@@ -39,8 +47,8 @@ pub struct ServerView {
     pub unreachable: Option<UnreachableView>,
     pub unreliable_witness: Option<WitnessFigure>,
     pub blocked_by: Vec<String>,
-    /// The verifiers whose R4 holds for it, with their networks.
-    pub blocked_on: Vec<VerifierOnNetwork>,
+    /// Every verifier's block of it, of any kind (§8), with its network.
+    pub blocked_on: Vec<BlockOnNetwork>,
     /// The fresh verifiers that reach it, with their networks.
     pub still_reached_by: Vec<VerifierOnNetwork>,
     pub entry_points: Vec<EntryPointVerdict>,
@@ -64,6 +72,9 @@ impl ServerView {
             country: server.country.clone(),
             verifier: server.verifier,
             verifier_network: server.network.clone(),
+            verifier_control_sni: server.controls.control_sni.clone(),
+            verifier_controls: server.controls.controls.clone(),
+            verifier_controls_unreachable: verdict.controls_unreachable,
             status: verdict.status,
             conditions: verdict.conditions.clone(),
             in_rotation: verdict.in_rotation,
@@ -87,7 +98,7 @@ impl ServerView {
                 }),
             unreliable_witness: verdict.unreliable_witness,
             blocked_by: verdict.blocked_by.iter().map(|v| v.to_string()).collect(),
-            blocked_on: mesh.on_networks(&verdict.blocked_by),
+            blocked_on: mesh.blocks_on_networks(&verdict.blocks),
             still_reached_by: mesh.on_networks(&verdict.still_reached_by),
             entry_points: verdict.entry_points.clone(),
             maintenance: verdict

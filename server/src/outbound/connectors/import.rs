@@ -60,7 +60,7 @@ async fn fleet_now(read_model: &ReadModel) -> Result<FleetNow, StoreError> {
     for s in 0..mesh.server_count() {
         let server = mesh.server(s);
         now.server_ids.insert(server.id.to_string());
-        for id in &server.entry_points {
+        for id in server.entry_points.iter().map(|e| &e.id) {
             now.entry_point_ids.insert(id.to_string());
             if let Some(endpoint) = endpoints.get(id) {
                 now.entry_points.push((

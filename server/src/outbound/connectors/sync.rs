@@ -70,7 +70,7 @@ impl Rotation {
             let entry_points = (0..mesh.server_count())
                 .flat_map(|s| {
                     let server = mesh.server(s);
-                    server.entry_points.iter().filter_map(|id| {
+                    server.entry_points.iter().map(|e| &e.id).filter_map(|id| {
                         let endpoint = endpoints.get(id)?;
                         Some(KnownEntryPoint {
                             host: endpoint.host.clone(),

@@ -12,8 +12,10 @@ use super::{corrupt, Store, StoreError, Tx};
 use crate::crypto::secrets::TokenHash;
 use crate::store::types::{Endpoint, Params};
 use meshwatch::agent_api::Peer;
-use meshwatch::fleet::{is_obfuscated, probe_alpn, Protocol};
-use meshwatch::mesh::{MeshRoute, MeshServer};
+use meshwatch::agent_api::VerifierChecks;
+use meshwatch::controls::{ControlSni, ControlTargets, VerifierMark};
+use meshwatch::fleet::{is_obfuscated, probe_alpn, transfer_path, Protocol};
+use meshwatch::mesh::{MeshEntryPoint, MeshRoute, MeshServer};
 use meshwatch::network::NetworkLabel;
 use meshwatch::{EntryPointId, RouteId, ServerId, UserId};
 use meshwatch_views::views::{EntryPointSummary, ServerSummary, UserSummary};
@@ -80,6 +82,7 @@ impl TryFrom<PeerRow> for Peer {
             server_id: row.server_id.to_string(),
             alpn: probe_alpn(address.protocol, &address.params),
             obfuscated: is_obfuscated(address.protocol, &address.params),
+            transfer_path: transfer_path(&address.params),
             protocol: address.protocol,
             host: address.host,
             port: address.port,
@@ -129,6 +132,24 @@ impl From<RouteRow> for MeshRoute {
     }
 }
 
+/// The transfer check's cadence (§8: at least every 4th round).
+pub const TRANSFER_EVERY_ROUNDS: u32 = 4;
+
+/// A verifier's control targets as stored.
+fn control_targets(
+    control_sni: Option<String>,
+    controls: &str,
+) -> Result<ControlTargets, StoreError> {
+    Ok(ControlTargets {
+        control_sni: control_sni
+            .as_deref()
+            .map(ControlSni::parse)
+            .transpose()
+            .map_err(|e| corrupt("control SNI", e))?,
+        controls: serde_json::from_str(controls).map_err(|e| corrupt("control addresses", e))?,
+    })
+}
+
 /// A server with its routes and entry points as JSON arrays (see
 /// `select_servers`).
 #[derive(sqlx::FromRow)]
@@ -138,6 +159,8 @@ struct ServerRow {
     country: String,
     verifier: bool,
     verifier_network: Option<String>,
+    verifier_control_sni: Option<String>,
+    verifier_controls: String,
     routes: String,
     entry_points: String,
 }
@@ -163,6 +186,7 @@ impl TryFrom<ServerRow> for ServerSummary {
                 .map(NetworkLabel::parse)
                 .transpose()
                 .map_err(|e| corrupt("verifier network", e))?,
+            verifier_controls: control_targets(row.verifier_control_sni, &row.verifier_controls)?,
             entry_points: entry_points
                 .into_iter()
                 .map(|(id, protocol_name, host, port_number, sni)| {
@@ -226,6 +250,7 @@ fn route_ids(json: &str) -> Result<Vec<RouteId>, StoreError> {
 fn select_servers(tail: &str) -> String {
     format!(
         "SELECT s.id, s.name, s.country, s.verifier, s.verifier_network, \
+           s.verifier_control_sni, s.verifier_controls, \
            (SELECT {routes} FROM server_routes WHERE server_id = s.id) AS routes, \
            (SELECT {entry_points} FROM entry_points WHERE server_id = s.id) AS entry_points \
          FROM servers s {tail}",
@@ -295,11 +320,19 @@ impl Store {
             .map(|s| MeshServer {
                 verifier: s.verifier,
                 network: s.verifier_network,
+                controls: s.verifier_controls,
                 id: s.id,
                 name: s.name,
                 country: s.country,
                 routes: s.routes,
-                entry_points: s.entry_points.into_iter().map(|e| e.id).collect(),
+                entry_points: s
+                    .entry_points
+                    .into_iter()
+                    .map(|e| MeshEntryPoint {
+                        transport: e.protocol.transport(),
+                        id: e.id,
+                    })
+                    .collect(),
             })
             .collect();
         let routes =
@@ -346,23 +379,33 @@ impl Store {
             .transpose()
     }
 
-    /// Marks or unmarks a verifier and, when `network` is given, sets or
-    /// clears its network label; false when the server does not exist.
+    /// Marks or unmarks a verifier and sets what `mark` gives of its
+    /// network label and control targets; false when the server does not
+    /// exist.
     pub async fn set_verifier(
         &self,
         server: &ServerId,
-        enabled: bool,
-        network: Option<Option<NetworkLabel>>,
+        mark: &VerifierMark,
     ) -> Result<bool, StoreError> {
+        let controls = mark
+            .controls
+            .as_ref()
+            .map(|c| serde_json::to_string(c).map_err(|e| corrupt("control addresses", e)))
+            .transpose()?;
         let mut tx = self.write().await?;
         let done = sqlx::query(
             "UPDATE servers SET verifier = $1,
-                verifier_network = CASE WHEN $2 THEN $3 ELSE verifier_network END
-             WHERE id = $4",
+                verifier_network = CASE WHEN $2 THEN $3 ELSE verifier_network END,
+                verifier_control_sni = CASE WHEN $4 THEN $5 ELSE verifier_control_sni END,
+                verifier_controls = COALESCE($6, verifier_controls)
+             WHERE id = $7",
         )
-        .bind(enabled)
-        .bind(network.is_some())
-        .bind(network.flatten().map(String::from))
+        .bind(mark.enabled)
+        .bind(mark.network.is_some())
+        .bind(mark.network.clone().flatten().map(String::from))
+        .bind(mark.control_sni.is_some())
+        .bind(mark.control_sni.clone().flatten().map(String::from))
+        .bind(controls)
         .bind(server)
         .execute(&mut *tx)
         .await?
@@ -370,6 +413,29 @@ impl Store {
             > 0;
         tx.commit().await?;
         Ok(done)
+    }
+
+    /// What a verifier's agent checks besides handshakes; `None` for a
+    /// server that is no verifier (or no server).
+    pub async fn verifier_checks(
+        &self,
+        server: &ServerId,
+    ) -> Result<Option<VerifierChecks>, StoreError> {
+        let row: Option<(bool, Option<String>, String)> = sqlx::query_as(
+            "SELECT verifier, verifier_control_sni, verifier_controls FROM servers WHERE id = $1",
+        )
+        .bind(server)
+        .fetch_optional(&self.reader)
+        .await?;
+        let Some((true, control_sni, controls)) = row else {
+            return Ok(None);
+        };
+        let targets = control_targets(control_sni, &controls)?;
+        Ok(Some(VerifierChecks {
+            control_sni: targets.control_sni.map(String::from),
+            controls: targets.controls.into_iter().map(String::from).collect(),
+            transfer_every: TRANSFER_EVERY_ROUNDS,
+        }))
     }
 
     /// Takes a server out of the fleet; false when there is no such server.

@@ -7,10 +7,11 @@
 
 use super::{corrupt, count, history, metrics, Db, Store, StoreError, Tx};
 use crate::store::types::{
-    EvidenceSnapshot, FollowedReport, PairRow, PendingReport, ReceivedReport, StoredReport,
+    ControlRow, EvidenceSnapshot, FollowedReport, PairRow, PendingReport, ReceivedReport,
+    StoredReport,
 };
 use meshwatch::agent_api::{AgentReport, ReportAck};
-use meshwatch::evidence::{PairState, ProbeError, SelfCheck};
+use meshwatch::evidence::{PairState, ProbeError, SelfCheck, Stage, TransferState};
 use meshwatch::{EntryPointId, ServerId};
 
 /// What a stored report accepted and skipped: the answer to a retry.
@@ -124,12 +125,39 @@ struct PairStateRow {
     last_at_ms: i64,
     received_ms: i64,
     last_error: Option<String>,
+    last_stage: Option<String>,
+    sni_control: Option<bool>,
+    transfer_streak: Option<i64>,
+    transfer_first_failure_ms: Option<i64>,
+    transfer_last_at_ms: Option<i64>,
+    transfer_received_ms: Option<i64>,
+    transfer_bytes: Option<i64>,
 }
+
+const PAIR_COLUMNS: &str = "witness_id, entry_point_id, streak, first_failure_ms, last_at_ms, \
+    received_ms, last_error, last_stage, sni_control, transfer_streak, transfer_first_failure_ms, \
+    transfer_last_at_ms, transfer_received_ms, transfer_bytes";
 
 impl TryFrom<PairStateRow> for PairRow {
     type Error = StoreError;
 
     fn try_from(row: PairStateRow) -> Result<Self, StoreError> {
+        let transfer = match (row.transfer_last_at_ms, row.transfer_received_ms) {
+            (Some(last_at_ms), Some(received_ms)) => Some(TransferState {
+                pair: PairState {
+                    streak: count("transfer_streak", row.transfer_streak.unwrap_or(0))?,
+                    first_failure_ms: row
+                        .transfer_first_failure_ms
+                        .unwrap_or(PairState::NO_FAILURE),
+                    last_at_ms,
+                    received_ms,
+                    ..PairState::default()
+                },
+                bytes: u64::try_from(row.transfer_bytes.unwrap_or(0))
+                    .map_err(|e| corrupt("transfer_bytes", e))?,
+            }),
+            _ => None,
+        };
         Ok(PairRow {
             witness_id: row.witness_id,
             entry_point_id: row.entry_point_id,
@@ -139,6 +167,37 @@ impl TryFrom<PairStateRow> for PairRow {
                 last_at_ms: row.last_at_ms,
                 received_ms: row.received_ms,
                 last_error: row.last_error.as_deref().and_then(error_from_name),
+                last_stage: row.last_stage.as_deref().and_then(Stage::from_name),
+                sni_control: row.sni_control,
+            },
+            transfer,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct ControlStateRow {
+    verifier_id: ServerId,
+    streak: i64,
+    first_failure_ms: Option<i64>,
+    last_at_ms: i64,
+    received_ms: i64,
+    last_error: Option<String>,
+}
+
+impl TryFrom<ControlStateRow> for ControlRow {
+    type Error = StoreError;
+
+    fn try_from(row: ControlStateRow) -> Result<Self, StoreError> {
+        Ok(ControlRow {
+            verifier_id: row.verifier_id,
+            state: PairState {
+                streak: count("streak", row.streak)?,
+                first_failure_ms: row.first_failure_ms.unwrap_or(PairState::NO_FAILURE),
+                last_at_ms: row.last_at_ms,
+                received_ms: row.received_ms,
+                last_error: row.last_error.as_deref().and_then(error_from_name),
+                ..PairState::default()
             },
         })
     }
@@ -151,6 +210,7 @@ fn error_name(e: ProbeError) -> &'static str {
         ProbeError::Reset => "reset",
         ProbeError::TlsError => "tls_error",
         ProbeError::DnsError => "dns_error",
+        ProbeError::Frozen => "frozen",
         ProbeError::Other => "other",
     }
 }
@@ -213,14 +273,21 @@ impl Store {
         .into_iter()
         .map(SelfReportRow::into_entry)
         .collect();
-        let pairs = sqlx::query_as::<_, PairStateRow>(
-            "SELECT witness_id, entry_point_id, streak, first_failure_ms, last_at_ms, received_ms, last_error
-             FROM pair_states",
+        let pairs =
+            sqlx::query_as::<_, PairStateRow>(&format!("SELECT {PAIR_COLUMNS} FROM pair_states"))
+                .fetch_all(&mut *tx)
+                .await?
+                .into_iter()
+                .map(PairRow::try_from)
+                .collect::<Result<_, _>>()?;
+        let controls = sqlx::query_as::<_, ControlStateRow>(
+            "SELECT verifier_id, streak, first_failure_ms, last_at_ms, received_ms, last_error
+             FROM control_states",
         )
         .fetch_all(&mut *tx)
         .await?
         .into_iter()
-        .map(PairRow::try_from)
+        .map(ControlRow::try_from)
         .collect::<Result<_, _>>()?;
         let checkpoint_seq: i64 =
             sqlx::query_scalar("SELECT applied_seq FROM checkpoint WHERE id = 1")
@@ -237,6 +304,7 @@ impl Store {
         Ok(EvidenceSnapshot {
             reports,
             pairs,
+            controls,
             pending,
             checkpoint_seq,
         })
@@ -254,9 +322,33 @@ impl Store {
     }
 
     /// Moves the checkpoint to `applied_seq` once the pairs it covers are
-    /// written, and drops the bodies of the reports it folded in.
-    pub async fn move_checkpoint(&self, applied_seq: i64) -> Result<(), StoreError> {
+    /// written, with the verifiers' control checks (a few rows), and drops
+    /// the bodies of the reports it folded in.
+    pub async fn move_checkpoint(
+        &self,
+        applied_seq: i64,
+        controls: &[ControlRow],
+    ) -> Result<(), StoreError> {
         let mut tx = self.write_as_evaluator().await?;
+        for control in controls {
+            let state = &control.state;
+            sqlx::query(
+                "INSERT INTO control_states
+                    (verifier_id, streak, first_failure_ms, last_at_ms, received_ms, last_error)
+                 VALUES ($1, $2, $3, $4, $5, $6)
+                 ON CONFLICT(verifier_id) DO UPDATE SET streak = excluded.streak,
+                    first_failure_ms = excluded.first_failure_ms, last_at_ms = excluded.last_at_ms,
+                    received_ms = excluded.received_ms, last_error = excluded.last_error",
+            )
+            .bind(&control.verifier_id)
+            .bind(i64::from(state.streak))
+            .bind(state.first_failure())
+            .bind(state.last_at_ms)
+            .bind(state.received_ms)
+            .bind(state.last_error.map(error_name))
+            .execute(&mut *tx)
+            .await?;
+        }
         // The checkpoint never moves back.
         sqlx::query("UPDATE checkpoint SET applied_seq = $1 WHERE id = 1 AND applied_seq < $1")
             .bind(applied_seq)
@@ -377,27 +469,40 @@ async fn upsert_self_report(
     Ok(())
 }
 
-/// Pair rows per statement: 7 values each, far under both backends'
-/// limits on bound values.
+/// Pair rows per statement: 14 values each, far under both backends'
+/// limits on bound values (32,766 and 65,535).
 const PAIRS_PER_STATEMENT: usize = 500;
 
 async fn upsert_pairs(tx: &mut Tx, pairs: &[PairRow]) -> Result<(), StoreError> {
-    let mut statement = sqlx::QueryBuilder::<Db>::new(
-        "INSERT INTO pair_states (witness_id, entry_point_id, streak, first_failure_ms, last_at_ms, received_ms, last_error) ",
-    );
+    let mut statement =
+        sqlx::QueryBuilder::<Db>::new(format!("INSERT INTO pair_states ({PAIR_COLUMNS}) "));
     statement.push_values(pairs, |mut row, pair| {
+        let transfer = pair.transfer.as_ref();
         row.push_bind(&pair.witness_id)
             .push_bind(&pair.entry_point_id)
             .push_bind(i64::from(pair.state.streak))
             .push_bind(pair.state.first_failure())
             .push_bind(pair.state.last_at_ms)
             .push_bind(pair.state.received_ms)
-            .push_bind(pair.state.last_error.map(error_name));
+            .push_bind(pair.state.last_error.map(error_name))
+            .push_bind(pair.state.last_stage.map(Stage::as_str))
+            .push_bind(pair.state.sni_control)
+            .push_bind(transfer.map(|t| i64::from(t.pair.streak)))
+            .push_bind(transfer.and_then(|t| t.pair.first_failure()))
+            .push_bind(transfer.map(|t| t.pair.last_at_ms))
+            .push_bind(transfer.map(|t| t.pair.received_ms))
+            .push_bind(transfer.map(|t| i64::try_from(t.bytes).unwrap_or(i64::MAX)));
     });
     statement.push(
         " ON CONFLICT(witness_id, entry_point_id) DO UPDATE SET streak = excluded.streak,
             first_failure_ms = excluded.first_failure_ms, last_at_ms = excluded.last_at_ms,
-            received_ms = excluded.received_ms, last_error = excluded.last_error",
+            received_ms = excluded.received_ms, last_error = excluded.last_error,
+            last_stage = excluded.last_stage, sni_control = excluded.sni_control,
+            transfer_streak = excluded.transfer_streak,
+            transfer_first_failure_ms = excluded.transfer_first_failure_ms,
+            transfer_last_at_ms = excluded.transfer_last_at_ms,
+            transfer_received_ms = excluded.transfer_received_ms,
+            transfer_bytes = excluded.transfer_bytes",
     );
     statement.build().execute(&mut **tx).await?;
     Ok(())
