@@ -6,7 +6,7 @@
 
 use crate::ids::ServerId;
 use crate::status::ServerStatus;
-use crate::verdict::VerdictChange;
+use crate::verdict::{BlockKind, VerdictChange};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -202,6 +202,25 @@ pub struct ActionSpec {
     pub command: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http: Option<HttpCall>,
+    /// `blocked` actions only: the block kinds it runs on (PRODUCT.md §8);
+    /// absent, every kind that takes a server out of rotation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kinds: Option<Vec<BlockKind>>,
+}
+
+/// The kinds the shipped IP-rotation examples (`deploy/actions`) are
+/// registered with: the kinds a new address fixes (§8).
+pub const IP_ROTATION_KINDS: [BlockKind; 2] = [BlockKind::Ip, BlockKind::Throttled];
+
+/// A valid action, before the store numbers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewAction {
+    pub name: String,
+    pub on: ActionEvent,
+    pub after_minutes: u32,
+    pub kind: ActionKind,
+    /// Empty: every kind.
+    pub kinds: Vec<BlockKind>,
 }
 
 /// Why an action is refused; nothing is stored.
@@ -219,6 +238,8 @@ pub enum ActionError {
     CommandNotAllowed(String),
     /// An HTTP call to a restricted address the host does not allow.
     PrivateTarget(crate::net_ranges::RestrictedRange),
+    /// `kinds` on an event other than `blocked`, or an empty list.
+    InvalidKinds,
 }
 
 impl ActionError {
@@ -233,6 +254,7 @@ impl ActionError {
             ActionError::CommandActionsOff => "command_actions_off",
             ActionError::CommandNotAllowed(_) => "command_not_allowed",
             ActionError::PrivateTarget(_) => "private_target",
+            ActionError::InvalidKinds => "invalid_kinds",
         }
     }
 }
@@ -258,6 +280,10 @@ impl fmt::Display for ActionError {
                 "{program:?} is not on this host's allow-list (MESHWATCH_ACTION_COMMANDS): \
                  only a program the host's operator listed can be run"
             ),
+            ActionError::InvalidKinds => f.write_str(
+                "kinds limits a \"blocked\" action to block kinds (ip, sni, protocol, \
+                 throttled): give at least one, or leave it out for every kind",
+            ),
             ActionError::PrivateTarget(range) => write!(
                 f,
                 "the URL names a {range} address; HTTP actions reach only public addresses \
@@ -275,7 +301,7 @@ fn clean(text: &str) -> bool {
 
 impl ActionSpec {
     /// The action as it will be stored, or why it is refused.
-    pub fn validate(self) -> Result<(String, ActionEvent, u32, ActionKind), ActionError> {
+    pub fn validate(self) -> Result<NewAction, ActionError> {
         let name = self.name.trim().to_owned();
         if name.is_empty() || name.chars().count() > MAX_NAME_CHARS || !clean(&name) {
             return Err(ActionError::InvalidName);
@@ -288,7 +314,24 @@ impl ActionSpec {
             (None, Some(call)) => ActionKind::Http(check_http(call)?),
             _ => return Err(ActionError::OneKind),
         };
-        Ok((name, self.on, self.after_minutes, kind))
+        let kinds = match self.kinds {
+            None => Vec::new(),
+            Some(kinds) if kinds.is_empty() || self.on != ActionEvent::Blocked => {
+                return Err(ActionError::InvalidKinds)
+            }
+            Some(mut kinds) => {
+                kinds.sort();
+                kinds.dedup();
+                kinds
+            }
+        };
+        Ok(NewAction {
+            name,
+            on: self.on,
+            after_minutes: self.after_minutes,
+            kind,
+            kinds,
+        })
     }
 }
 
@@ -359,6 +402,19 @@ pub struct Action {
     pub on: ActionEvent,
     pub after_minutes: u32,
     pub kind: ActionKind,
+    /// `blocked` only: the kinds it runs on; empty, every kind.
+    pub kinds: Vec<BlockKind>,
+}
+
+impl Action {
+    /// Whether this action is called for when its event starts on a
+    /// server whose blocks are of `kinds` (the blocks that take it out of
+    /// rotation; empty for every other event).
+    pub fn runs_on(&self, kinds: &[BlockKind]) -> bool {
+        self.on != ActionEvent::Blocked
+            || self.kinds.is_empty()
+            || kinds.iter().any(|k| self.kinds.contains(k))
+    }
 }
 
 /// What a run is told about its event: on stdin (as JSON) and in a
@@ -372,6 +428,9 @@ pub struct EventFacts {
     pub addresses: Vec<String>,
     /// When the event happened (the incident's start).
     pub since: DateTime<Utc>,
+    /// `blocked`: the kinds of the server's blocks (§8), each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kinds: Vec<BlockKind>,
     pub action: String,
     /// The server as the fleet document holds it: a script that moved it
     /// to a new address PUTs it back with the new host.
@@ -379,7 +438,8 @@ pub struct EventFacts {
 }
 
 /// The body template with each `{{event}}`, `{{server_id}}`,
-/// `{{server_name}}`, `{{addresses}}` (comma-separated) and `{{since}}`
+/// `{{server_name}}`, `{{addresses}}` (comma-separated), `{{since}}` and
+/// `{{kinds}}` (comma-separated)
 /// replaced in its strings; keys are left alone.
 pub fn fill_template(template: &serde_json::Value, facts: &EventFacts) -> serde_json::Value {
     use serde_json::Value;
@@ -389,7 +449,16 @@ pub fn fill_template(template: &serde_json::Value, facts: &EventFacts) -> serde_
                 .replace("{{server_id}}", facts.server_id.as_str())
                 .replace("{{server_name}}", &facts.server_name)
                 .replace("{{addresses}}", &facts.addresses.join(","))
-                .replace("{{since}}", &facts.since.to_rfc3339()),
+                .replace("{{since}}", &facts.since.to_rfc3339())
+                .replace(
+                    "{{kinds}}",
+                    &facts
+                        .kinds
+                        .iter()
+                        .map(|k| k.as_str())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                ),
         ),
         Value::Array(items) => {
             Value::Array(items.iter().map(|v| fill_template(v, facts)).collect())
@@ -484,6 +553,7 @@ impl Action {
                 after_minutes: self.after_minutes,
                 command,
                 http,
+                kinds: (!self.kinds.is_empty()).then(|| self.kinds.clone()),
             },
         }
     }

@@ -22,9 +22,14 @@ pub const MIN_PROBES_PER_REPORT: usize = 1_000;
 /// the fleet: a full report interval's rounds plus slack for jitter.
 pub const ROUNDS_PER_REPORT_SLACK: usize = 2;
 
+/// The results one round may carry per entry point: the handshake, and a
+/// verifier's control-SNI retry and transfer check (PRODUCT.md §8).
+pub const CHECKS_PER_ENTRY_POINT: usize = 3;
+
 /// The most probe results one report may carry in a fleet of
 /// `entry_points`, probing every `probe_interval_s` and reporting every
-/// `report_interval_s`. An agent with more evidence splits it.
+/// `report_interval_s`: every check of every entry point, and of each
+/// control address, per round. An agent with more evidence splits it.
 pub fn max_probes_per_report(
     entry_points: usize,
     report_interval_s: u32,
@@ -32,6 +37,8 @@ pub fn max_probes_per_report(
 ) -> usize {
     let rounds = report_interval_s.div_ceil(probe_interval_s.max(1)) as usize;
     entry_points
+        .saturating_mul(CHECKS_PER_ENTRY_POINT)
+        .saturating_add(crate::controls::MAX_CONTROLS)
         .saturating_mul(rounds + ROUNDS_PER_REPORT_SLACK)
         .max(MIN_PROBES_PER_REPORT)
 }
@@ -213,7 +220,7 @@ mod tests {
     #[test]
     fn the_probe_bound_grows_with_the_fleet_and_has_a_floor() {
         assert_eq!(max_probes_per_report(10, 60, 30), MIN_PROBES_PER_REPORT);
-        assert_eq!(max_probes_per_report(5_000, 60, 30), 20_000);
-        assert_eq!(max_probes_per_report(5_000, 60, 0), 5_000 * 62);
+        assert_eq!(max_probes_per_report(5_000, 60, 30), (15_000 + 8) * 4);
+        assert_eq!(max_probes_per_report(5_000, 60, 0), (15_000 + 8) * 62);
     }
 }

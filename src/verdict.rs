@@ -188,6 +188,20 @@ impl Verdict {
             .unwrap_or(ServerStatus::Healthy)
     }
 
+    /// The kinds of its blocks that take it out of rotation, each once
+    /// (what a `blocked` action is told, §8).
+    pub fn block_kinds(&self) -> Vec<BlockKind> {
+        let mut kinds: Vec<BlockKind> = self
+            .blocks
+            .iter()
+            .map(|b| b.kind)
+            .filter(|k| k.takes_out_of_rotation())
+            .collect();
+        kinds.sort();
+        kinds.dedup();
+        kinds
+    }
+
     /// A maintenance window holds for it now.
     pub fn in_maintenance(&self) -> bool {
         self.maintenance.is_some_and(|m| m.active)

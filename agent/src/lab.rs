@@ -29,12 +29,25 @@ pub enum Cut {
 }
 
 /// What is cut on one (entry point address, witness source address) path.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct PathState {
     /// The whole path: TCP as this says, UDP dropped.
     cut: Option<Cut>,
     /// UDP only (QUIC blocked, TCP let through).
     udp_blocked: bool,
+    /// A ClientHello naming this SNI is reset (SNI filtering).
+    blocked_sni: Option<String>,
+    /// Connections stop receiving after this many bytes of the answer
+    /// (a censor freezing connections to a hosting range).
+    freeze_after: Option<usize>,
+}
+
+/// How one TCP connection on a path is treated, as the listener sees it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PathTreatment {
+    pub cut: Option<Cut>,
+    pub blocked_sni: Option<String>,
+    pub freeze_after: Option<usize>,
 }
 
 /// Which (entry point address, witness source address) paths are cut. A
@@ -68,6 +81,35 @@ impl PathFilter {
         self.update(target, source, |path| path.udp_blocked = false);
     }
 
+    /// ClientHellos naming `sni` on this path are reset; others pass.
+    pub fn block_sni(&self, target: SocketAddr, source: IpAddr, sni: &str) {
+        let sni = sni.to_owned();
+        self.update(target, source, |path| path.blocked_sni = Some(sni));
+    }
+
+    pub fn unblock_sni(&self, target: SocketAddr, source: IpAddr) {
+        self.update(target, source, |path| path.blocked_sni = None);
+    }
+
+    /// Answers on this path stop after `bytes`, the connection left open.
+    pub fn freeze_after(&self, target: SocketAddr, source: IpAddr, bytes: usize) {
+        self.update(target, source, |path| path.freeze_after = Some(bytes));
+    }
+
+    pub fn unfreeze(&self, target: SocketAddr, source: IpAddr) {
+        self.update(target, source, |path| path.freeze_after = None);
+    }
+
+    /// How a TCP connection on this path is treated, in full.
+    pub fn treatment(&self, target: SocketAddr, source: IpAddr) -> PathTreatment {
+        let path = self.path(target, source);
+        PathTreatment {
+            cut: path.cut,
+            blocked_sni: path.blocked_sni,
+            freeze_after: path.freeze_after,
+        }
+    }
+
     pub fn restore_all(&self) {
         self.write().clear();
     }
@@ -88,7 +130,7 @@ impl PathFilter {
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .get(&(target, source))
-            .copied()
+            .cloned()
             .unwrap_or_default()
     }
 
@@ -127,8 +169,8 @@ impl LabListener {
                     continue;
                 };
                 let acceptor = acceptor.clone();
-                let cut = filter.verdict(address, peer.ip());
-                tokio::spawn(serve(stream, acceptor, cut));
+                let treatment = filter.treatment(address, peer.ip());
+                tokio::spawn(serve(stream, acceptor, treatment));
             }
         });
         Ok(Self { address, task })
@@ -145,8 +187,18 @@ impl Drop for LabListener {
     }
 }
 
-async fn serve(mut stream: TcpStream, acceptor: TlsAcceptor, cut: Option<Cut>) {
-    match cut {
+/// What the lab's site answers to a `GET`: far more than a transfer
+/// check fetches.
+pub const LAB_SITE_BYTES: usize = 256 * 1024;
+
+async fn serve(mut stream: TcpStream, acceptor: TlsAcceptor, treatment: PathTreatment) {
+    if let Some(blocked) = &treatment.blocked_sni {
+        if peeked_sni(&stream).await.as_deref() == Some(blocked.as_str()) {
+            let _ = stream.set_zero_linger();
+            return;
+        }
+    }
+    match treatment.cut {
         Some(Cut::Reset) => {
             let _ = stream.set_zero_linger();
         }
@@ -164,7 +216,19 @@ async fn serve(mut stream: TcpStream, acceptor: TlsAcceptor, cut: Option<Cut>) {
             else {
                 return;
             };
-            // Hold the session until the client closes it, as a VPN would.
+            // A browser's GET gets the site (the camouflage or fallback
+            // site a Reality or Trojan entry point fronts); anything else
+            // is held until the client closes it, as a VPN would.
+            let mut head = [0u8; 1024];
+            let Ok(Ok(n)) =
+                tokio::time::timeout(Duration::from_secs(30), tls.read(&mut head)).await
+            else {
+                return;
+            };
+            if head[..n].starts_with(b"GET ") {
+                answer_site(&mut tls, treatment.freeze_after).await;
+                return;
+            }
             let mut sink = [0u8; 1024];
             let _ = tokio::time::timeout(Duration::from_secs(30), async {
                 while matches!(tls.read(&mut sink).await, Ok(n) if n > 0) {}
@@ -172,6 +236,49 @@ async fn serve(mut stream: TcpStream, acceptor: TlsAcceptor, cut: Option<Cut>) {
             .await;
         }
     }
+}
+
+/// The site's answer: [`LAB_SITE_BYTES`] of body, or only the first
+/// `freeze_after` bytes of the answer and then nothing, the connection
+/// held open (what a freezing censor leaves the client).
+async fn answer_site<S: tokio::io::AsyncWrite + tokio::io::AsyncRead + Unpin>(
+    tls: &mut S,
+    freeze_after: Option<usize>,
+) {
+    use tokio::io::AsyncWriteExt;
+    let mut answer = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\
+         Content-Length: {LAB_SITE_BYTES}\r\nConnection: close\r\n\r\n"
+    )
+    .into_bytes();
+    answer.resize(answer.len() + LAB_SITE_BYTES, b'x');
+    let sent = freeze_after.map_or(answer.len(), |n| n.min(answer.len()));
+    if tls.write_all(&answer[..sent]).await.is_err() || tls.flush().await.is_err() {
+        return;
+    }
+    if freeze_after.is_some() {
+        let mut sink = [0u8; 1024];
+        let _ = tokio::time::timeout(Duration::from_secs(60), async {
+            while matches!(tls.read(&mut sink).await, Ok(n) if n > 0) {}
+        })
+        .await;
+    } else {
+        let _ = tls.shutdown().await;
+    }
+}
+
+/// The SNI of the ClientHello waiting on `stream`, read without taking it
+/// off the stream (a middlebox's look at the first packet).
+async fn peeked_sni(stream: &TcpStream) -> Option<String> {
+    let mut buf = vec![0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(10), stream.peek(&mut buf))
+        .await
+        .ok()?
+        .ok()?;
+    let mut acceptor = rustls::server::Acceptor::default();
+    acceptor.read_tls(&mut &buf[..n]).ok()?;
+    let accepted = acceptor.accept().ok()??;
+    accepted.client_hello().server_name().map(str::to_owned)
 }
 
 /// A QUIC listener standing in for a Hysteria2 entry point: it completes

@@ -18,6 +18,7 @@
 //! It depends on the domain crate (`meshwatch`) only.
 
 pub mod backoff;
+pub mod checks;
 pub mod config;
 pub mod host_metrics;
 pub mod lab;

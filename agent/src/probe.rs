@@ -13,8 +13,9 @@
 use super::target_guard::{self, RefusalWarnings, RestrictedTarget};
 use chrono::Utc;
 use futures_util::future::join_all;
+use meshwatch::agent_api::VerifierChecks;
 use meshwatch::agent_api::{Peer, ProbeReport};
-use meshwatch::evidence::ProbeError;
+use meshwatch::evidence::{Check, ProbeError, Stage};
 use meshwatch::fleet::Protocol;
 use quinn::crypto::rustls::QuicClientConfig;
 use quinn::udp::{RecvMeta, Transmit};
@@ -76,11 +77,25 @@ pub fn quic_alpn(peer: &Peer) -> Vec<Vec<u8>> {
     }
 }
 
+/// How and where a probe failed (docs/API.md "Block kinds": the stage
+/// tells an address block from SNI filtering).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Failure {
+    pub error: ProbeError,
+    pub stage: Stage,
+}
+
+impl Failure {
+    pub fn at(stage: Stage) -> impl Fn(ProbeError) -> Failure {
+        move |error| Failure { error, stage }
+    }
+}
+
 /// What became of one entry point's probe.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProbeAttempt {
     /// The probe was made: the latency in ms, or how it failed.
-    Made(Result<u32, ProbeError>),
+    Made(Result<u32, Failure>),
     /// Not made: the host resolves to an address probes stay out of. This
     /// says nothing about the peer, so it is not reported at all.
     Skipped(RestrictedTarget),
@@ -90,6 +105,8 @@ pub enum ProbeAttempt {
 #[derive(Clone)]
 pub struct Prober {
     tls: TlsConnector,
+    /// The same TLS client offering `http/1.1`, for transfer checks.
+    web: TlsConnector,
     /// QUIC's TLS 1.3 client without ALPN: each probe adds its entry
     /// point's.
     quic: Arc<rustls::ClientConfig>,
@@ -123,8 +140,11 @@ impl Prober {
                 // results.
                 .unwrap_or_else(|e| panic!("rustls cannot build a client: {e}"))
         };
+        let mut web = client(rustls::DEFAULT_VERSIONS);
+        web.alpn_protocols = vec![b"http/1.1".to_vec()];
         Self {
             tls: TlsConnector::from(Arc::new(client(rustls::DEFAULT_VERSIONS))),
+            web: TlsConnector::from(Arc::new(web)),
             quic: Arc::new(client(&[&rustls::version::TLS13])),
             timeout,
             source,
@@ -156,10 +176,27 @@ impl Prober {
         concurrency: usize,
         clock_offset: chrono::Duration,
     ) -> Vec<ProbeReport> {
+        self.round_with(peers, concurrency, clock_offset, &RoundPlan::default())
+            .await
+    }
+
+    /// [`Prober::round`] with a verifier's checks of `plan` (§8): the
+    /// control-SNI retries, this round's transfers and the control addresses.
+    pub async fn round_with(
+        &self,
+        peers: &[Peer],
+        concurrency: usize,
+        clock_offset: chrono::Duration,
+        plan: &RoundPlan,
+    ) -> Vec<ProbeReport> {
         let next = AtomicUsize::new(0);
         let workers = (0..concurrency.clamp(1, peers.len().max(1)))
-            .map(|_| self.worker(peers, &next, clock_offset));
-        join_all(workers).await.into_iter().flatten().collect()
+            .map(|_| self.worker(peers, &next, clock_offset, plan));
+        let (probes, controls) = tokio::join!(
+            join_all(workers),
+            self.controls(&plan.controls, clock_offset)
+        );
+        probes.into_iter().flatten().chain(controls).collect()
     }
 
     /// Takes the next unprobed peer until none is left: `concurrency` of
@@ -169,6 +206,7 @@ impl Prober {
         peers: &[Peer],
         next: &AtomicUsize,
         clock_offset: chrono::Duration,
+        plan: &RoundPlan,
     ) -> Vec<ProbeReport> {
         let mut results = Vec::new();
         while let Some(peer) = peers.get(next.fetch_add(1, Ordering::Relaxed)) {
@@ -183,16 +221,24 @@ impl Prober {
                     continue;
                 }
             };
-            results.push(ProbeReport {
-                entry_point_id: peer.entry_point_id.clone(),
-                at,
-                ok: outcome.is_ok(),
-                latency_ms: outcome.ok().map(f64::from),
-                error: outcome.err(),
-                check: Default::default(),
-                stage: None,
-                bytes: None,
-            });
+            let failed_after_connect = outcome.is_err_and(|f| f.stage == Stage::Tls);
+            results.push(result(peer, at, Check::Handshake, outcome, None));
+            // §8: the handshake with the entry point's SNI failed once TCP
+            // had connected; the same address with the control SNI tells
+            // SNI filtering from a server that fails every handshake.
+            if let (true, Some(control)) = (failed_after_connect, &plan.control_sni) {
+                let at = Utc::now() + clock_offset;
+                if let ProbeAttempt::Made(outcome) = self.probe_as(peer, Some(control)).await {
+                    results.push(result(peer, at, Check::ControlSni, outcome, None));
+                }
+            }
+            if plan.transfers(peer) {
+                let at = Utc::now() + clock_offset;
+                if let Some(transfer) = self.transfer(peer).await {
+                    let bytes = Some(transfer.bytes);
+                    results.push(result(peer, at, Check::Transfer, transfer.outcome, bytes));
+                }
+            }
         }
         results
     }
@@ -200,26 +246,45 @@ impl Prober {
     /// Resolves the peer's host, refuses restricted targets, then probes
     /// the first address (latency in ms on success).
     pub async fn probe(&self, peer: &Peer) -> ProbeAttempt {
+        self.probe_as(peer, None).await
+    }
+
+    /// [`Prober::probe`], with `sni` in place of the entry point's own
+    /// (the verifier's control SNI) when given.
+    async fn probe_as(&self, peer: &Peer, sni: Option<&str>) -> ProbeAttempt {
         let started = Instant::now();
         let deadline = tokio::time::Instant::now() + self.timeout;
-        let addresses =
-            match tokio::time::timeout_at(deadline, resolve(&peer.host, peer.port)).await {
-                Ok(Ok(addresses)) => addresses,
-                Ok(Err(e)) => return ProbeAttempt::Made(Err(e)),
-                Err(_) => return ProbeAttempt::Made(Err(ProbeError::Timeout)),
-            };
-        if !self.allow_private_targets {
-            if let Some(target) = target_guard::first_restricted(&addresses) {
-                return ProbeAttempt::Skipped(target);
-            }
-        }
-        let Some(&address) = addresses.first() else {
-            return ProbeAttempt::Made(Err(ProbeError::DnsError));
+        let address = match self.target(&peer.host, peer.port, deadline).await {
+            Ok(Ok(address)) => address,
+            Ok(Err(failure)) => return ProbeAttempt::Made(Err(failure)),
+            Err(target) => return ProbeAttempt::Skipped(target),
         };
-        let reached = self.reach(peer, address, deadline).await;
+        let reached = self.reach(peer, address, deadline, sni).await;
         ProbeAttempt::Made(
             reached.map(|()| u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX)),
         )
+    }
+
+    /// The address a probe of `host` goes to: the first it resolves to,
+    /// unless any lies where probes stay out (`Err`).
+    pub(crate) async fn target(
+        &self,
+        host: &str,
+        port: u16,
+        deadline: tokio::time::Instant,
+    ) -> Result<Result<SocketAddr, Failure>, RestrictedTarget> {
+        let dns = Failure::at(Stage::Tcp);
+        let addresses = match tokio::time::timeout_at(deadline, resolve(host, port)).await {
+            Ok(Ok(addresses)) => addresses,
+            Ok(Err(e)) => return Ok(Err(dns(e))),
+            Err(_) => return Ok(Err(dns(ProbeError::Timeout))),
+        };
+        if !self.allow_private_targets {
+            if let Some(target) = target_guard::first_restricted(&addresses) {
+                return Err(target);
+            }
+        }
+        Ok(addresses.first().copied().ok_or(dns(ProbeError::DnsError)))
     }
 
     /// A refused target is the panel's doing (a mistake, or a hijacked
@@ -252,28 +317,78 @@ impl Prober {
         peer: &Peer,
         address: SocketAddr,
         deadline: tokio::time::Instant,
-    ) -> Result<(), ProbeError> {
+        sni: Option<&str>,
+    ) -> Result<(), Failure> {
         let how = method(peer.protocol, peer.sni.as_deref());
+        let name = sni.or(peer.sni.as_deref()).unwrap_or(&peer.host);
         if how == Method::Quic {
-            tokio::time::timeout_at(deadline, self.quic_handshake(peer, address))
+            let quic = Failure::at(Stage::Quic);
+            tokio::time::timeout_at(deadline, self.quic_handshake(peer, address, name))
                 .await
-                .map_err(|_| ProbeError::Timeout)??;
+                .map_err(|_| quic(ProbeError::Timeout))?
+                .map_err(quic)?;
         } else {
-            let stream = tokio::time::timeout_at(deadline, self.connect(address))
-                .await
-                .map_err(|_| ProbeError::Timeout)?
-                .map_err(|e| classify_io(&e))?;
+            let stream = self.connect_by(address, deadline).await?;
             if how == Method::TcpTls {
-                let name = peer.sni.as_deref().unwrap_or(&peer.host);
-                let name =
-                    ServerName::try_from(name.to_string()).map_err(|_| ProbeError::TlsError)?;
-                tokio::time::timeout_at(deadline, self.tls.connect(name, stream))
-                    .await
-                    .map_err(|_| ProbeError::Timeout)?
-                    .map_err(|e| classify_tls(&e))?;
+                self.tls_handshake(stream, name, deadline).await?;
             }
         }
         Ok(())
+    }
+
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// The handshake of a transfer check: the probe's TLS client, offering
+    /// HTTP/1.1 as a browser fetching one file would.
+    pub(crate) async fn web_handshake(
+        &self,
+        stream: TcpStream,
+        name: &str,
+        deadline: tokio::time::Instant,
+    ) -> Result<tokio_rustls::client::TlsStream<TcpStream>, Failure> {
+        self.tls_handshake_with(&self.web, stream, name, deadline)
+            .await
+    }
+
+    /// A TCP connection to `address` within `deadline`.
+    pub(crate) async fn connect_by(
+        &self,
+        address: SocketAddr,
+        deadline: tokio::time::Instant,
+    ) -> Result<TcpStream, Failure> {
+        let tcp = Failure::at(Stage::Tcp);
+        tokio::time::timeout_at(deadline, self.connect(address))
+            .await
+            .map_err(|_| tcp(ProbeError::Timeout))?
+            .map_err(|e| tcp(classify_io(&e)))
+    }
+
+    /// The TLS handshake an app makes on `stream`, with SNI `name`.
+    pub(crate) async fn tls_handshake(
+        &self,
+        stream: TcpStream,
+        name: &str,
+        deadline: tokio::time::Instant,
+    ) -> Result<tokio_rustls::client::TlsStream<TcpStream>, Failure> {
+        self.tls_handshake_with(&self.tls, stream, name, deadline)
+            .await
+    }
+
+    pub(crate) async fn tls_handshake_with(
+        &self,
+        connector: &TlsConnector,
+        stream: TcpStream,
+        name: &str,
+        deadline: tokio::time::Instant,
+    ) -> Result<tokio_rustls::client::TlsStream<TcpStream>, Failure> {
+        let tls = Failure::at(Stage::Tls);
+        let name = ServerName::try_from(name.to_string()).map_err(|_| tls(ProbeError::TlsError))?;
+        tokio::time::timeout_at(deadline, connector.connect(name, stream))
+            .await
+            .map_err(|_| tls(ProbeError::Timeout))?
+            .map_err(|e| tls(classify_tls(&e)))
     }
 
     async fn connect(&self, address: SocketAddr) -> io::Result<TcpStream> {
@@ -293,7 +408,12 @@ impl Prober {
     /// every probe as an app's one endpoint would be, because only a
     /// connected UDP socket hears the ICMP port unreachable that tells a
     /// stopped service (`refused`) from a dropped path (`timeout`).
-    async fn quic_handshake(&self, peer: &Peer, address: SocketAddr) -> Result<(), ProbeError> {
+    async fn quic_handshake(
+        &self,
+        peer: &Peer,
+        address: SocketAddr,
+        name: &str,
+    ) -> Result<(), ProbeError> {
         let socket =
             Arc::new(ProbeSocket::connect(self.source, address).map_err(|e| classify_io(&e))?);
         let endpoint = quinn::Endpoint::new_with_abstract_socket(
@@ -307,7 +427,6 @@ impl Prober {
         tls.alpn_protocols = quic_alpn(peer);
         // Cannot fail: ring provides TLS 1.3's AES-128-GCM, QUIC's initial suite.
         let crypto = QuicClientConfig::try_from(tls).map_err(|_| ProbeError::Other)?;
-        let name = peer.sni.as_deref().unwrap_or(&peer.host);
         let connecting = endpoint
             .connect_with(quinn::ClientConfig::new(Arc::new(crypto)), address, name)
             .map_err(|e| classify_connect(&e))?;
@@ -470,6 +589,68 @@ impl UdpPoller for Writable {
     }
 }
 
+/// One result as the report carries it.
+pub(crate) fn result(
+    peer: &Peer,
+    at: chrono::DateTime<Utc>,
+    check: Check,
+    outcome: Result<u32, Failure>,
+    bytes: Option<u64>,
+) -> ProbeReport {
+    ProbeReport {
+        entry_point_id: peer.entry_point_id.clone(),
+        at,
+        ok: outcome.is_ok(),
+        latency_ms: outcome.ok().map(f64::from),
+        error: outcome.err().map(|f| f.error),
+        check,
+        stage: outcome.err().map(|f| f.stage),
+        bytes,
+    }
+}
+
+/// What a verifier checks in one round besides the handshakes (§8).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RoundPlan {
+    /// Retry a handshake that failed after TCP connected with this SNI.
+    pub control_sni: Option<String>,
+    /// Run the transfer check on every TLS-over-TCP entry point.
+    pub transfer_all: bool,
+    /// ... or on these (their last transfer froze).
+    pub transfer_again: std::collections::HashSet<String>,
+    /// The verifier's own control addresses, `host:port`.
+    pub controls: Vec<String>,
+}
+
+impl RoundPlan {
+    /// Round `round` (counted from 0) of a verifier with `checks`; `frozen`:
+    /// the entry points whose last transfer froze.
+    pub fn for_round(
+        checks: Option<&VerifierChecks>,
+        round: u64,
+        frozen: &std::collections::HashSet<String>,
+    ) -> Self {
+        let Some(checks) = checks else {
+            return Self::default();
+        };
+        let every = u64::from(checks.transfer_every.max(1));
+        Self {
+            control_sni: checks.control_sni.clone(),
+            transfer_all: round.is_multiple_of(every),
+            transfer_again: frozen.clone(),
+            controls: checks.controls.clone(),
+        }
+    }
+
+    /// Whether `peer` gets a transfer check this round: TLS over TCP only
+    /// (a QUIC entry point's camouflage is HTTP/3, which the check does
+    /// not speak).
+    pub fn transfers(&self, peer: &Peer) -> bool {
+        method(peer.protocol, peer.sni.as_deref()) == Method::TcpTls
+            && (self.transfer_all || self.transfer_again.contains(&peer.entry_point_id))
+    }
+}
+
 /// Every address `host` resolves to (at least one), in the resolver's
 /// order: all of them are vetted, the first is probed.
 async fn resolve(host: &str, port: u16) -> Result<Vec<SocketAddr>, ProbeError> {
@@ -621,7 +802,7 @@ mod tests {
     /// The probe's outcome, which must have been made.
     async fn made(prober: &Prober, peer: &Peer) -> Result<u32, ProbeError> {
         match prober.probe(peer).await {
-            ProbeAttempt::Made(outcome) => outcome,
+            ProbeAttempt::Made(outcome) => outcome.map_err(|f| f.error),
             ProbeAttempt::Skipped(target) => panic!("{} was not probed: {target}", peer.host),
         }
     }

@@ -8,11 +8,12 @@ use super::config::AgentSettings;
 use super::host_metrics::HostSampler;
 use super::outbox::Outbox;
 use super::panel_client::{Delivery, PanelClient};
-use super::probe::Prober;
+use super::probe::{Prober, RoundPlan};
 use super::report_parts;
 use super::{self_check, AGENT_VERSION};
 use chrono::{DateTime, Utc};
 use meshwatch::agent_api::{AgentConfig, AgentReport, ProbeReport};
+use meshwatch::evidence::{Check, ProbeError};
 use rand::Rng;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -152,6 +153,7 @@ pub async fn run(
         prober,
         config: config.clone(),
         fleet,
+        verifier_rounds: VerifierRounds::default(),
     };
     state.apply_config(config);
     state.run(&mut shutdown).await;
@@ -193,6 +195,35 @@ struct Loop {
     prober: Prober,
     config: AgentConfig,
     fleet: Arc<FleetWatch>,
+    verifier_rounds: VerifierRounds,
+}
+
+/// What a verifier's next rounds check beyond handshakes (§8): the
+/// transfer check every `transfer_every` rounds, and again each round on
+/// the entry points whose last transfer froze, so a freeze is confirmed
+/// within the streak's rounds.
+#[derive(Default)]
+struct VerifierRounds {
+    started: u64,
+    frozen: std::collections::HashSet<String>,
+}
+
+impl VerifierRounds {
+    fn next_plan(&mut self, checks: Option<&meshwatch::agent_api::VerifierChecks>) -> RoundPlan {
+        let plan = RoundPlan::for_round(checks, self.started, &self.frozen);
+        self.started += 1;
+        plan
+    }
+
+    fn learn(&mut self, results: &[ProbeReport]) {
+        for r in results.iter().filter(|r| r.check == Check::Transfer) {
+            if r.error == Some(ProbeError::Frozen) {
+                self.frozen.insert(r.entry_point_id.clone());
+            } else {
+                self.frozen.remove(&r.entry_point_id);
+            }
+        }
+    }
 }
 
 impl Loop {
@@ -247,6 +278,7 @@ impl Loop {
                 results = finished(&mut round) => {
                     round = None;
                     if let Ok(results) = results {
+                        self.verifier_rounds.learn(&results);
                         AgentCounters::bump(&self.counters.probes_done, results.len() as u64);
                         AgentCounters::bump(&self.counters.probe_rounds, 1);
                         self.pending.extend(results);
@@ -308,12 +340,19 @@ impl Loop {
         }
     }
 
-    fn start_round(&self) -> JoinHandle<Vec<ProbeReport>> {
+    fn start_round(&mut self) -> JoinHandle<Vec<ProbeReport>> {
         let prober = self.prober.clone();
         let peers = self.config.peers.clone();
         let concurrency = self.settings.probe_concurrency;
         let clock = self.clock;
-        tokio::spawn(async move { prober.round(&peers, concurrency, clock.offset).await })
+        let plan = self
+            .verifier_rounds
+            .next_plan(self.config.verifier.as_ref());
+        tokio::spawn(async move {
+            prober
+                .round_with(&peers, concurrency, clock.offset, &plan)
+                .await
+        })
     }
 
     /// Self-check, metrics and pending probe results → queued reports (as
@@ -532,9 +571,15 @@ pub async fn once(settings: &AgentSettings) -> anyhow::Result<AgentReport> {
     .allowing_private_targets(settings.allow_private_targets);
     let mut sampler = HostSampler::default();
     sampler.sample();
+    let plan = RoundPlan::for_round(config.verifier.as_ref(), 0, &Default::default());
     let (check, probes) = tokio::join!(
         self_check::run(settings.listener, &settings.service),
-        prober.round(&config.peers, settings.probe_concurrency, clock.offset)
+        prober.round_with(
+            &config.peers,
+            settings.probe_concurrency,
+            clock.offset,
+            &plan
+        )
     );
     let metrics = tokio::task::spawn_blocking(move || sampler.sample()).await?;
     Ok(AgentReport {

@@ -468,6 +468,7 @@ pub async fn create_action(
             after_minutes,
             command,
             http,
+            kinds: None,
         };
         let action = backend
             .create_action(spec)

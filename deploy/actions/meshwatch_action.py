@@ -57,11 +57,25 @@ class Cloud:
         sys.exit(f"{what} did not finish in 2 minutes")
 
 
+# The block kinds a new address fixes (PRODUCT.md section 8). Register the
+# action with "kinds": ["ip", "throttled"]; this check is the second lock.
+NEW_ADDRESS_FIXES = {"ip", "throttled"}
+
+
 def read_event():
-    """The event the panel writes on stdin; only a block calls for a move."""
+    """The event the panel writes on stdin; only a block a new address
+    fixes calls for a move. An SNI block (a new SNI is the fix) or a
+    blocked protocol (serve another transport first) ends the run at once,
+    without a call to the cloud. Events of panels before the kinds carry
+    none and are taken as address blocks, as they were then."""
     event = json.load(sys.stdin)
     if event["event"] != "blocked":
         sys.exit(f"nothing to do on {event['event']}")
+    kinds = set(event.get("kinds") or ["ip"])
+    if not kinds & NEW_ADDRESS_FIXES:
+        print(f"{event['server_id']}: nothing to do, a new address does not fix a "
+              f"{'/'.join(sorted(kinds))} block")
+        sys.exit(0)
     return event
 
 

@@ -286,7 +286,7 @@ delegate! {
     fn plan_maintenance(&self, plan: &meshwatch::maintenance::MaintenancePlan, now: DateTime<Utc>) -> Result<Option<meshwatch::maintenance::MaintenanceWindow>, StoreError>;
     fn cancel_maintenance(&self, id: meshwatch::maintenance::MaintenanceId) -> Result<bool, StoreError>;
     fn actions(&self) -> Result<Vec<meshwatch::actions::Action>, StoreError>;
-    fn create_action(&self, name: &str, on: meshwatch::actions::ActionEvent, after_minutes: u32, kind: &meshwatch::actions::ActionKind, now: DateTime<Utc>) -> Result<meshwatch::actions::Action, StoreError>;
+    fn create_action(&self, new: &meshwatch::actions::NewAction, now: DateTime<Utc>) -> Result<meshwatch::actions::Action, StoreError>;
     fn delete_action(&self, id: meshwatch::actions::ActionId) -> Result<bool, StoreError>;
     fn actions_enabled(&self) -> Result<bool, StoreError>;
     fn set_actions_enabled(&self, enabled: bool) -> Result<(), StoreError>;

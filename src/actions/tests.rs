@@ -9,6 +9,7 @@ fn spec(command: Option<Vec<&str>>, http: Option<HttpCall>) -> ActionSpec {
         after_minutes: 10,
         command: command.map(|c| c.into_iter().map(String::from).collect()),
         http,
+        kinds: None,
     }
 }
 
@@ -23,9 +24,16 @@ fn call(url: &str) -> HttpCall {
 
 #[test]
 fn an_action_is_a_command_or_an_http_call_and_each_limit_is_checked() {
-    let (name, on, after, kind) = spec(Some(vec!["/usr/bin/rotate", "--now"]), None)
+    let NewAction {
+        name,
+        on,
+        after_minutes: after,
+        kind,
+        kinds,
+    } = spec(Some(vec!["/usr/bin/rotate", "--now"]), None)
         .validate()
         .expect("valid");
+    assert!(kinds.is_empty(), "every kind by default");
     assert_eq!(
         (name.as_str(), on, after),
         ("rotate IP", ActionEvent::Blocked, 10)
@@ -148,6 +156,7 @@ fn the_body_template_names_the_event_in_its_strings_only() {
             .expect("a time"),
         action: "rotate".into(),
         server: serde_json::json!({}),
+        kinds: vec![BlockKind::Ip],
     };
     let template = serde_json::json!({
         "text": "{{server_name}} ({{server_id}}) is {{event}} since {{since}}",
@@ -242,4 +251,79 @@ fn a_mass_block_s_actions_wait_for_the_operator_s_word() {
     assert_eq!(mass_gate(just_ru, just_ru, confirmed), MassGate::Open);
     let dismissed = |_: &ServerId| Some(MassDecision::Dismissed);
     assert_eq!(mass_gate(just_ru, just_ru, dismissed), MassGate::Dismissed);
+}
+
+// PRODUCT.md §8: actions see the kind of a block.
+
+fn action_on(kinds: &[BlockKind]) -> Action {
+    let new = ActionSpec {
+        kinds: (!kinds.is_empty()).then(|| kinds.to_vec()),
+        ..spec(Some(vec!["/usr/bin/rotate"]), None)
+    }
+    .validate()
+    .expect("valid");
+    Action {
+        id: ActionId(1),
+        name: new.name,
+        on: new.on,
+        after_minutes: new.after_minutes,
+        kind: new.kind,
+        kinds: new.kinds,
+    }
+}
+
+#[test]
+fn a_blocked_action_limited_to_kinds_runs_only_on_those_kinds() {
+    let rotate = action_on(&[BlockKind::Ip, BlockKind::Throttled]);
+    assert!(rotate.runs_on(&[BlockKind::Ip]));
+    assert!(rotate.runs_on(&[BlockKind::Sni, BlockKind::Throttled]));
+    assert!(!rotate.runs_on(&[BlockKind::Sni]));
+    assert!(!rotate.runs_on(&[]));
+    assert!(
+        action_on(&[]).runs_on(&[BlockKind::Sni]),
+        "no limit: every kind"
+    );
+}
+
+#[test]
+fn kinds_are_for_blocked_actions_and_never_empty() {
+    let refused = |s: ActionSpec| s.validate().expect_err("refused").code();
+    assert_eq!(
+        refused(ActionSpec {
+            kinds: Some(vec![]),
+            ..spec(Some(vec!["/bin/true"]), None)
+        }),
+        "invalid_kinds"
+    );
+    assert_eq!(
+        refused(ActionSpec {
+            on: ActionEvent::Cleared,
+            kinds: Some(vec![BlockKind::Ip]),
+            ..spec(Some(vec!["/bin/true"]), None)
+        }),
+        "invalid_kinds"
+    );
+    let twice = ActionSpec {
+        kinds: Some(vec![BlockKind::Throttled, BlockKind::Ip, BlockKind::Ip]),
+        ..spec(Some(vec!["/bin/true"]), None)
+    };
+    assert_eq!(
+        twice.validate().expect("valid").kinds,
+        vec![BlockKind::Ip, BlockKind::Throttled]
+    );
+}
+
+proptest::proptest! {
+    /// The shipped IP-rotation examples are registered with
+    /// `kinds: [ip, throttled]`: whatever mix of blocks a server has, an
+    /// SNI or protocol block alone never runs one.
+    #[test]
+    fn an_sni_or_protocol_block_never_runs_an_ip_action(
+        kinds in proptest::collection::vec(
+            proptest::sample::select(BlockKind::ALL.to_vec()), 0..4),
+    ) {
+        let rotate = action_on(&IP_ROTATION_KINDS);
+        let new_address_helps = kinds.iter().any(|k| k.new_address_helps());
+        proptest::prop_assert_eq!(rotate.runs_on(&kinds), new_address_helps);
+    }
 }

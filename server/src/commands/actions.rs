@@ -21,10 +21,10 @@ pub async fn create(
     spec: ActionSpec,
     now: DateTime<Utc>,
 ) -> Result<Action, CreateError> {
-    let (name, on, after_minutes, kind) = spec.validate().map_err(CreateError::Refused)?;
-    policy.admit(&kind).map_err(CreateError::Refused)?;
+    let new = spec.validate().map_err(CreateError::Refused)?;
+    policy.admit(&new.kind).map_err(CreateError::Refused)?;
     let action = store
-        .create_action(&name, on, after_minutes, &kind, now)
+        .create_action(&new, now)
         .await
         .map_err(CreateError::Store)?;
     tracing::info!(action = %action.name, on = action.on.as_str(), "action created");

@@ -186,7 +186,14 @@ impl Ticker {
             Vec::new()
         };
         let runs = if crate::outbound::actions::may_start_incidents(changes) {
-            crate::outbound::actions::runs_for(changes, &self.store.actions().await?)
+            let actions = self.store.actions().await?;
+            self.read_model.with_verdicts(|mesh, verdicts| {
+                crate::outbound::actions::runs_for(changes, &actions, |server| {
+                    mesh.server_index(server)
+                        .map(|i| verdicts[i].block_kinds())
+                        .unwrap_or_default()
+                })
+            })
         } else {
             Vec::new()
         };

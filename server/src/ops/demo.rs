@@ -283,10 +283,12 @@ async fn add_demo_action(store: &Store) -> anyhow::Result<()> {
                 .into(),
         ]),
         http: None,
+        // As a real address-changing action is registered: a new address
+        // fixes only these kinds (§8).
+        kinds: Some(meshwatch::actions::IP_ROTATION_KINDS.to_vec()),
     };
-    let (name, on, after, kind) = spec.validate()?;
     store
-        .create_action(&name, on, after, &kind, chrono::Utc::now())
+        .create_action(&spec.validate()?, chrono::Utc::now())
         .await?;
     Ok(())
 }

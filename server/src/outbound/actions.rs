@@ -13,7 +13,7 @@ use meshwatch::actions::{
     OverBudget, MAX_ATTEMPTS, RUN_TIMEOUT_SECS,
 };
 use meshwatch::status::ServerStatus;
-use meshwatch::verdict::VerdictChange;
+use meshwatch::verdict::{BlockKind, VerdictChange};
 use meshwatch_views::views::NotificationKind;
 use serde_json::json;
 use std::sync::Arc;
@@ -27,14 +27,21 @@ const CLAIM: i64 = 8;
 const MASS_BLOCK_RECHECK: chrono::Duration = chrono::Duration::seconds(5);
 
 /// The runs a batch of recorded changes calls for: one per action whose
-/// event one of them starts, due `after_minutes` later.
-pub fn runs_for(changes: &[VerdictChange], actions: &[Action]) -> Vec<NewActionRun> {
+/// event one of them starts (and, for a `blocked` action limited to block
+/// kinds, whose server's blocks, `kinds_of`, are of one of them), due
+/// `after_minutes` later.
+pub fn runs_for(
+    changes: &[VerdictChange],
+    actions: &[Action],
+    kinds_of: impl Fn(&meshwatch::ServerId) -> Vec<BlockKind>,
+) -> Vec<NewActionRun> {
     changes
         .iter()
         .flat_map(|change| {
+            let kinds = kinds_of(&change.server);
             actions
                 .iter()
-                .filter(|a| a.on.starts_with(change))
+                .filter(move |a| a.on.starts_with(change) && a.runs_on(&kinds))
                 .map(move |a| NewActionRun {
                     action_id: a.id,
                     action_name: a.name.clone(),
@@ -357,6 +364,16 @@ impl Runner {
         if verdict.maintenance.is_some_and(|m| m.active) || !run.event.still_holds(&derived) {
             return Ok(None);
         }
+        // A block of another kind now (an IP block that became SNI
+        // filtering) no longer calls for an action limited to kinds.
+        let kinds = if run.event == ActionEvent::Blocked {
+            verdict.block_kinds()
+        } else {
+            Vec::new()
+        };
+        if !action.runs_on(&kinds) {
+            return Ok(None);
+        }
         // One continuous holding: a verdict that cleared since the
         // incident started and came back is another incident.
         let recorded = self
@@ -397,6 +414,7 @@ impl Runner {
             since: run.incident_at,
             action: action.name.clone(),
             server: document,
+            kinds,
         };
         Ok(Some((action, facts)))
     }

@@ -232,11 +232,13 @@ async fn a_block_runs_the_command_once_with_the_event_on_stdin_and_in_its_enviro
     assert_eq!(event["server_id"], "de-1");
     assert_eq!(event["addresses"], json!(["127.0.30.1:443"]));
     assert_eq!(event["server"]["entry_points"][0]["id"], "de-1-ep");
+    assert_eq!(event["kinds"], json!(["ip"]), "the block's kind (§8)");
     let env = std::fs::read_to_string(dir.path().join("env.txt")).expect("env written");
     for line in [
         "MESHWATCH_EVENT=blocked",
         "MESHWATCH_SERVER_ID=de-1",
         "MESHWATCH_SERVER_ADDRESSES=127.0.30.1:443",
+        "MESHWATCH_BLOCK_KINDS=ip",
     ] {
         assert!(env.lines().any(|l| l == line), "{line} in {env}");
     }
@@ -478,4 +480,94 @@ async fn no_action_runs_for_a_server_in_a_maintenance_window() {
     app.wait_for_action_round().await;
     assert_eq!(get(&app, "/api/v1/actions/runs").await, json!([]));
     assert!(!dir.path().join("event.json").exists());
+}
+
+/// ir-1 (a verifier) sees de-1's SNI filtered: the real SNI is reset
+/// after TCP connects, the control SNI answers.
+async fn sni_block_de_1(app: &TestApp) {
+    let tokens = crate::agent::fleet(app).await;
+    assert_eq!(app.set_verifier("ir-1", true).await.status(), 200);
+    for k in 0..3u32 {
+        if k > 0 {
+            crate::agent::next_round(app).await;
+        }
+        crate::agent::all_report(app, &tokens, 100 + 10 * k).await;
+        let at = |s: u32| format!("2026-12-02T09:00:{s:02}Z");
+        let round = vec![
+            json!({"entry_point_id": "de-1-ep", "at": at(2 * k), "ok": false,
+                   "error": "reset", "stage": "tls"}),
+            json!({"entry_point_id": "de-1-ep", "at": at(2 * k + 1), "ok": true,
+                   "check": "control_sni"}),
+        ];
+        let sent = crate::agent::post(
+            app,
+            &tokens["ir-1"],
+            &crate::agent::report(&crate::agent::round_uuid(700, k), true, round),
+        )
+        .await;
+        assert_eq!(sent.status(), 202);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_action_limited_to_ip_kinds_never_runs_on_an_sni_block() {
+    let dir = tempfile::tempdir().expect("dir");
+    let script = recording_script(dir.path());
+    let app = allowing(&script).await;
+    let rotate = create(
+        &app,
+        json!({"name": "rotate IP", "on": "blocked", "command": [script],
+               "kinds": ["ip", "throttled"]}),
+    )
+    .await;
+    assert_eq!(rotate.status(), 201);
+    let view: Value = rotate.json().await.expect("json");
+    assert_eq!(view["kinds"], json!(["ip", "throttled"]));
+    let any = create(
+        &app,
+        json!({"name": "tell", "on": "blocked", "command": [script.clone()]}),
+    )
+    .await;
+    assert_eq!(any.status(), 201);
+    sni_block_de_1(&app).await;
+    app.tick().await;
+    let de_1 = get(&app, "/api/v1/servers/de-1").await;
+    assert_eq!(de_1["blocked_on"][0]["kind"], "sni", "{de_1}");
+    runs_until(&app, "de-1", |runs| {
+        runs.iter().any(|r| r["outcome"] == "ok")
+    })
+    .await;
+    // Another round: a wrongly queued run would have been carried out.
+    app.wait_for_action_round().await;
+    let runs = runs_until(&app, "de-1", |_| true).await;
+    let names: Vec<&str> = runs.iter().filter_map(|r| r["action"].as_str()).collect();
+    assert_eq!(names, ["tell"], "the IP action stays out of an SNI block");
+    let event: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("event.json")).expect("the event was written"),
+    )
+    .expect("JSON on stdin");
+    assert_eq!(event["kinds"], json!(["sni"]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kinds_are_refused_on_other_events_and_when_empty() {
+    let app = allowing("/bin/true").await;
+    for body in [
+        json!({"name": "a", "on": "cleared", "command": ["/bin/true"], "kinds": ["ip"]}),
+        json!({"name": "b", "on": "blocked", "command": ["/bin/true"], "kinds": []}),
+    ] {
+        let refused = create(&app, body.clone()).await;
+        assert_eq!(refused.status(), 422, "{body}");
+        assert_eq!(error_code(refused).await, "invalid_kinds");
+    }
+    let unknown = create(
+        &app,
+        json!({"name": "c", "on": "blocked", "command": ["/bin/true"], "kinds": ["dns"]}),
+    )
+    .await;
+    assert!(
+        unknown.status().is_client_error(),
+        "an unknown kind is refused"
+    );
+    assert_eq!(get(&app, "/api/v1/actions").await, json!([]));
 }

@@ -380,3 +380,43 @@ async fn the_digitalocean_example_stopped_after_the_unassign_goes_on_when_run_ag
     );
     assert_eq!(host_of(&app, "de-1-ep").await, "127.0.31.10");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_examples_call_no_cloud_for_an_sni_or_protocol_block() {
+    let (api, seen) = fake_api(vec![]).await;
+    let dir = tempfile::tempdir().expect("dir");
+    let token = dir.path().join("token");
+    std::fs::write(&token, "cloud-test-token\n").expect("written");
+    for example in ["hetzner-new-primary-ip.py", "digitalocean-reserved-ip.py"] {
+        for kinds in [json!(["sni"]), json!(["protocol"])] {
+            let event = json!({"event": "blocked", "server_id": "de-1", "server_name": "DE-1",
+                               "addresses": ["127.0.30.1:443"], "since": "2026-12-05T10:00:00Z",
+                               "action": "new address", "kinds": kinds,
+                               "server": {"id": "de-1", "entry_points": []}});
+            let mut child = std::process::Command::new(script(example))
+                .args(["--token-file", &token.display().to_string(), "--panel"])
+                .args(["http://127.0.0.1:9", "--panel-token-file"])
+                .arg(&token)
+                .args(["--api", &api])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("the example starts");
+            std::io::Write::write_all(
+                child.stdin.as_mut().expect("stdin"),
+                event.to_string().as_bytes(),
+            )
+            .expect("event written");
+            drop(child.stdin.take());
+            let out = child.wait_with_output().expect("it ends");
+            assert!(out.status.success(), "{example} on {kinds}");
+            let said = String::from_utf8_lossy(&out.stdout);
+            assert!(said.contains("nothing to do"), "{example}: {said}");
+        }
+    }
+    assert!(
+        requests(&seen).is_empty(),
+        "no cloud call: {:?}",
+        requests(&seen)
+    );
+}

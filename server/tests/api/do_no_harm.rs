@@ -445,10 +445,13 @@ async fn a_stored_http_action_whose_name_resolves_to_loopback_is_refused_when_it
     app.store()
         .await
         .create_action(
-            "hook",
-            meshwatch::actions::ActionEvent::Blocked,
-            0,
-            &meshwatch::actions::ActionKind::Http(call),
+            &meshwatch::actions::NewAction {
+                name: "hook".into(),
+                on: meshwatch::actions::ActionEvent::Blocked,
+                after_minutes: 0,
+                kind: meshwatch::actions::ActionKind::Http(call),
+                kinds: Vec::new(),
+            },
             chrono::Utc::now(),
         )
         .await

@@ -336,6 +336,65 @@ async fn a_cut_path_marks_the_pair_and_blames_no_one() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_verifier_agent_tells_a_filtered_sni_from_a_frozen_range() {
+    let app = spawn_app().await;
+    let fleet = LiveFleet::start(&app, 125, &["a1", "b1", "b2", "v1"], &no_env).await;
+    fleet.wait_all_healthy(&app).await;
+    let marked = app
+        .client
+        .put(app.url("/api/v1/servers/v1/verifier"))
+        .bearer_auth(ADMIN_TOKEN)
+        .json(&json!({"enabled": true, "network": "MTS mobile", "control_sni": "ya.ru"}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(marked.status(), 200);
+    let verifier = fleet.server("v1").ip;
+    // From the verifier's network only: b1's SNI is reset, b2's answers
+    // freeze after 16 KB.
+    fleet
+        .filter
+        .block_sni(fleet.server("b1").address, verifier, "www.example.com");
+    fleet
+        .filter
+        .freeze_after(fleet.server("b2").address, verifier, 16 * 1024);
+    let sni = fleet
+        .wait_for(&app, "b1", "an SNI block", |v| {
+            v["blocked_on"][0]["kind"] == "sni"
+        })
+        .await;
+    assert_eq!(sni["status"], "blocked", "{sni:#}");
+    assert_eq!(sni["blocked_on"][0]["network"], "MTS mobile");
+    let frozen = fleet
+        .wait_for(&app, "b2", "a freeze", |v| {
+            v["blocked_on"][0]["kind"] == "throttled"
+        })
+        .await;
+    assert_eq!(
+        frozen["blocked_on"][0]["frozen_after_bytes"],
+        16 * 1024,
+        "{frozen:#}"
+    );
+    assert_eq!(frozen["in_rotation"], false);
+    // The control path saw nothing: a1 is reached by the verifier.
+    let a1 = fleet.view(&app, "a1").await;
+    assert_eq!(a1["status"], "healthy", "{a1:#}");
+    assert_eq!(a1["blocked_on"], json!([]));
+
+    fleet.filter.restore_all();
+    fleet
+        .wait_for(&app, "b1", "the SNI block lifted", |v| {
+            v["status"] == "healthy"
+        })
+        .await;
+    fleet
+        .wait_for(&app, "b2", "the freeze lifted", |v| {
+            v["status"] == "healthy"
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cuts_from_two_witnesses_make_a_server_unreachable() {
     let app = spawn_app().await;
     let fleet = LiveFleet::start(&app, 123, &["a1", "a2", "b1", "b2"], &no_env).await;

@@ -12,7 +12,7 @@ use meshwatch_server::crypto::sealing::SealingKey;
 use meshwatch_server::crypto::secrets::{self, TokenHash};
 use meshwatch_server::store::schema::{self, MIGRATOR, PANEL_VERSION};
 use meshwatch_server::store::{Store, StoreError};
-use serde_json::Value;
+use serde_json::{json, Value};
 use sqlx::migrate::Migrator;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePool};
 use std::borrow::Cow;
@@ -33,6 +33,7 @@ const ACTIONS_DO_NO_HARM: i64 = 20261209000001;
 const TOKEN_SCOPES: i64 = 20261209000002;
 const CONNECTORS: i64 = 20261210000001;
 const BLOCK_KINDS: i64 = 20261211000001;
+const ACTION_KINDS: i64 = 20261211000002;
 
 /// The secrets whose hashes the fixtures hold.
 const DE_1_AGENT: &str = "de-1-agent-token-0001";
@@ -672,6 +673,10 @@ async fn assert_the_panel_serves_it(app: &TestApp, version: i64) {
         );
         assert_eq!(runs[0]["output"], "new address 203.0.113.99", "{from}");
         assert_eq!(enabled["enabled"], false, "{from}");
+        // Kinds came with their migration; before, an action ran on all.
+        let kinds = (version >= ACTION_KINDS).then(|| json!(["ip", "throttled"]));
+        assert_eq!(actions[0].get("kinds").cloned(), kinds, "{from}");
+        assert_eq!(actions[1].get("kinds"), None, "{from}");
         // This host lists no program: the stored command stays off.
         assert!(
             actions[0]["off_on_this_host"]

@@ -95,6 +95,15 @@ pub fn command_environment(facts: &EventFacts) -> Vec<(&'static str, String)> {
         ("MESHWATCH_SERVER_ADDRESSES", facts.addresses.join(",")),
         ("MESHWATCH_SINCE", facts.since.to_rfc3339()),
         ("MESHWATCH_ACTION", facts.action.clone()),
+        (
+            "MESHWATCH_BLOCK_KINDS",
+            facts
+                .kinds
+                .iter()
+                .map(|k| k.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
     ]
 }
 

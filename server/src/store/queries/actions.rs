@@ -5,8 +5,8 @@
 use super::{corrupt, Attempt, DueRun, NewActionRun, Store, StoreError, Tx};
 use chrono::{DateTime, Utc};
 use meshwatch::actions::{
-    Action, ActionBudget, ActionEvent, ActionId, ActionKind, ActionRun, MassDecision, OffReason,
-    RunOutcome, MAX_ACTIONS,
+    Action, ActionBudget, ActionEvent, ActionId, ActionKind, ActionRun, MassDecision, NewAction,
+    OffReason, RunOutcome, MAX_ACTIONS,
 };
 use meshwatch::ServerId;
 use std::sync::LazyLock;
@@ -19,6 +19,7 @@ struct ActionRow {
     after_minutes: i64,
     command: Option<String>,
     http: Option<String>,
+    kinds: String,
 }
 
 /// What a call that does not open with this panel's key reads as: it
@@ -36,6 +37,7 @@ impl ActionRow {
             after_minutes,
             command,
             http,
+            kinds,
         } = self;
         let kind = match (command, http) {
             (Some(argv), None) => ActionKind::Command(
@@ -55,6 +57,7 @@ impl ActionRow {
             on: event(&on)?,
             after_minutes: u32::try_from(after_minutes).map_err(|e| corrupt("after_minutes", e))?,
             kind,
+            kinds: serde_json::from_str(&kinds).map_err(|e| corrupt("action kinds", e))?,
         })
     }
 }
@@ -162,7 +165,7 @@ impl Store {
     /// Every action, by name.
     pub async fn actions(&self) -> Result<Vec<Action>, StoreError> {
         sqlx::query_as::<_, ActionRow>(
-            "SELECT id, name, event, after_minutes, command, http FROM actions ORDER BY name",
+            "SELECT id, name, event, after_minutes, command, http, kinds FROM actions ORDER BY name",
         )
         .fetch_all(&self.reader)
         .await?
@@ -199,12 +202,11 @@ impl Store {
     /// or [`MAX_ACTIONS`] are kept already.
     pub async fn create_action(
         &self,
-        name: &str,
-        on: ActionEvent,
-        after_minutes: u32,
-        kind: &ActionKind,
+        new: &NewAction,
         now: DateTime<Utc>,
     ) -> Result<Action, StoreError> {
+        let (name, on, after_minutes, kind) =
+            (new.name.as_str(), new.on, new.after_minutes, &new.kind);
         let (command, http) = match kind {
             ActionKind::Command(argv) => (
                 Some(serde_json::to_string(argv).map_err(|e| corrupt("action command", e))?),
@@ -238,8 +240,8 @@ impl Store {
         // an empty call, and the sealed one replaces it in the same
         // transaction (the clear call is never written).
         let id: i64 = sqlx::query_scalar(
-            "INSERT INTO actions (name, event, after_minutes, command, http, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+            "INSERT INTO actions (name, event, after_minutes, command, http, created_at, kinds)
+             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
         )
         .bind(name)
         .bind(on.as_str())
@@ -247,6 +249,7 @@ impl Store {
         .bind(command)
         .bind(http.as_ref().map(|_| ""))
         .bind(now)
+        .bind(serde_json::to_string(&new.kinds).map_err(|e| corrupt("action kinds", e))?)
         .fetch_one(&mut *tx)
         .await?;
         if let Some(call) = &http {
@@ -263,6 +266,7 @@ impl Store {
             on,
             after_minutes,
             kind: kind.clone(),
+            kinds: new.kinds.clone(),
         })
     }
 
