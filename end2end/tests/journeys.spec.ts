@@ -140,7 +140,7 @@ test('5. a verifier marked from its card, with its network, sees a block: the se
   await fault(request, { fault: 'cut', witnesses: ['us-1'], target: 'nl-1', how: 'reset', active: true });
   await statusOf(request, 'nl-1', 'blocked');
   const nl1 = await api(request, '/api/v1/servers/nl-1');
-  expect(nl1.blocked_on).toEqual([{ verifier: 'us-1', network: 'MTS mobile' }]);
+  expect(nl1.blocked_on).toEqual([{ verifier: 'us-1', network: 'MTS mobile', kind: 'ip' }]);
   await page.goto('/servers/nl-1');
   await expect(page.getByTestId('blocked-note')).toContainText('Address blocked on MTS mobile');
   await page.goto('/overview');
