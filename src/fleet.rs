@@ -142,6 +142,13 @@ pub struct ServerDoc {
     pub agent_token: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verifier: Option<bool>,
+    /// A verifier's control SNI (§8): absent keeps it, `""` clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_sni: Option<String>,
+    /// A verifier's control addresses (§8): absent keeps them, `[]`
+    /// clears them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controls: Option<Vec<String>>,
     #[serde(default)]
     pub entry_points: Vec<EntryPointDoc>,
 }
@@ -217,6 +224,10 @@ pub struct Server {
     pub routes: Vec<RouteId>,
     pub agent_token: Option<String>,
     pub verifier: Option<bool>,
+    /// `None` keeps what is stored; `Some(None)` clears it.
+    pub control_sni: Option<Option<crate::controls::ControlSni>>,
+    /// `None` keeps what is stored.
+    pub controls: Option<Vec<crate::controls::ControlAddress>>,
     pub entry_points: Vec<EntryPoint>,
 }
 
@@ -424,6 +435,27 @@ impl FleetDocument {
                 routes: route_refs(&s.routes, &format!("{at}.routes"))?,
                 agent_token: secret(&s.agent_token, &format!("{at}.agent_token"))?,
                 verifier: s.verifier,
+                control_sni: s
+                    .control_sni
+                    .as_deref()
+                    .map(|raw| {
+                        let raw = raw.trim();
+                        (!raw.is_empty())
+                            .then(|| crate::controls::ControlSni::parse(raw))
+                            .transpose()
+                    })
+                    .transpose()
+                    .map_err(|e| {
+                        FleetError::new("invalid_controls", format!("{at}.control_sni: {e}"))
+                    })?,
+                controls: s
+                    .controls
+                    .as_deref()
+                    .map(crate::controls::ControlTargets::parse_controls)
+                    .transpose()
+                    .map_err(|e| {
+                        FleetError::new("invalid_controls", format!("{at}.controls: {e}"))
+                    })?,
                 entry_points,
             });
         }
@@ -494,6 +526,15 @@ impl EntryPointDoc {
             Some(sni) => Some(host(sni, &format!("{at}.sni"))?),
             None => None,
         };
+        if self.params.contains_key("transfer_path") && transfer_path(&self.params).is_none() {
+            return Err(FleetError::new(
+                "invalid_field",
+                format!(
+                    "{at}.params.transfer_path: an absolute path (\"/big.bin\") of visible \
+                     ASCII, at most {MAX_TRANSFER_PATH_BYTES} bytes"
+                ),
+            ));
+        }
         Ok(EntryPoint {
             id: slug(&self.id, &format!("{at}.id"), EntryPointId)?,
             protocol,
@@ -643,6 +684,41 @@ mod tests {
         assert_eq!(fleet.servers[0].entry_points[0].port, 443);
         assert_eq!(fleet.routes[0].servers_per_user, Some(2));
         assert_eq!(fleet.unknown_route(&HashSet::new()), None);
+    }
+
+    #[test]
+    fn a_transfer_path_is_an_absolute_path_of_visible_ascii() {
+        let mut v = api_example();
+        v["servers"][0]["entry_points"][0]["params"] = json!({"transfer_path": "/big.bin"});
+        let fleet = doc(v.clone()).validate().expect("valid");
+        assert_eq!(
+            transfer_path(&fleet.servers[0].entry_points[0].params).as_deref(),
+            Some("/big.bin")
+        );
+        for bad in [
+            json!("big.bin"),
+            json!("/a b"),
+            json!(3),
+            json!(format!("/{}", "x".repeat(1024))),
+        ] {
+            v["servers"][0]["entry_points"][0]["params"] = json!({"transfer_path": bad});
+            let e = error_of(v.clone());
+            assert!(e.message.contains("params.transfer_path"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn control_targets_in_the_document_name_the_field() {
+        let mut v = api_example();
+        v["servers"][0]["control_sni"] = json!("ya ru");
+        let e = error_of(v.clone());
+        assert_eq!(e.code, "invalid_controls");
+        assert!(e.message.starts_with("servers[0].control_sni"), "{e}");
+        v["servers"][0]["control_sni"] = json!("");
+        v["servers"][0]["controls"] = json!(["ya.ru:443"]);
+        let fleet = doc(v).validate().expect("valid");
+        assert_eq!(fleet.servers[0].control_sni, Some(None), "blank clears");
+        assert_eq!(fleet.servers[0].controls.as_ref().map(Vec::len), Some(1));
     }
 
     #[test]

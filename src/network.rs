@@ -100,6 +100,16 @@ pub struct BlockOnNetwork {
     pub frozen_after_bytes: Option<u64>,
 }
 
+impl BlockOnNetwork {
+    /// The verifier and its network, as the place lists name them.
+    pub fn on_network(&self) -> VerifierOnNetwork {
+        VerifierOnNetwork {
+            verifier: self.verifier.clone(),
+            network: self.network.clone(),
+        }
+    }
+}
+
 /// Where the verifiers in `list` probe from, as a note names it: each
 /// one's network, or the verifier itself (`name`) when it has none; each
 /// place once, in order.
@@ -159,6 +169,10 @@ impl BlockPlaces {
 pub struct BlockedOnNetwork {
     pub network: Option<NetworkLabel>,
     pub servers: u32,
+    /// Of those, how many per kind of block (§8), kinds in order; a
+    /// server seen blocked in two ways there counts for each.
+    #[serde(default)]
+    pub kinds: Vec<(crate::verdict::BlockKind, u32)>,
 }
 
 /// The blocked servers among `servers` (indices into `mesh` and
@@ -170,7 +184,22 @@ pub fn blocked_per_network(
     servers: impl IntoIterator<Item = usize>,
 ) -> Vec<BlockedOnNetwork> {
     let mut counts: std::collections::BTreeMap<Option<NetworkLabel>, u32> = Default::default();
+    let mut kinds: std::collections::BTreeMap<
+        (Option<NetworkLabel>, crate::verdict::BlockKind),
+        u32,
+    > = Default::default();
     for s in servers {
+        let mut seen: Vec<(Option<NetworkLabel>, crate::verdict::BlockKind)> = mesh
+            .blocks_on_networks(&verdicts[s].blocks)
+            .into_iter()
+            .filter(|b| b.kind.takes_out_of_rotation())
+            .map(|b| (b.network, b.kind))
+            .collect();
+        seen.sort();
+        seen.dedup();
+        for key in seen {
+            *kinds.entry(key).or_default() += 1;
+        }
         let mut networks: Vec<Option<NetworkLabel>> = mesh
             .on_networks(&verdicts[s].blocked_by)
             .into_iter()
@@ -184,7 +213,15 @@ pub fn blocked_per_network(
     }
     let mut out: Vec<BlockedOnNetwork> = counts
         .into_iter()
-        .map(|(network, servers)| BlockedOnNetwork { network, servers })
+        .map(|(network, servers)| BlockedOnNetwork {
+            kinds: kinds
+                .iter()
+                .filter(|((n, _), _)| *n == network)
+                .map(|((_, kind), count)| (*kind, *count))
+                .collect(),
+            network,
+            servers,
+        })
         .collect();
     // Named networks first, by count; the unnamed rest last.
     out.sort_by(|a, b| {

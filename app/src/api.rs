@@ -101,12 +101,15 @@ pub async fn server_card_of(backend: &Backend, id: &str) -> Result<ServerCard, A
 
 /// "Use this server to check blocking on the others" (and its reverse);
 /// with `network`, the verifier's network label too (blank clears it,
-/// absent keeps it).
+/// absent keeps it), and so for `control_sni` and `controls` (one
+/// `host:port` per line or separated by commas, §8).
 #[server(prefix = "/rpc", endpoint = "set_verifier")]
 pub async fn set_verifier(
     id: String,
     enabled: bool,
     network: Option<String>,
+    control_sni: Option<String>,
+    controls: Option<String>,
 ) -> Result<(), AppError> {
     let (backend, operator) = authorize().await?;
     // Only a valid id goes into the Location header.
@@ -120,8 +123,36 @@ pub async fn set_verifier(
             .map(meshwatch::network::NetworkLabel::parse_optional)
             .transpose()
             .map_err(invalid)?;
+        let control_sni = control_sni
+            .as_deref()
+            .map(|raw| {
+                let raw = raw.trim();
+                (!raw.is_empty())
+                    .then(|| meshwatch::controls::ControlSni::parse(raw))
+                    .transpose()
+            })
+            .transpose()
+            .map_err(invalid)?;
+        let controls = controls
+            .as_deref()
+            .map(|raw| {
+                let list: Vec<String> = raw
+                    .split(|c: char| c == ',' || c.is_whitespace())
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+                meshwatch::controls::ControlTargets::parse_controls(&list)
+            })
+            .transpose()
+            .map_err(invalid)?;
+        let mark = meshwatch::controls::VerifierMark {
+            enabled,
+            network,
+            control_sni,
+            controls,
+        };
         let found = backend
-            .set_verifier(&id, enabled, network)
+            .set_verifier(&id, &mark)
             .await
             .map_err(|e| fail(backend_failed(e)))?;
         if !found {

@@ -83,8 +83,7 @@ pub trait PanelBackend: Send + Sync + 'static {
     async fn set_verifier(
         &self,
         id: &ServerId,
-        enabled: bool,
-        network: Option<Option<meshwatch::network::NetworkLabel>>,
+        mark: &meshwatch::controls::VerifierMark,
     ) -> Result<bool, BackendError>;
     /// Settings → Actions: the switch, the actions, the latest runs.
     async fn actions_panel(&self) -> Result<meshwatch::actions::ActionsPanel, BackendError>;

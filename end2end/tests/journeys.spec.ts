@@ -409,3 +409,45 @@ test('11. a connected panel: added in dry run from Settings, its pending change 
   });
   expect(restored.status()).toBe(200);
 });
+
+test('12. a verifier tells the four kinds of block apart, each with its own fix on the card, and each heals by itself', async ({ page, request }) => {
+  // All from the Tokyo verifier's network ("NTT home fiber").
+  const faults = [
+    { fault: 'cut', witnesses: ['jp-1'], target: 'de-3', how: 'reset' },
+    { fault: 'sni_filtered', witnesses: ['jp-1'], target: 'de-2' },
+    { fault: 'frozen', witnesses: ['jp-1'], target: 'us-2', after_bytes: 16384 },
+    { fault: 'quic_blocked', witnesses: ['jp-1'], target: 'de-1' },
+  ];
+  const kinds: [string, string][] = [['de-3', 'ip'], ['de-2', 'sni'], ['us-2', 'throttled'], ['de-1', 'protocol']];
+  const kindsOf = async (id: string) =>
+    (await api(request, `/api/v1/servers/${id}`)).blocked_on.map((b: { kind: string }) => b.kind);
+  for (const f of faults) await fault(request, { ...f, active: true });
+  for (const [id, kind] of kinds) {
+    await expect.poll(() => kindsOf(id), { timeout: 90_000, intervals: [1000] }).toEqual([kind]);
+  }
+  const frozen = await api(request, '/api/v1/servers/us-2');
+  expect(frozen.blocked_on[0].frozen_after_bytes).toBe(16384);
+  const protocol = await api(request, '/api/v1/servers/de-1');
+  expect(protocol.in_rotation).toBe(true);
+
+  const errors = collectErrors(page);
+  await signInDemo(page);
+  await page.goto('/servers/de-3');
+  await expect(page.getByTestId('blocked-note')).toContainText('Address blocked on NTT home fiber');
+  await page.goto('/servers/de-2');
+  await expect(page.getByTestId('blocked-note'))
+    .toContainText('SNI www.example.com filtered on NTT home fiber: choose another SNI or camouflage domain; a new IP will not help');
+  await page.goto('/servers/us-2');
+  await expect(page.getByTestId('blocked-note'))
+    .toContainText('Connections freeze after about 16 KB on NTT home fiber: move the server to another provider');
+  await page.goto('/servers/de-1');
+  await expect(page.getByTestId('protocol-note'))
+    .toContainText('QUIC (UDP) blocked on NTT home fiber: its entry points are served last; nothing leaves rotation.');
+  await page.screenshot({ path: 'screenshots/server-card-protocol-block.png', fullPage: true });
+  expect(errors).toEqual([]);
+
+  for (const f of faults) await fault(request, { ...f, active: false });
+  for (const [id] of kinds) {
+    await expect.poll(() => kindsOf(id), { timeout: 90_000, intervals: [1000] }).toEqual([]);
+  }
+});

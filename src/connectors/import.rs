@@ -203,6 +203,8 @@ pub fn propose(nodes: &[ExternalNode], hosts: &[ExternalHost], now: &FleetNow) -
             routes,
             agent_token: None,
             verifier: None,
+            control_sni: None,
+            controls: None,
             entry_points,
         });
     }

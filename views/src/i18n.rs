@@ -9,6 +9,7 @@ use meshwatch::status::ServerStatus;
 use serde::{Deserialize, Serialize};
 
 mod counted;
+mod kinds;
 pub use counted::Slotted;
 pub mod notice;
 pub mod numbers;

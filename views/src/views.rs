@@ -190,6 +190,9 @@ pub struct ServerCard {
     /// that still reach it, each with its network (§6).
     pub blocked_on: Vec<meshwatch::network::VerifierOnNetwork>,
     pub still_reached_by: Vec<meshwatch::network::VerifierOnNetwork>,
+    /// Every verifier's block with its kind and network (§8).
+    #[serde(default)]
+    pub blocks: Vec<meshwatch::network::BlockOnNetwork>,
     /// The metrics of its latest report.
     pub metrics: Option<Metrics>,
     /// Its metrics over the last 24 h.
@@ -290,6 +293,9 @@ pub struct UserServer {
     /// Blocked, where verifiers name their networks: where (§6).
     #[serde(default)]
     pub blocked_where: Option<meshwatch::network::BlockPlaces>,
+    /// The kinds of its blocks, each once (§8).
+    #[serde(default)]
+    pub block_kinds: Vec<meshwatch::verdict::BlockKind>,
 }
 
 /// What one of the user's routes serves.

@@ -85,7 +85,11 @@ pub fn BlockedPerNetwork(counts: Vec<meshwatch::network::BlockedOnNetwork>) -> i
                     .network
                     .as_ref()
                     .map_or_else(|| lang.ui(Ui::NoNetworkNamed).to_owned(), |n| n.to_string());
-                view! { <li>{lang.blocked_servers_on(&network, c.servers)}</li> }
+                let mut text = lang.blocked_servers_on(&network, c.servers);
+                if !c.kinds.is_empty() {
+                    text.push_str(&format!(" ({})", lang.kind_counts(&c.kinds)));
+                }
+                view! { <li>{text}</li> }
             })
             .collect_view();
         view! {

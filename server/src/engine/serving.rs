@@ -70,6 +70,13 @@ impl Serving {
                             of: verdict.quorum.of,
                             stale: verdict.stale,
                             placement: r.placement_of(row).map(|other| server_ref(mesh, &other))?,
+                            block_kinds: {
+                                let mut kinds: Vec<_> =
+                                    verdict.blocks.iter().map(|b| b.kind).collect();
+                                kinds.sort();
+                                kinds.dedup();
+                                kinds
+                            },
                             blocked_where: BlockPlaces::of(mesh, verdict, |v| {
                                 format!("{} ({})", mesh.server(v).name, mesh.server(v).country)
                             }),

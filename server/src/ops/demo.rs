@@ -60,6 +60,12 @@ pub fn address_of(index: usize) -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(127, 0, 10, index as u8 + 1))
 }
 
+/// The SNI of every demo entry point.
+pub const DEMO_SNI: &str = "www.example.com";
+
+/// The demo verifier's control SNI (the lab answers any name).
+pub const DEMO_CONTROL_SNI: &str = "ya.ru";
+
 /// The TLS entry points' TCP port, and the QUIC ones' UDP port.
 pub const DEMO_PORT: u16 = 4443;
 
@@ -115,6 +121,8 @@ pub fn fleet() -> FleetDocument {
                 agent_token: None,
                 // The Tokyo box sits far from the others: a natural verifier.
                 verifier: Some(*id == "jp-1"),
+                control_sni: None,
+                controls: None,
                 entry_points: [
                     ("vless", "vless", true),
                     ("hy2", "hysteria2", serves_quic(id)),
@@ -126,7 +134,7 @@ pub fn fleet() -> FleetDocument {
                     protocol: protocol.into(),
                     host: address_of(i).to_string(),
                     port: i64::from(DEMO_PORT),
-                    sni: Some("www.example.com".into()),
+                    sni: Some(DEMO_SNI.into()),
                     params: Default::default(),
                 })
                 .collect(),
@@ -201,7 +209,12 @@ pub async fn seed(store: &Store, password: Option<String>) -> anyhow::Result<See
     store
         .set_verifier(
             &tokyo,
-            &meshwatch::controls::VerifierMark::toggle(true, Some(Some(network))),
+            &meshwatch::controls::VerifierMark {
+                control_sni: Some(Some(meshwatch::controls::ControlSni::parse(
+                    DEMO_CONTROL_SNI,
+                )?)),
+                ..meshwatch::controls::VerifierMark::toggle(true, Some(Some(network)))
+            },
         )
         .await?;
     store.save_settings(&settings()).await?;

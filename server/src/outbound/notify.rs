@@ -315,6 +315,16 @@ fn per_server(
                 at: c.at,
                 blocked_on: places.blocked_on,
                 still_reached_from: places.still_reached_from,
+                blocks: match event {
+                    BlockEvent::Started => mesh.blocks_on_networks(&verdicts[s].blocks),
+                    BlockEvent::Cleared => Vec::new(),
+                },
+                snis: mesh
+                    .server(s)
+                    .entry_points
+                    .iter()
+                    .filter_map(|e| endpoints.get(&e.id)?.sni.clone())
+                    .collect(),
             };
             Some(NewNotification::unaddressed(
                 kind_of(event),

@@ -103,7 +103,7 @@ impl Reader {
             .entry_points
             .iter()
             .flat_map(|e| e.causes.iter().flat_map(|c| [c.from.clone(), c.to.clone()]))
-            .chain(verdict.blocked_by.iter().cloned())
+            .chain(verdict.blocks.iter().map(|b| b.verifier.clone()))
             .chain(verdict.still_reached_by.iter().cloned())
             .collect();
         named.sort();
@@ -137,6 +137,7 @@ impl Reader {
             named: named.iter().filter_map(reference).collect(),
             blocked_on: mesh.on_networks(&verdict.blocked_by),
             still_reached_by: mesh.on_networks(&verdict.still_reached_by),
+            blocks: mesh.blocks_on_networks(&verdict.blocks),
             verdict,
             metrics: recent.metrics.clone(),
             witness_fault: self.read_model.witness_fault(),

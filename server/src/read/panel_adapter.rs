@@ -7,7 +7,6 @@ use crate::read::pages::Reader;
 use crate::store::StoreError;
 use app::backend::{BackendError, PanelBackend, PasswordChange, PasswordCheck};
 use meshwatch::maintenance::{MaintenanceId, MaintenancePlan, MaintenanceWindow};
-use meshwatch::network::NetworkLabel;
 use meshwatch::{ServerId, UserId};
 use meshwatch_views::views::{
     ApiTokenView, MeshMatrix, OperatorView, OutboxItem, Overview, RouteOverview, ServerCard,
@@ -194,17 +193,11 @@ impl PanelBackend for PanelAdapter {
     async fn set_verifier(
         &self,
         id: &ServerId,
-        enabled: bool,
-        network: Option<Option<NetworkLabel>>,
+        mark: &meshwatch::controls::VerifierMark,
     ) -> Result<bool, BackendError> {
-        crate::commands::servers::set_verifier(
-            &self.read.store,
-            &self.read.evaluator,
-            id,
-            &meshwatch::controls::VerifierMark::toggle(enabled, network),
-        )
-        .await
-        .map_err(backend_error)
+        crate::commands::servers::set_verifier(&self.read.store, &self.read.evaluator, id, mark)
+            .await
+            .map_err(backend_error)
     }
 
     async fn actions_panel(&self) -> Result<meshwatch::actions::ActionsPanel, BackendError> {

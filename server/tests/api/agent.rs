@@ -162,20 +162,24 @@ pub async fn all_report(app: &TestApp, tokens: &HashMap<String, String>, base: u
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_agent_gets_the_intervals_and_every_other_entry_point() {
-    let app = spawn_app().await;
-    let tokens = fleet(&app).await;
-    let config: Value = app
-        .client
+/// The agent config `token`'s agent gets.
+pub async fn config_of(app: &TestApp, token: &str) -> Value {
+    app.client
         .get(app.url("/api/agent/v1/config"))
-        .bearer_auth(&tokens["de-1"])
+        .bearer_auth(token)
         .send()
         .await
         .expect("sent")
         .json()
         .await
-        .expect("json");
+        .expect("json")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_gets_the_intervals_and_every_other_entry_point() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    let config = config_of(&app, &tokens["de-1"]).await;
     assert_eq!(config["report_interval_s"], 60);
     assert_eq!(config["probe_interval_s"], 30);
     assert_eq!(config["probe_timeout_s"], 5);

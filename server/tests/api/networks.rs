@@ -7,7 +7,7 @@ use crate::helpers::{location, spawn_app, spawn_app_with, with_flash, TestApp, A
 use crate::notifications::webhook_receiver;
 use serde_json::{json, Value};
 
-async fn put_verifier(app: &TestApp, server: &str, body: Value) -> reqwest::Response {
+pub async fn put_verifier(app: &TestApp, server: &str, body: Value) -> reqwest::Response {
     app.client
         .put(app.url(&format!("/api/v1/servers/{server}/verifier")))
         .bearer_auth(ADMIN_TOKEN)

@@ -36,6 +36,11 @@ pub struct Incident {
     /// verifiers without one); empty otherwise.
     pub blocked_on: Vec<String>,
     pub still_reached_from: Vec<String>,
+    /// Started: every verifier's block with its kind (§8), and the SNIs
+    /// of the server's entry points; a kind other than `ip` ends the
+    /// message with its own advice instead of a new address.
+    pub blocks: Vec<meshwatch::network::BlockOnNetwork>,
+    pub snis: Vec<String>,
 }
 
 /// A rendered message: the email's subject and plain-text body (the
@@ -233,8 +238,34 @@ impl Lang {
             format!("{when}{}", incident.at.format("%Y-%m-%d %H:%M UTC")),
             String::new(),
             effect.to_owned(),
-            advice.to_owned(),
         ]);
+        // §8: a kind a new address does not fix has its own advice; the
+        // address advice stays for address blocks (and blocks of before).
+        let kind_advice: Vec<String> = match incident.event {
+            BlockEvent::Started => {
+                let snis: Vec<&str> = incident.snis.iter().map(String::as_str).collect();
+                let name = |id: &meshwatch::ServerId| {
+                    incident
+                        .verifiers
+                        .iter()
+                        .find(|v| &v.id == id)
+                        .map_or_else(|| id.to_string(), named)
+                };
+                self.block_notes(&incident.blocks, &[], &snis, name)
+                    .into_iter()
+                    .filter(|(kind, _)| *kind != meshwatch::verdict::BlockKind::Ip)
+                    .map(|(_, text)| text)
+                    .collect()
+            }
+            BlockEvent::Cleared => Vec::new(),
+        };
+        let address_helps = incident.event == BlockEvent::Cleared
+            || incident.blocks.is_empty()
+            || incident.blocks.iter().any(|b| b.kind.new_address_helps());
+        if address_helps {
+            facts.push(advice.to_owned());
+        }
+        facts.extend(kind_advice);
         let body = lines(&facts);
         Notice {
             subject: self.incident_subject(incident.event, name, id),
@@ -564,6 +595,8 @@ mod tests {
                 .expect("time"),
             blocked_on: Vec::new(),
             still_reached_from: Vec::new(),
+            blocks: Vec::new(),
+            snis: Vec::new(),
         }
     }
 

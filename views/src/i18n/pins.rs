@@ -50,6 +50,8 @@ fn incident(event: BlockEvent, verifiers: usize, addresses: usize) -> Incident {
             .expect("time"),
         blocked_on: Vec::new(),
         still_reached_from: Vec::new(),
+        blocks: Vec::new(),
+        snis: Vec::new(),
     }
 }
 
@@ -101,6 +103,48 @@ pub(super) fn rendered(lang: Lang) -> Vec<(String, String)> {
     out.push((
         "notice.blocked on networks body".into(),
         lang.incident_notice(&on_networks).body,
+    ));
+    // §8: each kind's note, and the message of a block with each kind.
+    let block = |kind, transport, frozen_after_bytes| meshwatch::network::BlockOnNetwork {
+        verifier: ServerId::parse("ru-1").expect("slug"),
+        network: meshwatch::network::NetworkLabel::parse("MTS mobile").ok(),
+        kind,
+        transport,
+        frozen_after_bytes,
+    };
+    use meshwatch::verdict::BlockKind;
+    let kinds = [
+        block(BlockKind::Ip, None, None),
+        block(BlockKind::Sni, None, None),
+        block(BlockKind::Throttled, None, Some(16_384)),
+        block(
+            BlockKind::Protocol,
+            Some(meshwatch::fleet::Transport::Quic),
+            None,
+        ),
+    ];
+    for b in &kinds {
+        let notes = lang.block_notes(std::slice::from_ref(b), &[], &["www.example.com"], |id| {
+            id.to_string()
+        });
+        for (kind, text) in notes {
+            out.push((format!("kinds.{}", kind.as_str()), text));
+        }
+        let mut of_kind = incident(BlockEvent::Started, 1, 1);
+        of_kind.blocks = vec![b.clone()];
+        of_kind.snis = vec!["www.example.com".into()];
+        out.push((
+            format!("notice.blocked kind={} body", b.kind.as_str()),
+            lang.incident_notice(&of_kind).body,
+        ));
+    }
+    out.push((
+        "kinds.counts".into(),
+        lang.kind_counts(&[
+            (BlockKind::Ip, 2),
+            (BlockKind::Sni, 1),
+            (BlockKind::Throttled, 21),
+        ]),
     ));
     let fault = meshwatch::verdict::WitnessFault {
         unreliable: 5,

@@ -488,6 +488,25 @@ catalogue! {
         "निलंबित सत्यापक: यह किसी भी दूसरे सर्वर तक नहीं पहुँचता, इसलिए इसके ब्लॉकिंग निर्णय निलंबित हैं।",
         "停止中の検証サーバー: 他のどのサーバーにも到達できないため、ブロック判定は停止されています。",
     ],
+    /// The short names of the block kinds (§8), on the user card.
+    KindIp => ["Address blocked", "Dirección bloqueada", "Endereço bloqueado", "Adressen blockerad", "पता ब्लॉक", "アドレスがブロック"],
+    KindSni => ["SNI filtered: a new IP will not help", "SNI filtrado: una IP nueva no ayudará", "SNI filtrado: um IP novo não vai ajudar", "SNI filtreras: en ny IP-adress hjälper inte", "SNI फ़िल्टर: नया IP मदद नहीं करेगा", "SNI がフィルタリング：新しい IP では解決しません"],
+    KindProtocol => ["A protocol is blocked: its entry points are served last", "Un protocolo está bloqueado: sus puntos de entrada se sirven al final", "Um protocolo está bloqueado: seus pontos de entrada são servidos por último", "Ett protokoll blockeras: dess ingångspunkter serveras sist", "एक प्रोटोकॉल ब्लॉक है: उसके प्रवेश बिंदु सबसे आखिर में दिए जाते हैं", "プロトコルがブロック：その接続ポイントは最後に提供されます"],
+    KindThrottled => ["Connections freeze after a few KB", "Las conexiones se congelan tras unos KB", "As conexões congelam após alguns KB", "Anslutningar fryser efter några KB", "कुछ KB के बाद कनेक्शन रुक जाते हैं", "数 KB で接続が停止"],
+    /// The kinds as nouns, in the Overview's counts per network (§8).
+    KindIpNoun => ["address", "dirección", "endereço", "adress", "पता", "アドレス"],
+    KindSniNoun => ["SNI", "SNI", "SNI", "SNI", "SNI", "SNI"],
+    KindProtocolNoun => ["protocol", "protocolo", "protocolo", "protokoll", "प्रोटोकॉल", "プロトコル"],
+    KindThrottledNoun => ["freeze", "congelación", "congelamento", "frysning", "कनेक्शन रुकना", "接続停止"],
+    /// A verifier that reaches none of its control addresses (§8).
+    ControlsUnreachable => [
+        "Allowlist or shutdown mode: this verifier cannot reach its own network's control addresses either, so its verdicts are suspended.",
+        "Modo de lista blanca o apagón: este verificador tampoco alcanza las direcciones de control de su propia red, así que sus veredictos quedan en suspenso.",
+        "Modo de lista de permissões ou apagão: este verificador também não alcança os endereços de controle da própria rede, por isso seus veredictos estão suspensos.",
+        "Vitlistnings- eller nedstängningsläge: den här verifieraren når inte heller sitt eget näts kontrolladresser, så dess bedömningar är tillfälligt upphävda.",
+        "अनुमति-सूची या शटडाउन मोड: यह सत्यापक अपने ही नेटवर्क के नियंत्रण पतों तक भी नहीं पहुँच पा रहा, इसलिए इसके निर्णय निलंबित हैं।",
+        "許可リストまたは遮断モード：この検証サーバーは自ネットワークのコントロール用アドレスにも到達できないため、判定は停止されています。",
+    ],
     NoFreshWitness => [
         "No fresh reliable witness probes this server.",
         "Ningún testigo fiable con datos recientes sondea este servidor.",
@@ -600,7 +619,27 @@ catalogue! {
     ],
     BlockedByNetwork => ["Blocked servers by network", "Servidores bloqueados por red", "Servidores bloqueados por rede", "Blockerade servrar per nät", "नेटवर्क के अनुसार ब्लॉक सर्वर", "ネットワーク別のブロック中サーバー"],
     NoNetworkNamed => ["Verifiers without a network", "Verificadores sin red indicada", "Verificadores sem rede indicada", "Verifierare utan angivet nät", "बिना नेटवर्क वाले सत्यापक", "ネットワーク未設定の検証サーバー"],
-    SaveNetwork => ["Save network", "Guardar red", "Salvar rede", "Spara nätverk", "नेटवर्क सहेजें", "ネットワークを保存"],
+    SaveNetwork => ["Save network and controls", "Guardar red y controles", "Salvar rede e controles", "Spara nätverk och kontroller", "नेटवर्क और नियंत्रण सहेजें", "ネットワークとコントロールを保存"],
+    /// The verifier's control SNI field (§8).
+    ControlSni => ["Control SNI", "SNI de control", "SNI de controle", "Kontroll-SNI", "नियंत्रण SNI", "コントロール SNI"],
+    ControlSniHint => [
+        "A name this verifier's network is known to reach (e.g. ya.ru). A handshake that fails after TCP connected is retried with it to the same address: success there means the entry point's SNI is filtered.",
+        "Un nombre que la red de este verificador alcanza con certeza (p. ej. ya.ru). Un handshake que falla tras conectar por TCP se repite con él a la misma dirección: si funciona, el SNI del punto de entrada está filtrado.",
+        "Um nome que a rede deste verificador comprovadamente alcança (ex.: ya.ru). Um handshake que falha depois da conexão TCP é repetido com ele no mesmo endereço: se funcionar, o SNI do ponto de entrada está filtrado.",
+        "Ett namn som den här verifierarens nät säkert når (t.ex. ya.ru). En handskakning som misslyckas efter att TCP anslutit görs om med det mot samma adress: lyckas den är ingångspunktens SNI filtrerat.",
+        "ऐसा नाम जिस तक इस सत्यापक का नेटवर्क निश्चित रूप से पहुँचता है (जैसे ya.ru)। TCP जुड़ने के बाद विफल हुआ हैंडशेक उसी पते पर इसके साथ दोबारा किया जाता है: सफल होने का अर्थ है कि प्रवेश बिंदु का SNI फ़िल्टर हो रहा है।",
+        "この検証サーバーのネットワークから確実に到達できる名前（例：ya.ru）。TCP 接続後に失敗したハンドシェイクを同じアドレスにこの名前で再試行し、成功すれば接続ポイントの SNI がフィルタリングされていると分かります。",
+    ],
+    /// The verifier's control addresses field (§8).
+    ControlAddresses => ["Control addresses", "Direcciones de control", "Endereços de controle", "Kontrolladresser", "नियंत्रण पते", "コントロール用アドレス"],
+    ControlAddressesHint => [
+        "Up to 8 domestic host:port addresses, one per line. When the verifier reaches none of them either, its network is in an allowlist or shutdown mode and its verdicts are suspended.",
+        "Hasta 8 direcciones nacionales host:puerto, una por línea. Si el verificador tampoco alcanza ninguna, su red está en modo de lista blanca o apagón y sus veredictos quedan en suspenso.",
+        "Até 8 endereços nacionais host:porta, um por linha. Se o verificador também não alcançar nenhum, a rede dele está em modo de lista de permissões ou apagão e seus veredictos ficam suspensos.",
+        "Upp till 8 inhemska adresser värd:port, en per rad. Når verifieraren inte heller någon av dem är dess nät i vitlistnings- eller nedstängningsläge och dess bedömningar upphävs tillfälligt.",
+        "अधिकतम 8 घरेलू host:port पते, हर पंक्ति में एक। अगर सत्यापक इनमें से किसी तक भी नहीं पहुँचता, तो उसका नेटवर्क अनुमति-सूची या शटडाउन मोड में है और उसके निर्णय निलंबित रहते हैं।",
+        "国内の host:port アドレスを最大8件、1行に1件。検証サーバーがそのどれにも到達できない場合、そのネットワークは許可リストまたは遮断モードにあり、判定は停止されます。",
+    ],
     /// The maintenance section of a server card and a route.
     Maintenance => ["Maintenance", "Mantenimiento", "Manutenção", "Underhåll", "रखरखाव", "メンテナンス"],
     MaintenanceHelp => [
@@ -835,6 +874,36 @@ catalogue! {
 }
 
 impl Lang {
+    /// "address 2, SNI 1": how many blocks of each kind.
+    pub fn kind_counts(self, kinds: &[(meshwatch::verdict::BlockKind, u32)]) -> String {
+        use meshwatch::verdict::BlockKind;
+        let parts: Vec<String> = kinds
+            .iter()
+            .map(|(kind, n)| {
+                let noun = self.ui(match kind {
+                    BlockKind::Ip => Ui::KindIpNoun,
+                    BlockKind::Sni => Ui::KindSniNoun,
+                    BlockKind::Protocol => Ui::KindProtocolNoun,
+                    BlockKind::Throttled => Ui::KindThrottledNoun,
+                });
+                format!("{noun} {}", self.number((*n).into()))
+            })
+            .collect();
+        // A tally, not a sentence: no "and".
+        parts.join(if self == Lang::Ja { "、" } else { ", " })
+    }
+
+    /// The short name of a block kind (§8).
+    pub fn block_kind(self, kind: meshwatch::verdict::BlockKind) -> &'static str {
+        use meshwatch::verdict::BlockKind;
+        self.ui(match kind {
+            BlockKind::Ip => Ui::KindIp,
+            BlockKind::Sni => Ui::KindSni,
+            BlockKind::Protocol => Ui::KindProtocol,
+            BlockKind::Throttled => Ui::KindThrottled,
+        })
+    }
+
     /// The position of this language in [`Lang::ALL`] (and in each row of
     /// the catalogue).
     pub(super) fn index(self) -> usize {
@@ -1310,6 +1379,55 @@ impl Lang {
             Lang::Sv => format!("Verifieraren {by} når inte den här ingångspunkten sedan {since} ({ago}) men når fortfarande servern via en annan: protokollet är troligen blockerat i dess nät. Inget tas bort."),
             Lang::Hi => format!("सत्यापक {by} {since} ({ago}) से इस प्रवेश बिंदु तक नहीं पहुँच पा रहा, पर किसी दूसरे से सर्वर तक अब भी पहुँचता है: इसके नेटवर्क पर यह प्रोटोकॉल शायद ब्लॉक है। कुछ भी हटाया नहीं गया।"),
             Lang::Ja => format!("検証サーバー {by} は {since}（{ago}）からこの接続ポイントに到達できませんが、別の接続ポイントではサーバーに到達できます。このプロトコルがそのネットワークでブロックされている可能性があります。何も除外されません。"),
+        }
+    }
+
+    /// §8 `sni`: the entry point's SNI is filtered on `places`, with the fix.
+    pub fn sni_filtered_on(self, sni: &str, places: &str) -> String {
+        let p = places;
+        match self {
+            Lang::En => format!("SNI {sni} filtered on {p}: choose another SNI or camouflage domain; a new IP will not help."),
+            Lang::Es => format!("SNI {sni} filtrado en {p}: elige otro SNI o dominio de camuflaje; una IP nueva no ayudará."),
+            Lang::Pt => format!("SNI {sni} filtrado em {p}: escolha outro SNI ou domínio de camuflagem; um IP novo não vai ajudar."),
+            Lang::Sv => format!("SNI {sni} filtreras i {p}: välj ett annat SNI eller en annan kamoufleringsdomän; en ny IP-adress hjälper inte."),
+            Lang::Hi => format!("{p} पर SNI {sni} फ़िल्टर हो रहा है: कोई दूसरा SNI या छद्म डोमेन चुनें; नया IP मदद नहीं करेगा।"),
+            Lang::Ja => format!("{p}で SNI {sni} がフィルタリングされています。別の SNI またはカモフラージュ用ドメインを選んでください。新しい IP では解決しません。"),
+        }
+    }
+
+    /// §8 `throttled`: connections freeze after about `kb` KB on `places`.
+    pub fn frozen_on(self, kb: u64, places: &str) -> String {
+        let p = places;
+        match self {
+            Lang::En => format!("Connections freeze after about {kb} KB on {p}: move the server to another provider's range or put a domestic relay in front."),
+            Lang::Es => format!("Las conexiones se congelan tras unos {kb} KB en {p}: traslada el servidor al rango de otro proveedor o pon delante un relé nacional."),
+            Lang::Pt => format!("As conexões congelam após cerca de {kb} KB em {p}: mova o servidor para a faixa de outro provedor ou coloque um relay nacional na frente."),
+            Lang::Sv => format!("Anslutningar fryser efter ungefär {kb} KB i {p}: flytta servern till en annan leverantörs adressintervall eller sätt ett inhemskt relä framför."),
+            Lang::Hi => format!("{p} पर लगभग {kb} KB के बाद कनेक्शन रुक जाते हैं: सर्वर को किसी दूसरे प्रदाता की रेंज में ले जाएँ या आगे एक घरेलू रिले लगाएँ।"),
+            Lang::Ja => format!("{p}では約 {kb} KB で接続が停止します。サーバーを別のプロバイダーのアドレス範囲に移すか、前段に国内リレーを置いてください。"),
+        }
+    }
+
+    /// §8 `protocol`: one transport is blocked on `places`.
+    pub fn protocol_blocked_on(
+        self,
+        transport: meshwatch::fleet::Transport,
+        places: &str,
+    ) -> String {
+        let (t, p) = (
+            match transport {
+                meshwatch::fleet::Transport::Quic => "QUIC (UDP)",
+                meshwatch::fleet::Transport::Tcp => "TCP",
+            },
+            places,
+        );
+        match self {
+            Lang::En => format!("{t} blocked on {p}: its entry points are served last; nothing leaves rotation."),
+            Lang::Es => format!("{t} bloqueado en {p}: sus puntos de entrada se sirven al final; nada sale de la rotación."),
+            Lang::Pt => format!("{t} bloqueado em {p}: seus pontos de entrada são servidos por último; nada sai da rotação."),
+            Lang::Sv => format!("{t} blockeras i {p}: dess ingångspunkter serveras sist; inget tas ur rotationen."),
+            Lang::Hi => format!("{p} पर {t} ब्लॉक है: इसके प्रवेश बिंदु सबसे आखिर में दिए जाते हैं; रोटेशन से कुछ नहीं हटता।"),
+            Lang::Ja => format!("{p}で {t} がブロックされています。その接続ポイントは最後に提供され、ローテーションからは何も外れません。"),
         }
     }
 

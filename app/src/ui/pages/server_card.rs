@@ -19,7 +19,6 @@ use leptos::either::Either;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
-use meshwatch::network::{any_named, places};
 use meshwatch::status::ServerStatus;
 use meshwatch_views::chart::ChartMetric;
 use meshwatch_views::i18n::{Lang, Text, Ui};
@@ -321,26 +320,32 @@ fn Notes(card: Arc<ServerCard>) -> impl IntoView {
             {lang.ui(Ui::SuspendedVerifier)}
         </p>
     });
-    let blocked = (!v.blocked_by.is_empty()).then(|| {
-        // Where verifiers name their networks, the note says where the
-        // address is blocked and where it is still reached (§6).
-        let text = if any_named(&[&card.blocked_on, &card.still_reached_by]) {
-            let name = |id: &meshwatch::ServerId| card.label(id);
-            lang.blocked_on_networks(
-                &places(&card.blocked_on, name),
-                &places(&card.still_reached_by, name),
-            )
-        } else {
-            let by = v.blocked_by.iter().map(|id| card.label(id)).collect::<Vec<_>>();
-            lang.blocked_by_verifier(&by)
-        };
-        view! {
-            <p role="note" class="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-900" data-testid="blocked-note">
-                {text}
-            </p>
-        }
+    let controls = v.controls_unreachable.then(|| view! {
+        <p role="note" class="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900" data-testid="controls-note">
+            {lang.ui(Ui::ControlsUnreachable)}
+        </p>
     });
-    view! { <div class="mt-6 space-y-3">{witness_fault}{unreliable}{suspended}{blocked}</div> }
+    let snis: Vec<&str> = card
+        .server
+        .entry_points
+        .iter()
+        .filter_map(|e| e.sni.as_deref())
+        .collect();
+    let notes: Vec<_> = lang
+        .block_notes(&card.blocks, &card.still_reached_by, &snis, |id| card.label(id))
+        .into_iter()
+        .map(|(kind, text)| {
+            let (tone, testid) = if kind.takes_out_of_rotation() {
+                ("rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-900", "blocked-note")
+            } else {
+                ("rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900", "protocol-note")
+            };
+            view! {
+                <p role="note" class=tone data-testid=testid data-kind=kind.as_str()>{text}</p>
+            }
+        })
+        .collect();
+    view! { <div class="mt-6 space-y-3">{witness_fault}{unreliable}{suspended}{controls}{notes}</div> }
 }
 
 /// Who reaches it and who does not, by country: the difference of opinions.
@@ -522,6 +527,7 @@ fn VerifierToggle(card: Arc<ServerCard>) -> impl IntoView {
                     <input type="hidden" name="id" value=card.server.id.to_string()/>
                     <input type="hidden" name="enabled" value="true"/>
                     <NetworkField value=network.clone()/>
+                    <ControlFields card=card.clone()/>
                     <button type="submit" class="rounded-md border border-slate-300 px-4 py-2 text-sm font-medium hover:bg-slate-100 focus:outline-none focus:ring-2 focus:ring-sky-400">
                         {lang.ui(Ui::SaveNetwork)}
                     </button>
@@ -537,6 +543,41 @@ fn VerifierToggle(card: Arc<ServerCard>) -> impl IntoView {
 }
 
 const VERIFIER_BUTTON: &str = "rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white hover:bg-slate-700 focus:outline-none focus:ring-2 focus:ring-sky-400";
+
+/// The verifier's control SNI and control addresses (§8), with what
+/// each is for.
+#[component]
+fn ControlFields(card: Arc<ServerCard>) -> impl IntoView {
+    let lang = use_lang();
+    let targets = &card.server.verifier_controls;
+    let sni = targets
+        .control_sni
+        .as_ref()
+        .map(|s| s.to_string())
+        .unwrap_or_default();
+    let addresses = targets
+        .controls
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    view! {
+        <div>
+            <label for="verifier-control-sni" class="block text-sm font-medium text-slate-800">{lang.ui(Ui::ControlSni)}</label>
+            <input id="verifier-control-sni" name="control_sni" type="text" value=sni maxlength="253"
+                aria-describedby="verifier-control-sni-help"
+                class="mt-1 block w-full max-w-sm rounded-md border border-slate-300 px-3 py-1.5 text-sm shadow-sm focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200"/>
+            <p id="verifier-control-sni-help" class="mt-1 text-xs text-slate-500">{lang.ui(Ui::ControlSniHint)}</p>
+        </div>
+        <div>
+            <label for="verifier-controls" class="block text-sm font-medium text-slate-800">{lang.ui(Ui::ControlAddresses)}</label>
+            <textarea id="verifier-controls" name="controls" rows="3"
+                aria-describedby="verifier-controls-help"
+                class="mt-1 block w-full max-w-sm rounded-md border border-slate-300 px-3 py-1.5 font-mono text-sm shadow-sm focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200">{addresses}</textarea>
+            <p id="verifier-controls-help" class="mt-1 text-xs text-slate-500">{lang.ui(Ui::ControlAddressesHint)}</p>
+        </div>
+    }
+}
 
 /// The verifier's network label, with what it is for.
 #[component]

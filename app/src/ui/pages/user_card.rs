@@ -107,6 +107,9 @@ fn ServerLine(s: UserServer) -> impl IntoView {
                 <span class="inline-flex items-center gap-2"><StatusDot status=s.status/>{stale}</span>
                 {count.map(|c| view! { <span class="text-slate-600">{c}</span> })}
                 {blocked_where.map(|w| view! { <span class="text-slate-600" data-testid="blocked-where">{w}</span> })}
+                {s.block_kinds.iter().map(|k| view! {
+                    <span class="text-slate-600" data-testid="block-kind" data-kind=k.as_str()>{lang.block_kind(*k)}</span>
+                }).collect::<Vec<_>>()}
             </span>
             <span class="ml-auto flex flex-col text-right text-slate-500">
                 <span>{place.headline}</span>

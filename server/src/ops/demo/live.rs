@@ -53,6 +53,25 @@ pub enum Fault {
     /// Every path out of this witness is cut (a broken uplink) → it can't
     /// reach most servers, so its votes are discarded (unreliable witness).
     Isolated { server: String },
+    /// ClientHellos from these witnesses naming the target's SNI are reset,
+    /// other SNIs pass → a verifier among them sees the SNI filtered (§8).
+    SniFiltered {
+        witnesses: Vec<String>,
+        target: String,
+    },
+    /// Answers from the target to these witnesses stop after `after_bytes`,
+    /// the connection left open → a verifier's transfers freeze while its
+    /// handshakes succeed: throttled (§8).
+    Frozen {
+        witnesses: Vec<String>,
+        target: String,
+        #[serde(default = "sixteen_kb")]
+        after_bytes: usize,
+    },
+}
+
+fn sixteen_kb() -> usize {
+    16 * 1024
 }
 
 /// How a cut path behaves (the lab's [`Cut`], nameable in JSON).
@@ -86,7 +105,11 @@ impl Fault {
             Fault::Cut {
                 witnesses, target, ..
             }
-            | Fault::QuicBlocked { witnesses, target } => witnesses
+            | Fault::QuicBlocked { witnesses, target }
+            | Fault::SniFiltered { witnesses, target }
+            | Fault::Frozen {
+                witnesses, target, ..
+            } => witnesses
                 .iter()
                 .map(String::as_str)
                 .chain([target.as_str()])
@@ -187,6 +210,35 @@ fn script() -> Vec<Scheduled> {
             },
             from_s: 30,
             until_s: 180,
+        },
+        // §8's kinds on the Tokyo verifier's network, beside its address
+        // block of Berlin 1: New York 1's SNI is filtered,
+        Scheduled {
+            fault: Fault::SniFiltered {
+                witnesses: names(&["jp-1"]),
+                target: "us-1".into(),
+            },
+            from_s: 40,
+            until_s: 200,
+        },
+        // connections to Dallas 1 freeze after 16 KB,
+        Scheduled {
+            fault: Fault::Frozen {
+                witnesses: names(&["jp-1"]),
+                target: "us-2".into(),
+                after_bytes: sixteen_kb(),
+            },
+            from_s: 45,
+            until_s: 205,
+        },
+        // and QUIC to Frankfurt 1 is dropped (its VLESS works).
+        Scheduled {
+            fault: Fault::QuicBlocked {
+                witnesses: names(&["jp-1"]),
+                target: "de-1".into(),
+            },
+            from_s: 50,
+            until_s: 210,
         },
         // QUIC blocked: Berlin 1 can't reach Amsterdam 1's Hysteria2, while
         // its VLESS works.
@@ -448,6 +500,36 @@ async fn apply(servers: &mut [DemoServer], filter: &PathFilter, fault: &Fault, a
                 }
             }
             tracing::info!(?witnesses, %target, active, "demo: QUIC blocked or let through");
+        }
+        Fault::SniFiltered { witnesses, target } => {
+            let Some((target, sources)) = paths(servers, witnesses, target) else {
+                return;
+            };
+            for source in sources {
+                if active {
+                    filter.block_sni(target, source, super::DEMO_SNI);
+                } else {
+                    filter.unblock_sni(target, source);
+                }
+            }
+            tracing::info!(?witnesses, %target, active, "demo: SNI filtered or let through");
+        }
+        Fault::Frozen {
+            witnesses,
+            target,
+            after_bytes,
+        } => {
+            let Some((target, sources)) = paths(servers, witnesses, target) else {
+                return;
+            };
+            for source in sources {
+                if active {
+                    filter.freeze_after(target, source, *after_bytes);
+                } else {
+                    filter.unfreeze(target, source);
+                }
+            }
+            tracing::info!(?witnesses, %target, active, "demo: connections frozen or let through");
         }
         Fault::Isolated { server: id } => {
             let Some(source) = index(id).map(|i| servers[i].ip) else {

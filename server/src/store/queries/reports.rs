@@ -162,13 +162,15 @@ impl TryFrom<PairStateRow> for PairRow {
             witness_id: row.witness_id,
             entry_point_id: row.entry_point_id,
             state: PairState {
-                streak: count("streak", row.streak)?,
-                first_failure_ms: row.first_failure_ms.unwrap_or(PairState::NO_FAILURE),
-                last_at_ms: row.last_at_ms,
-                received_ms: row.received_ms,
-                last_error: row.last_error.as_deref().and_then(error_from_name),
                 last_stage: row.last_stage.as_deref().and_then(Stage::from_name),
                 sni_control: row.sni_control,
+                ..stored_streak(
+                    row.streak,
+                    row.first_failure_ms,
+                    row.last_at_ms,
+                    row.received_ms,
+                    row.last_error.as_deref(),
+                )?
             },
             transfer,
         })
@@ -191,16 +193,33 @@ impl TryFrom<ControlStateRow> for ControlRow {
     fn try_from(row: ControlStateRow) -> Result<Self, StoreError> {
         Ok(ControlRow {
             verifier_id: row.verifier_id,
-            state: PairState {
-                streak: count("streak", row.streak)?,
-                first_failure_ms: row.first_failure_ms.unwrap_or(PairState::NO_FAILURE),
-                last_at_ms: row.last_at_ms,
-                received_ms: row.received_ms,
-                last_error: row.last_error.as_deref().and_then(error_from_name),
-                ..PairState::default()
-            },
+            state: stored_streak(
+                row.streak,
+                row.first_failure_ms,
+                row.last_at_ms,
+                row.received_ms,
+                row.last_error.as_deref(),
+            )?,
         })
     }
+}
+
+/// A streak as its columns store it (pairs and control checks alike).
+fn stored_streak(
+    streak: i64,
+    first_failure_ms: Option<i64>,
+    last_at_ms: i64,
+    received_ms: i64,
+    last_error: Option<&str>,
+) -> Result<PairState, StoreError> {
+    Ok(PairState {
+        streak: count("streak", streak)?,
+        first_failure_ms: first_failure_ms.unwrap_or(PairState::NO_FAILURE),
+        last_at_ms,
+        received_ms,
+        last_error: last_error.and_then(error_from_name),
+        ..PairState::default()
+    })
 }
 
 fn error_name(e: ProbeError) -> &'static str {

@@ -172,23 +172,35 @@ async fn upsert_server(tx: &mut Tx, server: &Server) -> Result<Option<String>, S
     let token_hash = token_hash.as_ref().map(TokenHash::as_str);
     // Upsert by hand: the NOT NULL of the token is checked before ON
     // CONFLICT, and an existing server may keep its token (NULL here).
+    let controls = server
+        .controls
+        .as_ref()
+        .map(|c| serde_json::to_string(c).map_err(|e| super::corrupt("control addresses", e)))
+        .transpose()?;
+    let control_sni = server.control_sni.clone().flatten().map(String::from);
     let written = if exists {
         sqlx::query(
             "UPDATE servers SET name = $1, country = $2, verifier = COALESCE($3, verifier),
-                agent_token_hash = COALESCE($4, agent_token_hash)
-             WHERE id = $5",
+                agent_token_hash = COALESCE($4, agent_token_hash),
+                verifier_control_sni = CASE WHEN $5 THEN $6 ELSE verifier_control_sni END,
+                verifier_controls = COALESCE($7, verifier_controls)
+             WHERE id = $8",
         )
         .bind(&server.name)
         .bind(&server.country)
         .bind(server.verifier)
         .bind(token_hash)
+        .bind(server.control_sni.is_some())
+        .bind(control_sni)
+        .bind(controls)
         .bind(&server.id)
         .execute(&mut **tx)
         .await
     } else {
         sqlx::query(
-            "INSERT INTO servers (id, name, country, verifier, agent_token_hash, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6)",
+            "INSERT INTO servers (id, name, country, verifier, agent_token_hash, created_at,
+                verifier_control_sni, verifier_controls)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8, '[]'))",
         )
         .bind(&server.id)
         .bind(&server.name)
@@ -196,6 +208,8 @@ async fn upsert_server(tx: &mut Tx, server: &Server) -> Result<Option<String>, S
         .bind(server.verifier.unwrap_or(false))
         .bind(token_hash)
         .bind(Utc::now())
+        .bind(control_sni)
+        .bind(controls)
         .execute(&mut **tx)
         .await
     };
