@@ -95,6 +95,25 @@ if ! command -v python3 >/dev/null 2>&1; then
   apt_install python3
 fi
 
+# The censor test (server/tests/api/censor.rs) builds its censor from
+# nftables and iproute2 in a network namespace of its own (unshare, from
+# util-linux, which Debian always has).
+if [ "$with_browser" = 1 ] || [ "$with_postgres" = 1 ]; then
+  censor_packages=()
+  command -v nft >/dev/null || [ -x /usr/sbin/nft ] || censor_packages+=(nftables)
+  command -v ip >/dev/null || [ -x /usr/sbin/ip ] || censor_packages+=(iproute2)
+  command -v sysctl >/dev/null || [ -x /usr/sbin/sysctl ] || censor_packages+=(procps)
+  if [ "${#censor_packages[@]}" -gt 0 ]; then
+    step "apt-get install ${censor_packages[*]}"
+    apt_install "${censor_packages[@]}"
+    # The package's service would load /etc/nftables.conf on the host: the
+    # test's table lives in its own namespace only.
+    if [ -d /run/systemd/system ]; then
+      as_root systemctl disable --now nftables 2>/dev/null || true
+    fi
+  fi
+fi
+
 if [ "$with_browser" = 1 ]; then
   if [ ! -x /usr/bin/chromium ]; then
     step "apt-get install chromium"

@@ -7,7 +7,10 @@
 //!   camouflage or the fallback site behind it. Nothing new listens on the
 //!   VPN server: the site answering is the one the entry point already
 //!   fronts. A transfer that receives nothing for [`FROZEN_AFTER_S`] after
-//!   its handshake is `frozen`, with the bytes it got.
+//!   its handshake is `frozen`, with the bytes it got. Bytes are counted
+//!   as the connection received them (TLS records, the handshake
+//!   included), as a censor counting a connection does: a freeze inside
+//!   the first 16 KB record still shows how far the connection got.
 //! - **Controls.** A TCP connection to each of the verifier's domestic
 //!   control addresses: when none answers either, the verifier's network is
 //!   in an allowlist or shutdown mode, and the panel suspends its verdicts.
@@ -18,8 +21,51 @@ use futures_util::future::join_all;
 use meshwatch::agent_api::{Peer, ProbeReport};
 use meshwatch::controls::ControlAddress;
 use meshwatch::evidence::{Check, ProbeError, Stage, FROZEN_AFTER_S, MIN_TRANSFER_BYTES};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::TcpStream;
+
+/// A connection that counts the bytes it receives.
+struct Counted {
+    inner: TcpStream,
+    received: Arc<AtomicU64>,
+}
+
+impl AsyncRead for Counted {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        let read = buf.filled().len() - before;
+        self.received.fetch_add(read as u64, Ordering::Relaxed);
+        polled
+    }
+}
+
+impl AsyncWrite for Counted {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, data)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
 
 /// The longest a transfer runs: a slow transfer that still moves is no
 /// freeze, and a round must end.
@@ -54,8 +100,12 @@ impl Prober {
             Ok(Err(failure)) => return failed(failure),
             Err(_) => return None,
         };
+        let received = Arc::new(AtomicU64::new(0));
         let stream = match self.connect_by(address, deadline).await {
-            Ok(stream) => stream,
+            Ok(stream) => Counted {
+                inner: stream,
+                received: received.clone(),
+            },
             Err(failure) => return failed(failure),
         };
         let name = peer.sni.as_deref().unwrap_or(&peer.host);
@@ -76,9 +126,10 @@ impl Prober {
             Err(_) => return failed(at_transfer(ProbeError::Frozen)),
         }
         let limit = tokio::time::Instant::now() + TRANSFER_TIME_LIMIT;
-        let mut bytes = 0u64;
+        let bytes = || received.load(Ordering::Relaxed);
+        let mut plain = 0u64;
         let mut buf = vec![0u8; 16 * 1024];
-        while bytes < MIN_TRANSFER_BYTES {
+        while plain < MIN_TRANSFER_BYTES {
             let now = tokio::time::Instant::now();
             let wait = stall.min(limit.saturating_duration_since(now));
             match tokio::time::timeout(wait, tls.read(&mut buf)).await {
@@ -87,18 +138,18 @@ impl Prober {
                 Err(_) => {
                     return Some(Transfer {
                         outcome: Err(at_transfer(ProbeError::Frozen)),
-                        bytes,
+                        bytes: bytes(),
                     })
                 }
                 // The answer ended (a site smaller than the check is no
                 // freeze); servers often close without close_notify.
                 Ok(Ok(0)) => break,
                 Ok(Err(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
-                Ok(Ok(n)) => bytes += n as u64,
+                Ok(Ok(n)) => plain += n as u64,
                 Ok(Err(e)) => {
                     return Some(Transfer {
                         outcome: Err(at_transfer(crate::probe::classify_io(&e))),
-                        bytes,
+                        bytes: bytes(),
                     })
                 }
             }
@@ -106,7 +157,7 @@ impl Prober {
         let elapsed = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
         Some(Transfer {
             outcome: Ok(elapsed),
-            bytes,
+            bytes: bytes(),
         })
     }
 
@@ -236,7 +287,12 @@ mod tests {
             transfer.outcome.map_err(|f| (f.error, f.stage)),
             Err((ProbeError::Frozen, Stage::Transfer))
         );
-        assert_eq!(transfer.bytes, 16 * 1024);
+        // The 16 KB of the answer and the handshake before them.
+        assert!(
+            (16 * 1024..24 * 1024).contains(&transfer.bytes),
+            "{}",
+            transfer.bytes
+        );
     }
 
     #[tokio::test]

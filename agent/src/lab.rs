@@ -269,7 +269,7 @@ async fn answer_site<S: tokio::io::AsyncWrite + tokio::io::AsyncRead + Unpin>(
 
 /// The SNI of the ClientHello waiting on `stream`, read without taking it
 /// off the stream (a middlebox's look at the first packet).
-async fn peeked_sni(stream: &TcpStream) -> Option<String> {
+pub async fn peeked_sni(stream: &TcpStream) -> Option<String> {
     let mut buf = vec![0u8; 4096];
     let n = tokio::time::timeout(Duration::from_secs(10), stream.peek(&mut buf))
         .await

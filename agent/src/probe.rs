@@ -342,12 +342,15 @@ impl Prober {
 
     /// The handshake of a transfer check: the probe's TLS client, offering
     /// HTTP/1.1 as a browser fetching one file would.
-    pub(crate) async fn web_handshake(
+    pub(crate) async fn web_handshake<S>(
         &self,
-        stream: TcpStream,
+        stream: S,
         name: &str,
         deadline: tokio::time::Instant,
-    ) -> Result<tokio_rustls::client::TlsStream<TcpStream>, Failure> {
+    ) -> Result<tokio_rustls::client::TlsStream<S>, Failure>
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    {
         self.tls_handshake_with(&self.web, stream, name, deadline)
             .await
     }
@@ -376,13 +379,16 @@ impl Prober {
             .await
     }
 
-    pub(crate) async fn tls_handshake_with(
+    pub(crate) async fn tls_handshake_with<S>(
         &self,
         connector: &TlsConnector,
-        stream: TcpStream,
+        stream: S,
         name: &str,
         deadline: tokio::time::Instant,
-    ) -> Result<tokio_rustls::client::TlsStream<TcpStream>, Failure> {
+    ) -> Result<tokio_rustls::client::TlsStream<S>, Failure>
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    {
         let tls = Failure::at(Stage::Tls);
         let name = ServerName::try_from(name.to_string()).map_err(|_| tls(ProbeError::TlsError))?;
         tokio::time::timeout_at(deadline, connector.connect(name, stream))

@@ -7,6 +7,7 @@ mod attacks;
 mod backup;
 mod binary;
 mod block_kinds;
+mod censor;
 mod cloud_actions;
 mod connectors;
 mod crash;
