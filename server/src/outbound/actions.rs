@@ -260,6 +260,7 @@ impl Runner {
         let now = self.clock.now();
         let notice = lang.actions_off_notice(over, now);
         let message = NewNotification {
+            block_kinds: Vec::new(),
             kind: NotificationKind::ActionsOff,
             server_id: None,
             target: crate::store::Recipient::default(),

@@ -143,7 +143,7 @@ impl Webhook {
     async fn post(&self, message: &Outgoing) -> Result<(), String> {
         let body = serde_json::json!({
             "id": message.id, "kind": message.kind.as_str(), "server_id": message.server_id,
-            "subject": message.subject, "body": message.body,
+            "subject": message.subject, "body": message.body, "block_kinds": message.block_kinds,
         });
         let response = self
             .client

@@ -43,6 +43,7 @@ impl NewNotification {
             subject: self.subject.clone(),
             body: self.body.clone(),
             created_at: self.created_at,
+            block_kinds: self.block_kinds.clone(),
         }
     }
 
@@ -60,6 +61,7 @@ impl NewNotification {
             subject: notice.subject,
             body: notice.body,
             created_at: at,
+            block_kinds: Vec::new(),
         }
     }
 }
@@ -79,6 +81,7 @@ pub fn witness_fault(
         subject: notice.subject,
         body: notice.body,
         created_at: at,
+        block_kinds: Vec::new(),
     };
     targets.iter().map(|t| message.to(t)).collect()
 }
@@ -87,6 +90,7 @@ pub fn witness_fault(
 pub fn test_message(operator: &str, now: DateTime<Utc>) -> NewNotification {
     NewNotification {
         created_at: now,
+        block_kinds: Vec::new(),
         kind: NotificationKind::Test,
         server_id: None,
         target: Recipient::default(),
@@ -215,6 +219,7 @@ fn fleet_wide(
         body.push_str(&format!("\n{}\n\n{}", message.subject, message.body));
     }
     NewNotification {
+        block_kinds: Vec::new(),
         kind: kind_of(event),
         server_id: group.first().and_then(|n| n.server_id.clone()),
         target: Recipient::default(),
@@ -326,12 +331,18 @@ fn per_server(
                     .filter_map(|e| endpoints.get(&e.id)?.sni.clone())
                     .collect(),
             };
-            Some(NewNotification::unaddressed(
-                kind_of(event),
-                &c.server,
-                lang.incident_notice(&incident),
-                c.at,
-            ))
+            Some(NewNotification {
+                block_kinds: match event {
+                    BlockEvent::Started => verdicts[s].block_kinds(),
+                    BlockEvent::Cleared => Vec::new(),
+                },
+                ..NewNotification::unaddressed(
+                    kind_of(event),
+                    &c.server,
+                    lang.incident_notice(&incident),
+                    c.at,
+                )
+            })
         })
         .collect()
 }

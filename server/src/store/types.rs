@@ -90,6 +90,8 @@ pub struct NewNotification {
     /// When it was queued, by the panel's clock (the incident's time for a
     /// verdict change).
     pub created_at: DateTime<Utc>,
+    /// A block that started: the kinds of its blocks (§8), for the webhook.
+    pub block_kinds: Vec<meshwatch::verdict::BlockKind>,
 }
 
 /// A queued notification to deliver.
@@ -101,6 +103,7 @@ pub struct Outgoing {
     pub subject: String,
     pub body: String,
     pub attempts: i64,
+    pub block_kinds: Vec<meshwatch::verdict::BlockKind>,
 }
 
 /// Which kinds of target this panel can deliver to (those configured).

@@ -337,6 +337,7 @@ async fn the_user_card_and_the_message_name_the_kind() {
         .await
         .expect("a message in time")
         .expect("a message");
+    assert_eq!(message["block_kinds"], json!(["sni"]), "{message}");
     let body = message["body"].as_str().unwrap_or_default();
     assert!(body.contains("(de-1)"), "{body}");
     assert!(body.contains("a new IP will not help"), "{body}");

@@ -446,6 +446,7 @@ async fn two_deliverers_claiming_at_once_never_take_the_same_message() {
             subject: format!("message {n}"),
             body: "A test.".to_owned(),
             created_at: app.now(),
+            block_kinds: Vec::new(),
         })
         .collect();
     // Two handles on the database, as two replicas have.

@@ -34,6 +34,7 @@ const TOKEN_SCOPES: i64 = 20261209000002;
 const CONNECTORS: i64 = 20261210000001;
 const BLOCK_KINDS: i64 = 20261211000001;
 const ACTION_KINDS: i64 = 20261211000002;
+const OUTBOX_BLOCK_KINDS: i64 = 20261211000003;
 
 /// The secrets whose hashes the fixtures hold.
 const DE_1_AGENT: &str = "de-1-agent-token-0001";
@@ -575,6 +576,18 @@ async fn assert_block_kinds_survived(db: &SqlitePool, version: i64) {
             "{from}"
         );
         assert_eq!(controls, [("nl-1".to_owned(), 1)], "{from}");
+        let kinds: Vec<String> =
+            sqlx::query_scalar("SELECT block_kinds FROM notification_outbox ORDER BY id")
+                .fetch_all(db)
+                .await
+                .expect("outbox kinds");
+        let first = if version >= OUTBOX_BLOCK_KINDS {
+            r#"["sni"]"#
+        } else {
+            "[]"
+        };
+        assert_eq!(kinds.first().map(String::as_str), Some(first), "{from}");
+        assert!(kinds[1..].iter().all(|k| k == "[]"), "{from}: {kinds:?}");
         assert_eq!(
             targets,
             (

@@ -379,6 +379,7 @@ impl Syncer {
                 at,
             );
             let message = NewNotification {
+                block_kinds: Vec::new(),
                 kind: NotificationKind::ConnectorFailed,
                 server_id: None,
                 target: crate::store::Recipient::default(),

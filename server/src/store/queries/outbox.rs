@@ -23,11 +23,15 @@ struct OutgoingRow {
     subject: String,
     body: String,
     attempts: i64,
+    block_kinds: String,
 }
 
 impl From<OutgoingRow> for Outgoing {
     fn from(row: OutgoingRow) -> Self {
         Outgoing {
+            // Written by this panel from a list of kinds; one it cannot read
+            // leaves the message without them rather than undelivered.
+            block_kinds: serde_json::from_str(&row.block_kinds).unwrap_or_default(),
             id: row.id,
             kind: row.kind,
             server_id: row.server_id,
@@ -53,7 +57,7 @@ static CLAIM_DUE: LazyLock<String> = LazyLock::new(|| {
               AND (lease_until IS NULL OR lease_until <= $2)
               AND (($3 AND target = $4) OR ($5 AND target = $6) OR ($9 AND target = $10))
             ORDER BY id LIMIT $7 {skip_locked})
-         RETURNING id, kind, server_id, target, recipient, subject, body, attempts",
+         RETURNING id, kind, server_id, target, recipient, subject, body, attempts, block_kinds",
         skip_locked = Store::SKIP_LOCKED,
     )
 });
@@ -165,8 +169,9 @@ pub(super) async fn queue_in(
 ) -> Result<(), StoreError> {
     for n in notifications {
         sqlx::query(
-            "INSERT INTO notification_outbox (kind, server_id, target, recipient, subject, body, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            "INSERT INTO notification_outbox
+                (kind, server_id, target, recipient, subject, body, created_at, block_kinds)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         )
         .bind(n.kind)
         .bind(&n.server_id)
@@ -175,6 +180,7 @@ pub(super) async fn queue_in(
         .bind(&n.subject)
         .bind(&n.body)
         .bind(n.created_at)
+        .bind(serde_json::to_string(&n.block_kinds).map_err(|e| super::corrupt("block kinds", e))?)
         .execute(&mut **tx)
         .await?;
     }
