@@ -38,6 +38,16 @@ impl ControlSni {
         }
     }
 
+    /// An optional control SNI as a form or a document sends it: blank
+    /// is none (it clears a stored one).
+    pub fn parse_optional(raw: &str) -> Result<Option<Self>, ControlError> {
+        if raw.trim().is_empty() {
+            Ok(None)
+        } else {
+            Self::parse(raw).map(Some)
+        }
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }

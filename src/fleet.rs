@@ -438,12 +438,7 @@ impl FleetDocument {
                 control_sni: s
                     .control_sni
                     .as_deref()
-                    .map(|raw| {
-                        let raw = raw.trim();
-                        (!raw.is_empty())
-                            .then(|| crate::controls::ControlSni::parse(raw))
-                            .transpose()
-                    })
+                    .map(crate::controls::ControlSni::parse_optional)
                     .transpose()
                     .map_err(|e| {
                         FleetError::new("invalid_controls", format!("{at}.control_sni: {e}"))

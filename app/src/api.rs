@@ -125,12 +125,7 @@ pub async fn set_verifier(
             .map_err(invalid)?;
         let control_sni = control_sni
             .as_deref()
-            .map(|raw| {
-                let raw = raw.trim();
-                (!raw.is_empty())
-                    .then(|| meshwatch::controls::ControlSni::parse(raw))
-                    .transpose()
-            })
+            .map(meshwatch::controls::ControlSni::parse_optional)
             .transpose()
             .map_err(invalid)?;
         let controls = controls

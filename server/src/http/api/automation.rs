@@ -310,14 +310,9 @@ async fn put_verifier(
     let invalid = |e: ControlError| ApiError::unprocessable("invalid_controls", e.to_string());
     let control_sni = match toggle.control_sni {
         None => None,
-        Some(raw) => Some(
-            raw.as_deref()
-                .map(str::trim)
-                .filter(|r| !r.is_empty())
-                .map(ControlSni::parse)
-                .transpose()
-                .map_err(invalid)?,
-        ),
+        Some(raw) => {
+            Some(ControlSni::parse_optional(raw.as_deref().unwrap_or("")).map_err(invalid)?)
+        }
     };
     let controls = toggle
         .controls
