@@ -16,7 +16,9 @@ pub struct AgentConfig {
     pub report_interval_s: u32,
     pub probe_interval_s: u32,
     pub probe_timeout_s: u32,
-    /// Every entry point of every other server.
+    /// The entry points to probe: every other server's, or beyond
+    /// `witness_set_threshold` those of the servers whose witness set this
+    /// agent is in and of the ones it confirms (docs/API.md).
     pub peers: Vec<Peer>,
     /// Present for a verifier: the checks it runs besides the handshakes
     /// (PRODUCT.md §8). An addition to docs/API.md: older agents ignore it.
@@ -62,6 +64,10 @@ pub struct Peer {
     /// entry point's TLS (`params.transfer_path`, default `/`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transfer_path: Option<String>,
+    /// Probed to confirm another witness's starting failure streak
+    /// (indirect confirmation), not as a member of the server's set.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub indirect: bool,
 }
 
 /// `POST /api/agent/v1/report` body.

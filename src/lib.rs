@@ -39,6 +39,7 @@ pub mod rules;
 pub mod settings;
 pub mod status;
 pub mod verdict;
+pub mod witness_sets;
 
 pub use ids::{ConnectorId, EntryPointId, RouteId, ServerId, Slug, SlugError, UserId};
 pub use status::ServerStatus;

@@ -8,6 +8,7 @@ use crate::ids::{EntryPointId, RouteId, ServerId};
 use crate::maintenance::{self, InMaintenance, MaintenanceWindow};
 use crate::network::{BlockOnNetwork, NetworkLabel, VerifierOnNetwork};
 use crate::verdict::VerifierBlock;
+use crate::witness_sets::Pools;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -65,6 +66,8 @@ pub struct Mesh {
     ep_index: HashMap<EntryPointId, usize>,
     /// Server indices of each route, in fleet order.
     route_servers: Vec<Vec<usize>>,
+    /// Route indices of each server.
+    server_routes: Vec<Vec<usize>>,
     /// The fleet's countries, in order, and each server's place among them.
     countries: Vec<String>,
     country_of: Vec<usize>,
@@ -72,6 +75,35 @@ pub struct Mesh {
     /// (by name or through one of its routes), as indices into them.
     windows: Vec<MaintenanceWindow>,
     windows_of: Vec<Vec<usize>>,
+    /// The witness pools, computed the first time sets are used.
+    pools: PoolCache,
+}
+
+/// The mesh's witness pools for the last set size asked: derived from
+/// the mesh alone, so two meshes are equal whether or not either
+/// computed them yet.
+#[derive(Debug, Default)]
+struct PoolCache(std::sync::Mutex<Option<std::sync::Arc<Pools>>>);
+
+impl Clone for PoolCache {
+    fn clone(&self) -> Self {
+        Self(std::sync::Mutex::new(self.get()))
+    }
+}
+
+impl PoolCache {
+    fn get(&self) -> Option<std::sync::Arc<Pools>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+}
+
+impl PartialEq for PoolCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Mesh {
@@ -111,6 +143,17 @@ impl Mesh {
                     .collect()
             })
             .collect();
+        let route_position: HashMap<&RouteId, usize> =
+            routes.iter().enumerate().map(|(i, r)| (&r.id, i)).collect();
+        let server_routes = servers
+            .iter()
+            .map(|s| {
+                s.routes
+                    .iter()
+                    .filter_map(|r| route_position.get(r).copied())
+                    .collect()
+            })
+            .collect();
         let mut countries: Vec<String> = servers.iter().map(|s| s.country.clone()).collect();
         countries.sort();
         countries.dedup();
@@ -128,10 +171,12 @@ impl Mesh {
             server_index,
             ep_index,
             route_servers,
+            server_routes,
             countries,
             country_of,
             windows: Vec::new(),
             windows_of: vec![Vec::new(); n],
+            pools: PoolCache::default(),
         }
     }
 
@@ -295,6 +340,26 @@ impl Mesh {
 
     pub fn route_index(&self, id: &RouteId) -> Option<usize> {
         self.routes.iter().position(|r| &r.id == id)
+    }
+
+    /// Route indices of server `s`.
+    pub fn routes_of(&self, s: usize) -> &[usize] {
+        &self.server_routes[s]
+    }
+
+    /// Every normal server's witness pool for sets of `m` (see
+    /// [`crate::witness_sets`]), computed once per mesh and set size.
+    pub fn witness_pools(&self, m: usize) -> std::sync::Arc<Pools> {
+        if let Some(pools) = self.pools.get().filter(|p| p.set_size() == m) {
+            return pools;
+        }
+        let pools = std::sync::Arc::new(Pools::of(self, m));
+        *self
+            .pools
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(pools.clone());
+        pools
     }
 
     /// Server indices of route `r`.

@@ -16,6 +16,7 @@ use crate::verdict::{
     BlockKind, EntryPointVerdict, MassBlock, MeshCell, PairCause, Quorum, Verdict, VerifierBlock,
     WitnessFault, WitnessFigure,
 };
+use crate::witness_sets::WitnessSets;
 use std::collections::BTreeSet;
 
 /// What one witness's fresh evidence says about one target server.
@@ -91,6 +92,11 @@ pub struct Evaluation {
     n: usize,
     /// Row-major `reach[witness * n + target]`.
     reach: Vec<Reach>,
+    /// Who watches whom now, and, row-major like `reach`, whether each
+    /// pair votes by it as the row was last computed: results outside a
+    /// witness's targets are kept and shown but count for no rule.
+    sets: WitnessSets,
+    assigned: Vec<bool>,
     witnesses: Vec<WitnessStats>,
     /// Per witness, its fresh sustained pairs `(entry point, since)`, sorted
     /// by entry point: the raw material of R3's causes (a small share of
@@ -139,6 +145,8 @@ pub fn evaluate(mesh: &Mesh, evidence: &Evidence, settings: &Settings, now_ms: i
         settings: *settings,
         n,
         reach: vec![Reach::NotProbed; n * n],
+        sets: WitnessSets::derive(mesh, evidence, settings, now_ms),
+        assigned: vec![false; n * n],
         witnesses: vec![WitnessStats::default(); n],
         sustained: vec![Vec::new(); n],
         verifier: mesh.servers().iter().map(|s| s.verifier).collect(),
@@ -170,6 +178,11 @@ impl Evaluation {
 
     pub fn now_ms(&self) -> i64 {
         self.now_ms
+    }
+
+    /// Who watches whom as of this evaluation.
+    pub fn sets(&self) -> &WitnessSets {
+        &self.sets
     }
 
     /// The mesh matrix, witness rows × target columns (row-major): what
@@ -218,7 +231,9 @@ impl Evaluation {
     ) -> impl Iterator<Item = usize> + 'a {
         let witnesses = if mesh.server(s).verifier { 0 } else { self.n };
         (0..witnesses)
-            .filter(move |&w| w != s && self.witnesses[w].votes(mesh.server(w).verifier))
+            .filter(move |&w| {
+                w != s && self.witnesses[w].votes(mesh.server(w).verifier) && self.votes_on(w, s)
+            })
             .filter(move |&w| self.reach(w, s) == Reach::Reaches)
     }
 
@@ -303,8 +318,10 @@ impl Evaluation {
                     _ => Reach::Fails,
                 }
             };
+            let assigned = self.sets.assigned(w, s);
             self.reach[w * self.n + s] = reach;
-            if reach.probed() && self.counts_as_target(evidence, s) {
+            self.assigned[w * self.n + s] = assigned;
+            if reach.probed() && assigned && self.counts_as_target(evidence, s) {
                 probed += 1;
                 if reach.fails() {
                     failing += 1;
@@ -355,7 +372,7 @@ impl Evaluation {
         let counted = self.is_fresh(evidence, t);
         for x in (0..self.n).filter(|&x| x != t) {
             let reach = self.reach(x, t);
-            if !reach.probed() {
+            if !reach.probed() || !self.votes_on(x, t) {
                 continue;
             }
             let old = self.witnesses[x];
@@ -400,6 +417,44 @@ impl Evaluation {
         self.reach[w * self.n + s]
     }
 
+    /// Whether `w`'s results about `s` count, by the sets its row was
+    /// last computed with.
+    fn votes_on(&self, w: usize, s: usize) -> bool {
+        self.assigned[w * self.n + s]
+    }
+
+    /// Takes the sets as they are now: a witness began or stopped
+    /// reporting (`reporting_changed`: every set is chosen again), or new
+    /// results about the `touched` servers started or ended a streak (an
+    /// indirect confirmation starts or ends). Every witness whose targets
+    /// moved has its row recomputed with them.
+    fn follow_sets(
+        &mut self,
+        mesh: &Mesh,
+        evidence: &Evidence,
+        reporting_changed: bool,
+        touched: &[usize],
+        affected: &mut [bool],
+    ) {
+        if self.sets.is_full() {
+            return;
+        }
+        let moved: Vec<usize> = if reporting_changed {
+            let sets = WitnessSets::derive(mesh, evidence, &self.settings, self.now_ms);
+            let moved = (0..self.n)
+                .filter(|&w| sets.targets_of(w) != self.sets.targets_of(w))
+                .collect();
+            self.sets = sets;
+            moved
+        } else {
+            self.sets
+                .reconfirm(mesh, evidence, &self.settings, self.now_ms, touched)
+        };
+        for w in moved {
+            self.refresh_row(mesh, evidence, w, affected);
+        }
+    }
+
     /// Recomputes witness `w`'s row and keeps the per-target caches in
     /// step with it; marks in `affected` every server whose verdict the
     /// change can alter.
@@ -407,18 +462,20 @@ impl Evaluation {
         let n = self.n;
         let was_standing = self.witnesses[w].standing(self.verifier[w]);
         let old_row: Vec<Reach> = self.reach[w * n..(w + 1) * n].to_vec();
+        let old_assigned: Vec<bool> = self.assigned[w * n..(w + 1) * n].to_vec();
         let old_sustained = std::mem::take(&mut self.sustained[w]);
         self.compute_row(mesh, evidence, w);
         let standing = self.witnesses[w].standing(self.verifier[w]);
         affected[w] = true;
-        for (s, &was) in old_row.iter().enumerate() {
+        for (s, (&was, &was_assigned)) in old_row.iter().zip(&old_assigned).enumerate() {
             let now = self.reach[w * n + s];
-            if was == now && was_standing == standing {
+            let assigned = self.assigned[w * n + s];
+            if was == now && was_standing == standing && was_assigned == assigned {
                 continue;
             }
             let (counted, counts) = (
-                was_standing.votes && was.probed(),
-                standing.votes && now.probed(),
+                was_standing.votes && was.probed() && was_assigned,
+                standing.votes && now.probed() && assigned,
             );
             if counted != counts {
                 if counts {
@@ -439,7 +496,7 @@ impl Evaluation {
             }
             // A sustained pair is fresh, so its target is probed: a standing
             // change reaches every cause of `w` through this test too.
-            if was != now || was.probed() || now.probed() {
+            if was != now || was.probed() || now.probed() || was_assigned != assigned {
                 affected[s] = true;
             }
         }
@@ -489,7 +546,7 @@ impl Evaluation {
         for &w in &self.failing_into[s] {
             let standing = self.witnesses[w].standing(self.verifier[w]);
             let id = &mesh.server(w).id;
-            if standing.votes {
+            if standing.votes && self.votes_on(w, s) {
                 g.quorum.failing += 1;
                 g.quorum.failing_witnesses.push(id.clone());
             }
@@ -518,7 +575,7 @@ impl Evaluation {
         };
         for &(w, e, since) in &self.sustained_into[s] {
             let standing = self.witnesses[w].standing(self.verifier[w]);
-            if standing.votes {
+            if standing.votes && self.votes_on(w, s) {
                 g.causes[e - eps.start].push(cause(w, since));
             } else if standing.verifies && self.reach(w, s) == Reach::Reaches {
                 g.verifier_failures[e - eps.start].push(cause(w, since));
@@ -754,6 +811,7 @@ impl Evaluation {
         let timing = self.settings.streak_timing();
         let mut affected = vec![false; self.n];
         let mut applied = 0;
+        let (mut reporting_changed, mut touched) = (false, vec![false; self.n]);
         for report in reports {
             let w = report.w;
             let was_fresh = self.is_fresh(evidence, w);
@@ -762,6 +820,9 @@ impl Evaluation {
             ordered.sort_by_key(|(e, p)| (*e, p.check, p.at_ms));
             let verifier = self.verifier[w];
             for &(e, probe) in ordered {
+                // Only a set's own witnesses start its confirmations.
+                let s = mesh.owner_of(e);
+                touched[s] = touched[s] || self.sets.in_set(w, s);
                 // What §8's kinds read of a verifier's pair, beyond what its
                 // row's reach and sustained lists tell the verdicts.
                 let before = verifier.then(|| self.kind_inputs(evidence, w, e));
@@ -779,8 +840,11 @@ impl Evaluation {
             self.refresh_row(mesh, evidence, w, &mut affected);
             if self.is_fresh(evidence, w) != was_fresh {
                 self.retarget(mesh, evidence, w, &mut affected);
+                reporting_changed = true;
             }
         }
+        let touched: Vec<usize> = (0..self.n).filter(|&s| touched[s]).collect();
+        self.follow_sets(mesh, evidence, reporting_changed, &touched, &mut affected);
         let affected: Vec<usize> = (0..self.n).filter(|&s| affected[s]).collect();
         for &s in &affected {
             self.verdicts[s] = self.verdict_of(mesh, evidence, s);
@@ -812,6 +876,8 @@ struct KindInputs {
 mod kinds_tests;
 #[cfg(test)]
 mod properties;
+#[cfg(test)]
+mod sets_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -13,6 +13,32 @@ pub struct Settings {
     pub failure_streak: u32,
     pub quorum: u32,
     pub unreliable_fraction: f64,
+    /// Beyond this many servers, each normal server is watched by its
+    /// witness set rather than by every other server (docs/concepts/witness-sets.md).
+    #[serde(default = "default_witness_set_threshold")]
+    pub witness_set_threshold: u32,
+    /// How many witnesses a set holds (m).
+    #[serde(default = "default_witness_set_size")]
+    pub witness_set_size: u32,
+    /// Each set swaps one witness once per this many seconds.
+    #[serde(default = "default_witness_rotation_s")]
+    pub witness_rotation_s: u32,
+}
+
+/// The largest witness set an operator may ask for: sets are meant to be
+/// small and constant; a fleet that wants more should raise the threshold.
+pub const MAX_WITNESS_SET_SIZE: u32 = 32;
+
+fn default_witness_set_threshold() -> u32 {
+    Settings::default().witness_set_threshold
+}
+
+fn default_witness_set_size() -> u32 {
+    Settings::default().witness_set_size
+}
+
+fn default_witness_rotation_s() -> u32 {
+    Settings::default().witness_rotation_s
 }
 
 impl Default for Settings {
@@ -25,6 +51,9 @@ impl Default for Settings {
             failure_streak: 3,
             quorum: 2,
             unreliable_fraction: 0.5,
+            witness_set_threshold: 64,
+            witness_set_size: 12,
+            witness_rotation_s: 3600,
         }
     }
 }
@@ -46,11 +75,20 @@ impl Settings {
             ("stale_after_s", self.stale_after_s),
             ("failure_streak", self.failure_streak),
             ("quorum", self.quorum),
+            ("witness_set_threshold", self.witness_set_threshold),
+            ("witness_set_size", self.witness_set_size),
+            ("witness_rotation_s", self.witness_rotation_s),
         ];
         if let Some((field, _)) = at_least_one.iter().find(|(_, v)| *v < 1) {
             return Err(SettingsError {
                 field,
                 problem: "must be a whole number of at least 1",
+            });
+        }
+        if self.witness_set_size > MAX_WITNESS_SET_SIZE {
+            return Err(SettingsError {
+                field: "witness_set_size",
+                problem: "must be at most 32",
             });
         }
         let f = self.unreliable_fraction;
@@ -61,6 +99,15 @@ impl Settings {
             });
         }
         Ok(())
+    }
+
+    /// Whether a fleet of `servers` is watched by witness sets.
+    pub fn uses_witness_sets(&self, servers: usize) -> bool {
+        servers > self.witness_set_threshold as usize
+    }
+
+    pub fn witness_rotation_ms(&self) -> i64 {
+        i64::from(self.witness_rotation_s) * 1000
     }
 
     pub fn stale_after_ms(&self) -> i64 {
@@ -104,6 +151,15 @@ mod tests {
         );
         assert_eq!((s.failure_streak, s.quorum), (3, 2));
         assert_eq!(s.unreliable_fraction, 0.5);
+        assert_eq!(
+            (
+                s.witness_set_threshold,
+                s.witness_set_size,
+                s.witness_rotation_s
+            ),
+            (64, 12, 3600)
+        );
+        assert!(!s.uses_witness_sets(64) && s.uses_witness_sets(65));
         assert_eq!(s.validate(), Ok(()));
     }
 
@@ -125,6 +181,22 @@ mod tests {
                 "{f}"
             );
         }
+        let too_big = Settings {
+            witness_set_size: MAX_WITNESS_SET_SIZE + 1,
+            ..Settings::default()
+        };
+        assert_eq!(
+            too_big.validate().map_err(|e| e.field),
+            Err("witness_set_size")
+        );
+        let no_rotation = Settings {
+            witness_rotation_s: 0,
+            ..Settings::default()
+        };
+        assert_eq!(
+            no_rotation.validate().map_err(|e| e.field),
+            Err("witness_rotation_s")
+        );
         let full = Settings {
             unreliable_fraction: 1.0,
             ..Settings::default()

@@ -105,6 +105,7 @@ async fn main() {
                 alpn: None,
                 obfuscated: false,
                 transfer_path: None,
+                indirect: false,
             }
         })
         .collect();

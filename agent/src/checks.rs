@@ -192,6 +192,7 @@ impl Prober {
                 alpn: None,
                 obfuscated: false,
                 transfer_path: None,
+                indirect: false,
             };
             Some(result(&peer, at, Check::Control, outcome, None))
         });
@@ -229,6 +230,7 @@ mod tests {
             alpn: None,
             obfuscated: false,
             transfer_path: Some("/big.bin".into()),
+            indirect: false,
         }
     }
 

@@ -793,6 +793,7 @@ mod tests {
             alpn: None,
             obfuscated: false,
             transfer_path: None,
+            indirect: false,
         }
     }
 

@@ -219,6 +219,7 @@ fn peer(id: &str, port: u16, protocol: Protocol) -> Peer {
         alpn: None,
         obfuscated: false,
         transfer_path: None,
+        indirect: false,
     }
 }
 

@@ -314,6 +314,10 @@ pub async fn save_settings(
     failure_streak: u32,
     quorum: u32,
     unreliable_fraction: String,
+    // Absent from a form of before the witness sets: kept as they are.
+    witness_set_threshold: Option<u32>,
+    witness_set_size: Option<u32>,
+    witness_rotation_s: Option<u32>,
 ) -> Result<meshwatch::settings::Settings, AppError> {
     let (backend, operator) = authorize().await?;
     let result = async {
@@ -324,6 +328,10 @@ pub async fn save_settings(
                     "unreliable_fraction: {unreliable_fraction:?} is not a decimal number"
                 ))
             })?;
+        let current = backend
+            .settings()
+            .await
+            .map_err(|e| fail(backend_failed(e)))?;
         let next = meshwatch::settings::Settings {
             report_interval_s,
             probe_interval_s,
@@ -332,6 +340,9 @@ pub async fn save_settings(
             failure_streak,
             quorum,
             unreliable_fraction,
+            witness_set_threshold: witness_set_threshold.unwrap_or(current.witness_set_threshold),
+            witness_set_size: witness_set_size.unwrap_or(current.witness_set_size),
+            witness_rotation_s: witness_rotation_s.unwrap_or(current.witness_rotation_s),
         };
         next.validate()
             .map_err(|e| fail(AppError::Invalid(e.to_string())))?;

@@ -52,13 +52,18 @@ fn report_kind() -> impl Strategy<Value = ReportKind> {
 
 fn scenario() -> impl Strategy<Value = Scenario> {
     let servers = prop::collection::vec((prop::bool::weighted(0.2), 1usize..3, 0usize..3), 2..7);
-    let settings =
-        (1u32..4, 1u32..4, 1u32..=10).prop_map(|(failure_streak, quorum, tenths)| Settings {
+    let settings = (1u32..4, 1u32..4, 1u32..=10, 1u32..9, 1u32..4).prop_map(
+        |(failure_streak, quorum, tenths, witness_set_threshold, witness_set_size)| Settings {
             failure_streak,
             quorum,
             unreliable_fraction: f64::from(tenths) / 10.0,
+            // Half the fleets are beyond the threshold: witness sets
+            // of 1 to 3, with indirect confirmation.
+            witness_set_threshold,
+            witness_set_size,
             ..Settings::default()
-        });
+        },
+    );
     (servers, settings).prop_flat_map(|(servers, settings)| {
         let n = servers.len();
         let eps: usize = servers.iter().map(|s| s.1).sum();
@@ -252,6 +257,7 @@ proptest! {
             incremental.apply_report(&mesh, &mut evidence, w, NOW, self_check.clone(), &probes);
             let full = evaluate(&mesh, &evidence, &s.settings, NOW);
             prop_assert_eq!(incremental.verdicts(), full.verdicts(), "after report {}", k);
+            prop_assert_eq!(incremental.sets(), full.sets(), "the sets after report {}", k);
             batch.push((w, self_check, probes));
         }
         // The same reports in one batch: the verdicts are rebuilt once.

@@ -38,6 +38,15 @@ pub struct ReadModel {
     matrix: std::sync::Mutex<Option<(u64, Arc<MeshMatrix>)>>,
 }
 
+/// What one agent probes (see [`ReadModel::probe_targets`]).
+pub struct ProbeTargets {
+    /// Its config's version (`ETag` and `fleet_version`).
+    pub version: u64,
+    /// The servers it probes, each with whether it confirms another
+    /// witness's streak; `None`: every other server.
+    pub only: Option<std::collections::HashMap<ServerId, bool>>,
+}
+
 /// Every route's display name, by id.
 pub type RouteNames = Arc<HashMap<RouteId, String>>;
 
@@ -61,6 +70,31 @@ impl ReadModel {
     /// The version of what agents are told to probe: their config's `ETag`.
     pub fn fleet_version(&self) -> u64 {
         self.snapshot.read().fleet_version
+    }
+
+    /// What `server`'s agent probes now: its config version, and the
+    /// servers it probes with whether each is an indirect confirmation;
+    /// `None` for every other server (no witness sets).
+    pub fn probe_targets(&self, server: &ServerId) -> ProbeTargets {
+        let state = self.snapshot.read();
+        let version = state.config_version(server);
+        let mesh = &state.mesh;
+        let sets = state.evaluation.sets();
+        let only = match mesh.server_index(server) {
+            Some(w) if !sets.is_full() => Some(match sets.targets_of(w) {
+                Some(targets) => targets
+                    .iter()
+                    .map(|&(t, indirect)| (mesh.server(t as usize).id.clone(), indirect))
+                    .collect(),
+                // A verifier: every normal server.
+                None => (0..mesh.server_count())
+                    .filter(|&t| t != w && !mesh.server(t).verifier)
+                    .map(|t| (mesh.server(t).id.clone(), false))
+                    .collect(),
+            }),
+            _ => None,
+        };
+        ProbeTargets { version, only }
     }
 
     pub fn settings(&self) -> Settings {

@@ -76,6 +76,24 @@ impl Snapshot {
         self.written.get(server).copied().unwrap_or(0)
     }
 
+    /// The version of what `server`'s agent is told to probe: the fleet
+    /// version, moved by a digest of its targets when the fleet is
+    /// watched by witness sets (a rotation or a confirmation asked of it
+    /// changes its config alone).
+    pub(super) fn config_version(&self, server: &ServerId) -> u64 {
+        let digest = self
+            .mesh
+            .server_index(server)
+            .map_or(0, |w| self.evaluation.sets().digest_of(w));
+        if digest == 0 {
+            self.fleet_version
+        } else {
+            // Kept below 2^53, so that JSON readers of any language read
+            // it exactly: the fleet version is a time in ms (below 2^41).
+            (self.fleet_version ^ (digest << 41)) & ((1 << 53) - 1)
+        }
+    }
+
     /// One server's index in the mesh and its current verdict.
     pub(super) fn verdict(&self, server: &ServerId) -> Option<(usize, &Verdict)> {
         let i = self.mesh.server_index(server)?;

@@ -88,6 +88,7 @@ pub fn settings() -> Settings {
         failure_streak: 3,
         quorum: 2,
         unreliable_fraction: 0.5,
+        ..Settings::default()
     }
 }
 

@@ -483,7 +483,8 @@ async fn settings_are_read_and_validated() {
     assert_eq!(
         settings,
         json!({"report_interval_s": 60, "probe_interval_s": 30, "probe_timeout_s": 5, "stale_after_s": 180,
-               "failure_streak": 3, "quorum": 2, "unreliable_fraction": 0.5})
+               "failure_streak": 3, "quorum": 2, "unreliable_fraction": 0.5,
+               "witness_set_threshold": 64, "witness_set_size": 12, "witness_rotation_s": 3600})
     );
     let put = |body: Value| {
         app.client
@@ -499,6 +500,10 @@ async fn settings_are_read_and_validated() {
         json!({"failure_streak": -1}),
         json!({"stale_after_s": 1.5}),
         json!({"quorom": 2}),
+        json!({"witness_set_size": 33}),
+        json!({"witness_set_size": 0}),
+        json!({"witness_set_threshold": 0}),
+        json!({"witness_rotation_s": 0}),
     ] {
         let response = put(bad.clone()).await.expect("sent");
         assert_eq!(response.status(), 422, "{bad}");

@@ -353,6 +353,32 @@ impl TestApp {
             .expect("request sent")
     }
 
+    /// `PUT /api/v1/settings` with `body`, expecting 200.
+    pub async fn put_settings(&self, body: Value) {
+        let response = self
+            .client
+            .put(self.url("/api/v1/settings"))
+            .bearer_auth(ADMIN_TOKEN)
+            .json(&body)
+            .send()
+            .await
+            .expect("request sent");
+        assert_eq!(response.status(), 200, "{body}");
+    }
+
+    /// `GET /api/agent/v1/config` with `token`, conditional on `etag`
+    /// when given.
+    pub async fn agent_config(&self, token: &str, etag: Option<&str>) -> Response {
+        let mut request = self
+            .client
+            .get(self.url("/api/agent/v1/config"))
+            .bearer_auth(token);
+        if let Some(etag) = etag {
+            request = request.header("if-none-match", etag);
+        }
+        request.send().await.expect("request sent")
+    }
+
     pub async fn put_fleet(&self, body: &Value) -> Response {
         self.client
             .put(self.url("/api/v1/fleet"))

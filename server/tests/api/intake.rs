@@ -45,23 +45,12 @@ async fn status(app: &TestApp, id: &str) -> Value {
     get(app, &format!("/api/v1/servers/{id}")).await["status"].clone()
 }
 
-async fn put_settings(app: &TestApp, body: Value) {
-    let response = app
-        .client
-        .put(app.url("/api/v1/settings"))
-        .bearer_auth(ADMIN_TOKEN)
-        .json(&body)
-        .send()
-        .await
-        .expect("sent");
-    assert_eq!(response.status(), 200);
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_knock_after_silence_does_not_continue_the_old_streak() {
     let app = spawn_app_with_manual_clock().await;
     let tokens = fleet(&app).await;
-    put_settings(&app, json!({"stale_after_s": 2, "probe_interval_s": 1})).await;
+    app.put_settings(json!({"stale_after_s": 2, "probe_interval_s": 1}))
+        .await;
     all_report(&app, &tokens, 100).await;
     knock(&app, &tokens["nl-1"], 1, "de-1-ep", false, 0, 3).await;
     assert_eq!(status(&app, "de-1").await, "entry_points_unavailable");

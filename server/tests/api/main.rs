@@ -37,3 +37,4 @@ mod subscription;
 mod telegram;
 mod upgrades;
 mod user_card;
+mod witness_sets;

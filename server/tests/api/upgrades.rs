@@ -35,6 +35,7 @@ const CONNECTORS: i64 = 20261210000001;
 const BLOCK_KINDS: i64 = 20261211000001;
 const ACTION_KINDS: i64 = 20261211000002;
 const OUTBOX_BLOCK_KINDS: i64 = 20261211000003;
+const WITNESS_SETS: i64 = 20261212000001;
 
 /// The secrets whose hashes the fixtures hold.
 const DE_1_AGENT: &str = "de-1-agent-token-0001";
@@ -299,6 +300,19 @@ async fn assert_rows_survived(url: &str, version: i64, key: &SealingKey) {
     let expected: (i64, i64, i64, Option<String>, Option<String>) =
         (30, 240, 3, Some("old@example.com".to_owned()), lang);
     assert_eq!(settings, expected, "{from}");
+    let sets: (i64, i64, i64) = sqlx::query_as(
+        "SELECT witness_set_threshold, witness_set_size, witness_rotation_s FROM settings",
+    )
+    .fetch_one(&db)
+    .await
+    .expect("witness set settings");
+    // Earlier schemas take the defaults.
+    let expected = if version >= WITNESS_SETS {
+        (100, 8, 1800)
+    } else {
+        (64, 12, 3600)
+    };
+    assert_eq!(sets, expected, "{from}");
 
     assert_outbox_survived(&db, version).await;
 
@@ -744,6 +758,8 @@ async fn assert_the_panel_serves_it(app: &TestApp, version: i64) {
         (&Value::from(30), &Value::from(240), &Value::from(3)),
         "{from}"
     );
+    let threshold = if version >= WITNESS_SETS { 100 } else { 64 };
+    assert_eq!(settings["witness_set_threshold"], threshold, "{from}");
 
     // The agent tokens of before.
     let config = http

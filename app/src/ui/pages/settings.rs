@@ -117,7 +117,7 @@ enum Field {
 #[component]
 fn Parameters(s: Settings, outcome: Option<Outcome>) -> impl IntoView {
     let lang = use_lang();
-    let fields: [(&str, Ui, String, Field, Ui); 7] = [
+    let fields: [(&str, Ui, String, Field, Ui); 10] = [
         (
             "report_interval_s",
             Ui::ReportInterval,
@@ -166,6 +166,27 @@ fn Parameters(s: Settings, outcome: Option<Outcome>) -> impl IntoView {
             lang.plain_decimal(s.unreliable_fraction),
             Field::Fraction,
             Ui::UnreliableFractionHelp,
+        ),
+        (
+            "witness_set_threshold",
+            Ui::WitnessSetThreshold,
+            s.witness_set_threshold.to_string(),
+            Field::Whole,
+            Ui::WitnessSetThresholdHelp,
+        ),
+        (
+            "witness_set_size",
+            Ui::WitnessSetSize,
+            s.witness_set_size.to_string(),
+            Field::Whole,
+            Ui::WitnessSetSizeHelp,
+        ),
+        (
+            "witness_rotation_s",
+            Ui::WitnessRotation,
+            s.witness_rotation_s.to_string(),
+            Field::Whole,
+            Ui::WitnessRotationHelp,
         ),
     ];
     view! {

@@ -214,6 +214,7 @@ impl Evaluator {
                 ack,
                 queued,
             } = r;
+            let witness = queued.witness.clone();
             let answer = match stored {
                 // Its first answer, with today's fleet version (filled in below).
                 StoredReport::Duplicate(first) => first,
@@ -233,9 +234,9 @@ impl Evaluator {
                     ack
                 }
             };
-            answers.push((queued.reply, answer));
+            answers.push((queued.reply, answer, witness));
         }
-        let fleet_version = {
+        let versions: Vec<u64> = {
             let mut state = self.snapshot.write();
             let mut ledger = self.ledger();
             // Applied already when a catch-up had to reload from the store.
@@ -260,9 +261,14 @@ impl Evaluator {
                 ledger.applied_seq = ledger.applied_seq.max(*seq);
             }
             self.apply_batch(&mut state, &mut ledger, batch);
-            state.fleet_version
+            // Each agent's own config version: the report may have moved
+            // its targets (a streak that asks it to confirm).
+            answers
+                .iter()
+                .map(|(_, _, witness)| state.config_version(witness))
+                .collect()
         };
-        for (reply, ack) in answers {
+        for ((reply, ack, _), fleet_version) in answers.into_iter().zip(versions) {
             let _ = reply.send(Ok(ReportAck {
                 fleet_version,
                 ..ack

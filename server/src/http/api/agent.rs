@@ -3,7 +3,7 @@
 use super::{ApiError, ApiJson, ErrorBody};
 use crate::auth::Access;
 use crate::crypto::secrets::TokenHash;
-use crate::engine::Core;
+use crate::engine::{Core, ProbeTargets};
 use crate::http::api::automation::bearer_token;
 use crate::http::state::AppState;
 use axum::extract::{Request, State};
@@ -12,7 +12,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Router};
-use meshwatch::agent_api::{AgentConfig, AgentReport, ReportAck};
+use meshwatch::agent_api::{AgentConfig, AgentReport, Peer, ReportAck};
+use meshwatch::ServerId;
 use tower_http::decompression::RequestDecompressionLayer;
 
 /// The server an agent request speaks for.
@@ -138,7 +139,8 @@ async fn config(
     Extension(Witness(server)): Extension<Witness>,
     headers: axum::http::HeaderMap,
 ) -> Result<Response, ApiError> {
-    let version = core.read_model.fleet_version();
+    let targets = core.read_model.probe_targets(&server);
+    let version = targets.version;
     let etag = format!("\"{version}\"");
     let unchanged = headers
         .get(axum::http::header::IF_NONE_MATCH)
@@ -160,11 +162,26 @@ async fn config(
             report_interval_s: settings.report_interval_s,
             probe_interval_s: settings.probe_interval_s,
             probe_timeout_s: settings.probe_timeout_s,
-            peers: core.store.peers_of(&server).await?,
+            peers: peers_to_probe(core.store.peers_of(&server).await?, &targets),
             verifier: core.store.verifier_checks(&server).await?,
         }),
     )
         .into_response())
+}
+
+/// The peers among `all` (every other server's entry points) that the
+/// agent probes by `targets`.
+fn peers_to_probe(all: Vec<Peer>, targets: &ProbeTargets) -> Vec<Peer> {
+    let Some(only) = &targets.only else {
+        return all;
+    };
+    all.into_iter()
+        .filter_map(|mut peer| {
+            let id = ServerId::parse(&peer.server_id).ok()?;
+            peer.indirect = *only.get(&id)?;
+            Some(peer)
+        })
+        .collect()
 }
 
 #[utoipa::path(post, path = "/api/agent/v1/report", tag = "agent",

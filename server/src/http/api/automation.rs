@@ -350,6 +350,9 @@ struct SettingsPatch {
     failure_streak: Option<i64>,
     quorum: Option<i64>,
     unreliable_fraction: Option<f64>,
+    witness_set_threshold: Option<i64>,
+    witness_set_size: Option<i64>,
+    witness_rotation_s: Option<i64>,
 }
 
 #[utoipa::path(put, path = "/api/v1/settings", tag = "settings",
@@ -387,6 +390,21 @@ async fn put_settings(
             &mut next.failure_streak,
         ),
         ("quorum", patch.quorum, &mut next.quorum),
+        (
+            "witness_set_threshold",
+            patch.witness_set_threshold,
+            &mut next.witness_set_threshold,
+        ),
+        (
+            "witness_set_size",
+            patch.witness_set_size,
+            &mut next.witness_set_size,
+        ),
+        (
+            "witness_rotation_s",
+            patch.witness_rotation_s,
+            &mut next.witness_rotation_s,
+        ),
     ];
     for (name, value, slot) in fields {
         if let Some(v) = value {

@@ -83,6 +83,7 @@ impl TryFrom<PeerRow> for Peer {
             alpn: probe_alpn(address.protocol, &address.params),
             obfuscated: is_obfuscated(address.protocol, &address.params),
             transfer_path: transfer_path(&address.params),
+            indirect: false,
             protocol: address.protocol,
             host: address.host,
             port: address.port,

@@ -14,6 +14,9 @@ struct SettingsRow {
     failure_streak: i64,
     quorum: i64,
     unreliable_fraction: f64,
+    witness_set_threshold: i64,
+    witness_set_size: i64,
+    witness_rotation_s: i64,
 }
 
 fn to_u32(v: i64) -> Result<u32, StoreError> {
@@ -32,6 +35,9 @@ impl TryFrom<SettingsRow> for Settings {
             failure_streak: to_u32(row.failure_streak)?,
             quorum: to_u32(row.quorum)?,
             unreliable_fraction: row.unreliable_fraction,
+            witness_set_threshold: to_u32(row.witness_set_threshold)?,
+            witness_set_size: to_u32(row.witness_set_size)?,
+            witness_rotation_s: to_u32(row.witness_rotation_s)?,
         })
     }
 }
@@ -40,7 +46,8 @@ impl Store {
     pub async fn settings(&self) -> Result<Settings, StoreError> {
         sqlx::query_as::<_, SettingsRow>(
             "SELECT report_interval_s, probe_interval_s, probe_timeout_s, stale_after_s,
-                    failure_streak, quorum, unreliable_fraction FROM settings WHERE id = 1",
+                    failure_streak, quorum, unreliable_fraction, witness_set_threshold,
+                    witness_set_size, witness_rotation_s FROM settings WHERE id = 1",
         )
         .fetch_one(&self.reader)
         .await?
@@ -52,7 +59,8 @@ impl Store {
         let mut tx = self.write().await?;
         sqlx::query(
             "UPDATE settings SET report_interval_s = $1, probe_interval_s = $2, probe_timeout_s = $3,
-                stale_after_s = $4, failure_streak = $5, quorum = $6, unreliable_fraction = $7 WHERE id = 1",
+                stale_after_s = $4, failure_streak = $5, quorum = $6, unreliable_fraction = $7,
+                witness_set_threshold = $8, witness_set_size = $9, witness_rotation_s = $10 WHERE id = 1",
         )
         .bind(i64::from(s.report_interval_s))
         .bind(i64::from(s.probe_interval_s))
@@ -61,6 +69,9 @@ impl Store {
         .bind(i64::from(s.failure_streak))
         .bind(i64::from(s.quorum))
         .bind(s.unreliable_fraction)
+        .bind(i64::from(s.witness_set_threshold))
+        .bind(i64::from(s.witness_set_size))
+        .bind(i64::from(s.witness_rotation_s))
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;

@@ -217,13 +217,7 @@ async fn settings_import_the_panels_nodes_and_the_card_gives_the_install_command
         .nth(1)
         .and_then(|rest| rest.split('\'').next())
         .expect("the token in the command");
-    let config = app
-        .client
-        .get(app.url("/api/agent/v1/config"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .expect("sent");
+    let config = app.agent_config(token, None).await;
     assert_eq!(config.status(), 200, "the token in the command works");
     let (_, again) = app.page(&cookie, "/servers/warsaw-1").await;
     assert!(!again.contains(token), "shown once");
