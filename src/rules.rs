@@ -188,35 +188,40 @@ impl Evaluation {
     /// The mesh matrix, witness rows × target columns (row-major): what
     /// each witness's current evidence says about each server.
     pub fn matrix(&self, mesh: &Mesh, evidence: &Evidence) -> Vec<MeshCell> {
-        let cutoff = self.cutoff_ms();
         let mut cells = Vec::with_capacity(self.n * self.n);
         for w in 0..self.n {
-            let stats = self.witnesses[w];
             for s in 0..self.n {
-                cells.push(if w == s {
-                    MeshCell::Itself
-                } else if !stats.fresh || !self.reach(w, s).probed() {
-                    MeshCell::NotProbed
-                } else if stats.unreliable || stats.suspended {
-                    MeshCell::Discarded
-                } else if self.reach(w, s).fails() {
-                    MeshCell::Sustained
-                } else {
-                    let longest = mesh
-                        .entry_points_of(s)
-                        .map(|e| evidence.pair(w, e))
-                        .filter(|p| p.is_fresh(cutoff))
-                        .map(|p| p.streak)
-                        .max()
-                        .unwrap_or(0);
-                    match longest {
-                        0 => MeshCell::Reaches,
-                        n => MeshCell::Failing(u8::try_from(n.min(9)).unwrap_or(9)),
-                    }
-                });
+                cells.push(self.cell(mesh, evidence, w, s));
             }
         }
         cells
+    }
+
+    /// What witness `w`'s current evidence says about server `s`.
+    pub fn cell(&self, mesh: &Mesh, evidence: &Evidence, w: usize, s: usize) -> MeshCell {
+        let stats = self.witnesses[w];
+        if w == s {
+            MeshCell::Itself
+        } else if !stats.fresh || !self.reach(w, s).probed() {
+            MeshCell::NotProbed
+        } else if stats.unreliable || stats.suspended {
+            MeshCell::Discarded
+        } else if self.reach(w, s).fails() {
+            MeshCell::Sustained
+        } else {
+            let cutoff = self.cutoff_ms();
+            let longest = mesh
+                .entry_points_of(s)
+                .map(|e| evidence.pair(w, e))
+                .filter(|p| p.is_fresh(cutoff))
+                .map(|p| p.streak)
+                .max()
+                .unwrap_or(0);
+            match longest {
+                0 => MeshCell::Reaches,
+                n => MeshCell::Failing(u8::try_from(n.min(9)).unwrap_or(9)),
+            }
+        }
     }
 
     /// The fresh reliable witnesses that probe server `s` and still reach

@@ -4,11 +4,12 @@
 //! growing with the fleet while the rules keep their meaning.
 //!
 //! - **Classes** (the mesh and `m` alone decide them, so they are cached
-//!   with the mesh). Every candidate gets a rendezvous score from the two
-//!   servers' ids. Countries come in the order of their best candidate,
+//!   with the mesh). Rendezvous scores come from ids (of the two servers,
+//!   or of the server and a country or route), so they survive fleet
+//!   changes. Countries come in the order of their score with the server,
 //!   and the set's `m` slots are dealt to them in turn: a set spans as
 //!   many countries as the fleet has, up to `m`. Each country keeps its
-//!   best candidates, reordered so that neighbours are on different routes.
+//!   best candidates, placed so that neighbours are on different routes.
 //! - **The set** (at `now`, from who is reporting). Slot `i` rotates at
 //!   the epochs equal to `i` modulo `m` (an epoch is `witness_rotation_s`,
 //!   staggered per server), so exactly one slot rotates at a time; a
@@ -17,7 +18,8 @@
 //!   moves a window by at most a place, so streaks survive fleet changes.
 //! - **Silence.** Witnesses that are not reporting are passed over while
 //!   a country has reporting ones, and a shortfall is made up from other
-//!   countries: a set of a fresh server is never left empty.
+//!   countries: a set of a fresh server is never left empty. While nobody
+//!   reports, the sets are the ones everyone reporting would give.
 //!
 //! When one of a set's witnesses starts a failure streak towards the
 //! server, up to [`INDIRECT_CONFIRMERS`] more reporting servers from
@@ -460,7 +462,10 @@ fn choose(classes: &[Class], epoch: i64, live: &[bool], reserve: &Reserve<'_>) -
     let slots: usize = classes.iter().map(|c| c.slots.len()).sum();
     let mut set: Vec<u32> = Vec::with_capacity(slots);
     let mut rest: Vec<Vec<u32>> = Vec::with_capacity(classes.len());
-    let mut silent: Vec<u32> = Vec::new();
+    // Silent candidates: those a slot would hold were they reporting
+    // first, so that a fleet starting up (nobody reporting yet) has the
+    // sets it keeps once everyone reports.
+    let (mut silent_first, mut silent_later) = (Vec::new(), Vec::new());
     let mut short = 0;
     for class in classes {
         let cycle = class.members.len();
@@ -473,9 +478,13 @@ fn choose(classes: &[Class], epoch: i64, live: &[bool], reserve: &Reserve<'_>) -
         let mut taken = 0;
         let mut after = Vec::new();
         let turn = (0..cycle).filter_map(|k| class.members[(start + k) % cycle]);
-        for w in turn {
+        for (place, w) in turn.enumerate() {
             if !live[w as usize] {
-                silent.push(w);
+                if place < class.slots.len() {
+                    silent_first.push(w);
+                } else {
+                    silent_later.push(w);
+                }
             } else if taken < class.slots.len() {
                 set.push(w);
                 taken += 1;
@@ -499,7 +508,7 @@ fn choose(classes: &[Class], epoch: i64, live: &[bool], reserve: &Reserve<'_>) -
     let more: Vec<u32> = reserve.beyond(set.as_slice()).take(short).collect();
     short -= more.len();
     set.extend(more);
-    set.extend(silent.into_iter().take(short));
+    set.extend(silent_first.into_iter().chain(silent_later).take(short));
     next.truncate(INDIRECT_CONFIRMERS);
     Chosen { set, next }
 }

@@ -255,10 +255,18 @@ pub async fn user_card_of(
         .ok_or(AppError::NotFound)
 }
 
-/// The reachability matrix: witnesses × targets. Loaded ahead of its page.
+/// The mesh page's data: the reachability matrix (witnesses × targets),
+/// or beyond the witness set threshold the sets of the servers `query`
+/// matches. Loaded ahead of its page.
 #[cfg(feature = "ssr")]
-pub async fn mesh_of(backend: &Backend) -> Result<MeshMatrix, AppError> {
-    backend.mesh_matrix().await.map_err(backend_failed)
+pub async fn mesh_of(
+    backend: &Backend,
+    query: &str,
+) -> Result<Result<meshwatch_views::views::WitnessSetsPage, MeshMatrix>, AppError> {
+    match backend.witness_sets(query).await.map_err(backend_failed)? {
+        Some(sets) => Ok(Ok(sets)),
+        None => backend.mesh_matrix().await.map(Err).map_err(backend_failed),
+    }
 }
 
 /// The notification outbox, newest first. Loaded ahead of its page.

@@ -78,6 +78,12 @@ pub trait PanelBackend: Send + Sync + 'static {
     async fn queue_test_notification(&self, operator: &str) -> Result<usize, BackendError>;
     /// The whole fleet's reachability matrix.
     async fn mesh_matrix(&self) -> Result<MeshMatrix, BackendError>;
+    /// The witness sets of the servers a search matches; `None` while
+    /// the fleet is small enough for every server to probe every other.
+    async fn witness_sets(
+        &self,
+        query: &str,
+    ) -> Result<Option<meshwatch_views::views::WitnessSetsPage>, BackendError>;
     /// Marks or unmarks a verifier and, when `network` is given, sets or
     /// clears its network label; `false` for an unknown server.
     async fn set_verifier(

@@ -125,9 +125,15 @@ pub async fn load(
         PageRoute::Routes => put(extensions, api::routes_of(backend).await),
         PageRoute::Notifications => put(extensions, api::outbox_of(backend).await),
         PageRoute::Mesh => {
-            let view = api::mesh_of(backend).await.map(|matrix| {
-                crate::ui::pages::mesh::MeshView::of(matrix, |name| request.query.get(name))
-            });
+            use crate::ui::pages::mesh::{MeshData, MeshView};
+            let view = api::mesh_of(backend, &request.text("q"))
+                .await
+                .map(|found| match found {
+                    Ok(sets) => MeshData::Sets(sets),
+                    Err(matrix) => {
+                        MeshData::Matrix(MeshView::of(matrix, |name| request.query.get(name)))
+                    }
+                });
             put(extensions, view);
         }
     }

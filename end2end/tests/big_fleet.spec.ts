@@ -177,28 +177,32 @@ test('the outbox and its test email work at a big fleet', async ({ page }) => {
   expect(errors).toEqual([]);
 });
 
-test('the mesh of 1000 servers is a picture with a table for the server chosen', async ({ page }) => {
+test('the mesh of 1000 servers lists witness sets, with a search, instead of a picture', async ({ page }) => {
   const errors = collectErrors(page);
   await signIn(page);
   await page.goto('/mesh');
-  const picture = page.getByTestId('mesh-picture');
-  await expect(picture).toBeVisible();
-  // Drawn at one pixel a cell, with room for the countries' names.
-  await expect.poll(async () => (await picture.boundingBox())?.width ?? 0).toBeGreaterThan(SERVERS);
-  await expect(page.getByTestId('mesh-counts')).toContainText('reaches it');
+  // Beyond the witness set threshold (64): no 1000 × 1000 picture.
+  const sets = page.getByTestId('witness-sets');
+  await expect(sets).toBeVisible();
+  await expect(page.getByTestId('mesh-picture')).toHaveCount(0);
   await expect(page.getByTestId('mesh-matrix')).toHaveCount(0);
+  await expect(page.getByTestId('witness-set')).toHaveCount(50);
+  await expect(page.getByTestId('sets-shown')).toHaveText('Showing 50 of 1,000 servers');
 
-  // Chosen from the list: what one witness sees of the 999 others.
-  await page.getByLabel('What this witness sees').selectOption({ label: 'Server 12 (FI)' });
-  await page.getByRole('button', { name: 'Show' }).click();
-  const row = page.getByTestId('mesh-row');
-  await expect(row).toContainText('Server 12 (FI)');
-  await expect(row.locator('tbody tr')).toHaveCount(SERVERS - 1);
-
-  // A click on the picture: that square's witness and server.
-  await page.getByTestId('mesh-picture').click({ position: { x: 40, y: 30 } });
-  await expect(page.getByTestId('mesh-row')).toBeVisible();
-  await expect(page.getByTestId('mesh-column').locator('tbody tr')).toHaveCount(SERVERS - 1);
+  // One server found by its id: its set of 12, from every country.
+  await page.getByLabel('Filter servers').fill('s123');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(page).toHaveURL(/q=s123/);
+  const row = page.getByTestId('witness-set');
+  await expect(row).toHaveCount(1);
+  await expect(row).toHaveAttribute('data-server', 's123');
+  const witnesses = row.getByTestId('set-witness').and(page.locator('[data-confirming="false"]'));
+  await expect(witnesses).toHaveCount(12);
+  const countries = new Set((await witnesses.allInnerTexts()).map((t) => t.match(/\((\w\w)\)/)?.[1]));
+  expect(countries.size).toBe(5);
+  // A witness links to its card.
+  await witnesses.first().getByRole('link').click();
+  await expect(page.getByTestId('server-status')).toBeVisible();
   expect(errors).toEqual([]);
 });
 

@@ -26,10 +26,12 @@ test('through the TLS proxy: a __Host- session, a form post, a live change and t
   expect(sub.status()).toBe(200);
   expect(sub.headers()['strict-transport-security']).toBe('max-age=31536000');
   expect(await sub.text()).toContain('vless://');
+  expect(sub.headers()['content-encoding'], 'subscriptions go out plain').toBeUndefined();
 
   // Signing in is a form post: its Origin is the public URL, so it passes.
   const login = await page.goto('/login');
   expect(login?.headers()['content-security-policy']).toContain("default-src 'self'");
+  expect(login?.headers()['content-encoding'], 'pages go out gzipped').toBe('gzip');
   await signIn(page);
   await expect(page.getByRole('heading', { name: 'Servers' })).toBeVisible();
   const cookies = await page.context().cookies(tlsURL);

@@ -1,8 +1,10 @@
 //! What answers requests: the JSON APIs, the subscription, the live event
 //! stream, the site's files, the status page, the mesh picture, and the
-//! layers every request passes (security headers, the request deadline).
+//! layers every request passes (security headers, the request deadline,
+//! compression).
 
 pub mod api;
+pub mod compression;
 pub mod flashes;
 pub mod health;
 pub mod language;

@@ -329,6 +329,47 @@ pub struct UserCard {
     pub preview: Vec<PreviewEntry>,
 }
 
+/// The mesh of a fleet watched by witness sets (docs/concepts/witness-sets.md):
+/// no witnesses × servers picture, but the servers a search matches, each
+/// with its set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WitnessSetsPage {
+    /// The search, as typed (empty: every server).
+    pub query: String,
+    /// Normal servers the search matches; the first [`MAX_SETS_SHOWN`]
+    /// are in `rows`.
+    pub matching: usize,
+    pub rows: Vec<WitnessSetRow>,
+    /// The panel's clock when the page was read ("rotated 5 min ago").
+    pub as_of: DateTime<Utc>,
+    /// The settings the sets follow.
+    pub set_size: u32,
+    pub rotation_s: u32,
+    pub failure_streak: u32,
+}
+
+/// The most sets the mesh page lists at once: a search narrows them.
+pub const MAX_SETS_SHOWN: usize = 50;
+
+/// One server and the witnesses that watch it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WitnessSetRow {
+    pub server: ServerRef,
+    /// When its set last rotated (one witness replaced).
+    pub rotated_at: DateTime<Utc>,
+    /// Its set, then the servers confirming a starting streak.
+    pub witnesses: Vec<SetWitness>,
+}
+
+/// One witness of a set, and what its evidence says of the server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetWitness {
+    pub server: ServerRef,
+    /// Outside the set, asked to confirm a starting streak.
+    pub confirming: bool,
+    pub cell: MeshCell,
+}
+
 /// The reachability matrix of the whole fleet.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MeshMatrix {

@@ -14,7 +14,8 @@ use meshwatch::verdict::{Verdict, WitnessFault};
 use meshwatch::{EntryPointId, RouteId, ServerId, UserId};
 use meshwatch_views::server_list::ListedServers;
 use meshwatch_views::views::{
-    CountryOpinion, MeshMatrix, SearchableUsers, ServerSummary, UserSummary,
+    CountryOpinion, MeshMatrix, SearchableUsers, ServerSummary, SetWitness, UserSummary,
+    WitnessSetRow, WitnessSetsPage, MAX_SETS_SHOWN,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -285,6 +286,74 @@ impl ReadModel {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((version, matrix.clone()));
         matrix
+    }
+}
+
+impl ReadModel {
+    /// Whether the fleet is watched by witness sets now.
+    pub fn uses_witness_sets(&self) -> bool {
+        !self.snapshot.read().evaluation.sets().is_full()
+    }
+
+    /// The mesh page of a fleet watched by witness sets: the normal
+    /// servers whose id, name or country contains `query` (in any case),
+    /// by country then name, each with its set and confirmers and what
+    /// each of them says of it now; `None` while every server probes
+    /// every other (the page shows the matrix then).
+    pub fn witness_sets(&self, query: &str) -> Option<WitnessSetsPage> {
+        let state = self.snapshot.read();
+        let (mesh, sets) = (&state.mesh, state.evaluation.sets());
+        if sets.is_full() {
+            return None;
+        }
+        let needle = query.trim().to_lowercase();
+        let found = |s: usize| {
+            let server = mesh.server(s);
+            needle.is_empty()
+                || [server.id.as_str(), &server.name, &server.country]
+                    .iter()
+                    .any(|text| text.to_lowercase().contains(&needle))
+        };
+        let mut matching: Vec<usize> = (0..mesh.server_count())
+            .filter(|&s| sets.set_of(s).is_some() && found(s))
+            .collect();
+        matching.sort_by(|&a, &b| {
+            let (a, b) = (mesh.server(a), mesh.server(b));
+            (&a.country, &a.name, &a.id).cmp(&(&b.country, &b.name, &b.id))
+        });
+        let row = |s: usize| {
+            let members = sets
+                .set_of(s)
+                .unwrap_or_default()
+                .iter()
+                .map(|&w| (w, false));
+            let confirmers = sets.confirmers_of(s).iter().map(|&w| (w, true));
+            WitnessSetRow {
+                server: super::server_ref_at(mesh, s),
+                rotated_at: meshwatch::evidence::from_ms(sets.rotated_at_ms(s).unwrap_or_default()),
+                witnesses: members
+                    .chain(confirmers)
+                    .map(|(w, confirming)| SetWitness {
+                        server: super::server_ref_at(mesh, w as usize),
+                        confirming,
+                        cell: state.evaluation.cell(mesh, &state.evidence, w as usize, s),
+                    })
+                    .collect(),
+            }
+        };
+        Some(WitnessSetsPage {
+            query: query.trim().to_owned(),
+            matching: matching.len(),
+            rows: matching
+                .iter()
+                .take(MAX_SETS_SHOWN)
+                .map(|&s| row(s))
+                .collect(),
+            as_of: meshwatch::evidence::from_ms(state.evaluation.now_ms()),
+            set_size: state.settings.witness_set_size,
+            rotation_s: state.settings.witness_rotation_s,
+            failure_streak: state.settings.failure_streak,
+        })
     }
 }
 

@@ -1,7 +1,8 @@
 //! `GET /mesh.svg`: the mesh page's picture of a big fleet (see
 //! `meshwatch_views::mesh_picture`), for a signed-in operator (the page guard
 //! covers it). The page names it by the matrix's fingerprint, so a live
-//! refresh that changed a cell loads the new picture.
+//! refresh that changed a cell loads the new picture. A fleet watched by
+//! witness sets has no such picture (its page lists the sets): 404.
 
 use crate::engine::Core;
 use axum::body::Bytes;
@@ -13,6 +14,9 @@ use meshwatch_views::views::MeshMatrix;
 use std::sync::{Mutex, PoisonError};
 
 pub async fn serve(State(core): State<Core>) -> Response {
+    if core.read_model.uses_witness_sets() {
+        return axum::http::StatusCode::NOT_FOUND.into_response();
+    }
     let matrix = core.read_model.mesh_matrix();
     let image = tokio::task::spawn_blocking(move || drawn(&matrix))
         .await

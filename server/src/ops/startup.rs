@@ -458,5 +458,9 @@ fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes)
     } else {
         router
     };
-    router.layer(TraceLayer::new_for_http()).with_state(state)
+    // Outside the contract check, which reads the answers as sent.
+    router
+        .layer(crate::http::compression::layer())
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
 }

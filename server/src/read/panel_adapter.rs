@@ -190,6 +190,13 @@ impl PanelBackend for PanelAdapter {
         Ok(MeshMatrix::clone(&self.read.read_model.mesh_matrix()))
     }
 
+    async fn witness_sets(
+        &self,
+        query: &str,
+    ) -> Result<Option<meshwatch_views::views::WitnessSetsPage>, BackendError> {
+        Ok(self.read.read_model.witness_sets(query))
+    }
+
     async fn set_verifier(
         &self,
         id: &ServerId,

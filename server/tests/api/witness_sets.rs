@@ -32,38 +32,51 @@ async fn fleet(app: &TestApp) -> HashMap<String, String> {
     serde_json::from_value(response["agent_tokens"].clone()).expect("tokens")
 }
 
-/// Per agent: the servers its config lists, each with `indirect`.
-async fn targets(
-    app: &TestApp,
-    tokens: &HashMap<String, String>,
-) -> BTreeMap<String, BTreeMap<String, bool>> {
-    let mut all = BTreeMap::new();
-    for (id, token) in tokens {
-        let config = config_of(app, token).await;
-        let peers: BTreeMap<String, bool> = config["peers"]
-            .as_array()
-            .expect("peers")
-            .iter()
-            .map(|p| {
-                let server = p["server_id"].as_str().expect("server_id").to_owned();
-                (server, p["indirect"].as_bool().unwrap_or(false))
-            })
-            .collect();
-        all.insert(id.clone(), peers);
-    }
-    all
-}
+/// What each agent's config tells it to probe: server → `indirect`.
+/// Verifiers' ids start with `ru-` in these tests' fleets.
+#[derive(Debug, PartialEq)]
+pub struct Told(pub BTreeMap<String, BTreeMap<String, bool>>);
 
-/// The agents that list `server` (as a set member when `indirect` is false).
-fn watchers(
-    all: &BTreeMap<String, BTreeMap<String, bool>>,
-    server: &str,
-    indirect: bool,
-) -> BTreeSet<String> {
-    all.iter()
-        .filter(|(_, peers)| peers.get(server) == Some(&indirect))
-        .map(|(id, _)| id.clone())
-        .collect()
+impl Told {
+    pub async fn read(app: &TestApp, tokens: &HashMap<String, String>) -> Self {
+        let mut all = BTreeMap::new();
+        for (id, token) in tokens {
+            let config = config_of(app, token).await;
+            let peers: BTreeMap<String, bool> = config["peers"]
+                .as_array()
+                .expect("peers")
+                .iter()
+                .map(|p| {
+                    let server = p["server_id"].as_str().expect("server_id").to_owned();
+                    (server, p["indirect"].as_bool().unwrap_or(false))
+                })
+                .collect();
+            all.insert(id.clone(), peers);
+        }
+        Told(all)
+    }
+
+    /// The agents that list `server` (as a set member, or a verifier,
+    /// when `indirect` is false).
+    pub fn watchers(&self, server: &str, indirect: bool) -> BTreeSet<String> {
+        self.0
+            .iter()
+            .filter(|(_, peers)| peers.get(server) == Some(&indirect))
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    /// `target`'s set: the normal agents told to probe it, not indirectly.
+    pub fn set_of(&self, target: &str) -> Vec<String> {
+        self.watchers(target, false)
+            .into_iter()
+            .filter(|id| !id.starts_with("ru-"))
+            .collect()
+    }
+
+    pub fn targets_of(&self, witness: &str) -> Vec<String> {
+        self.0[witness].keys().cloned().collect()
+    }
 }
 
 async fn all_report_ok(app: &TestApp, tokens: &HashMap<String, String>, base: u32) {
@@ -80,22 +93,25 @@ async fn beyond_the_threshold_agents_probe_their_sets_and_confirm_a_starting_str
     all_report_ok(&app, &tokens, 100).await;
 
     // At or below the threshold (13 servers of 64): everyone probes everyone.
-    let full = targets(&app, &tokens).await;
-    assert_eq!(full["de-1"].len(), 12);
+    let full = Told::read(&app, &tokens).await;
+    assert_eq!(full.0["de-1"].len(), 12);
     assert!(full
+        .0
         .values()
         .flat_map(|p| p.values())
         .all(|indirect| !indirect));
 
-    app.put_settings(json!({"witness_set_threshold": 8, "witness_set_size": 3}))
+    // No set rotates while the test reads them.
+    app.put_settings(json!({"witness_set_threshold": 8, "witness_set_size": 3,
+                            "witness_rotation_s": 1_000_000_000}))
         .await;
-    let sets = targets(&app, &tokens).await;
+    let sets = Told::read(&app, &tokens).await;
     // Each normal server is in the config of its 3 set members, and of
     // the verifier; no set watches the verifier.
     for (country, route) in COUNTRIES {
         for k in 1..=3 {
             let id = format!("{route}-{k}");
-            let members = watchers(&sets, &id, false);
+            let members = sets.watchers(&id, false);
             assert_eq!(members.len(), 4, "{id}: {members:?}");
             assert!(members.contains("ru-v"));
             let countries: BTreeSet<&str> = members
@@ -110,20 +126,22 @@ async fn beyond_the_threshold_agents_probe_their_sets_and_confirm_a_starting_str
             );
         }
     }
-    assert!(watchers(&sets, "ru-v", false).is_empty());
+    assert!(sets.watchers("ru-v", false).is_empty());
     assert_eq!(
-        sets["ru-v"].len(),
+        sets.0["ru-v"].len(),
         12,
         "a verifier probes every normal server"
     );
 
     // A set member's streak towards de-1 starts: three agents outside
     // the set are asked to confirm.
-    let members: Vec<String> = watchers(&sets, "de-1", false)
+    let members: Vec<String> = sets
+        .watchers("de-1", false)
         .into_iter()
         .filter(|m| m != "ru-v")
         .collect();
     let outsiders: Vec<String> = sets
+        .0
         .keys()
         .filter(|id| *id != "de-1" && *id != "ru-v" && !members.contains(id))
         .cloned()
@@ -141,8 +159,8 @@ async fn beyond_the_threshold_agents_probe_their_sets_and_confirm_a_starting_str
         .json()
         .await
         .expect("ack");
-    let asked = targets(&app, &tokens).await;
-    let confirmers = watchers(&asked, "de-1", true);
+    let asked = Told::read(&app, &tokens).await;
+    let confirmers = asked.watchers("de-1", true);
     assert_eq!(confirmers.len(), 3, "{asked:?}");
     assert!(confirmers.iter().all(|c| outsiders.contains(c)));
     // The member's own answer carries its config's version; a confirmer's
@@ -191,8 +209,8 @@ async fn beyond_the_threshold_agents_probe_their_sets_and_confirm_a_starting_str
     // One success of the member ends its streak: the confirmations end,
     // and with them their votes.
     knock(&app, &tokens[&members[0]], 202, "de-1-ep", true, 5, 1).await;
-    let calm = targets(&app, &tokens).await;
-    assert!(watchers(&calm, "de-1", true).is_empty());
+    let calm = Told::read(&app, &tokens).await;
+    assert!(calm.watchers("de-1", true).is_empty());
     let view = get(&app, "/api/v1/servers/de-1").await;
     assert_eq!(view["status"], "healthy", "{view}");
 }
@@ -203,4 +221,62 @@ async fn etag_of(app: &TestApp, token: &str) -> String {
         .to_str()
         .expect("etag")
         .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mesh_page_lists_each_servers_set_and_searches_instead_of_a_picture() {
+    let app = spawn_app().await;
+    let tokens = fleet(&app).await;
+    all_report_ok(&app, &tokens, 100).await;
+    let cookie = app.signed_in("ops", "a long password").await;
+    let (_, html) = app.page(&cookie, "/mesh").await;
+    assert!(
+        html.contains("data-testid=\"mesh-matrix\""),
+        "13 servers: the matrix"
+    );
+
+    // No set rotates while the test reads them.
+    app.put_settings(json!({"witness_set_threshold": 8, "witness_set_size": 3,
+                            "witness_rotation_s": 1_000_000_000}))
+        .await;
+    let (status, html) = app.page(&cookie, "/mesh").await;
+    assert_eq!(status, 200);
+    assert!(html.contains("data-testid=\"witness-sets\""), "{html}");
+    assert!(!html.contains("data-testid=\"mesh-matrix\""));
+    assert_eq!(
+        html.matches("data-testid=\"witness-set\"").count(),
+        12,
+        "every normal server"
+    );
+    assert_eq!(html.matches("data-testid=\"set-witness\"").count(), 12 * 3);
+    assert!(html.contains("Showing 12 of 12 servers"), "{html}");
+    // The sets the page shows are the ones the agents are told.
+    let sets = Told::read(&app, &tokens).await;
+    let members = sets.watchers("nl-2", false);
+    let row_start = html.find("data-server=\"nl-2\"").expect("nl-2's row");
+    // The row ends with its rotation time.
+    let row_end = row_start + html[row_start..].find("<time").expect("the row's end");
+    let row = &html[row_start..row_end];
+    for m in members.iter().filter(|m| *m != "ru-v") {
+        assert!(
+            row.contains(&format!("data-witness=\"{m}\"")),
+            "{m} in {row}"
+        );
+    }
+
+    let (_, found) = app.page(&cookie, "/mesh?q=FI").await;
+    assert_eq!(
+        found.matches("data-testid=\"witness-set\"").count(),
+        3,
+        "the Finnish servers"
+    );
+    assert!(found.contains("Showing 3 of 3 servers"));
+    let picture = app
+        .client
+        .get(app.url("/mesh.svg"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(picture.status(), 404, "no N × N picture");
 }

@@ -825,6 +825,18 @@ catalogue! {
         "जो साक्षी कम से कम max(2, यह मान × n) सर्वरों तक नहीं पहुँच पाता, वह अविश्वसनीय है और उसके वोट अनदेखे किए जाते हैं (0 < f ≤ 1, डिफ़ॉल्ट 0.5)।",
         "max(2, この値 × n) 台以上のサーバーに到達できない観測元は信頼できないとみなされ、その判定は無視されます（0 < f ≤ 1、既定値 0.5）。",
     ],
+    WitnessSets => ["Witness sets", "Conjuntos de testigos", "Conjuntos de testemunhas", "Vittnesgrupper", "गवाह समूह", "証人セット"],
+    WitnessSetsIntro => [
+        "This fleet is beyond the witness set threshold: each server is watched by its witness set, from as many countries and routes as the fleet has, and one witness is replaced at each rotation. A symbol says what that witness sees of the server now; servers marked as confirming were asked, outside the set, to confirm a starting failure streak.",
+        "Esta flota supera el umbral de conjuntos de testigos: a cada servidor lo vigila su conjunto de testigos, de tantos países y rutas como tenga la flota, y en cada rotación se sustituye un testigo. Un símbolo indica lo que ese testigo ve ahora del servidor; los servidores marcados como confirmando se pidieron, fuera del conjunto, para confirmar una racha de fallos que empieza.",
+        "Esta frota passou do limite de conjuntos de testemunhas: cada servidor é vigiado pelo seu conjunto de testemunhas, de tantos países e rotas quanto a frota tiver, e a cada rotação uma testemunha é substituída. Um símbolo mostra o que essa testemunha vê agora do servidor; os servidores marcados como confirmando foram chamados, fora do conjunto, para confirmar uma sequência de falhas que começa.",
+        "Flottan är över gränsen för vittnesgrupper: varje server bevakas av sin vittnesgrupp, från så många länder och rutter som flottan har, och ett vittne byts ut vid varje rotation. En symbol visar vad vittnet ser av servern nu; servrar markerade som bekräftande har, utanför gruppen, ombetts bekräfta en felsvit som börjar.",
+        "यह बेड़ा गवाह समूह की सीमा से बड़ा है: हर सर्वर पर उसका गवाह समूह नज़र रखता है, बेड़े में जितने हो सकें उतने देशों और रूटों से, और हर बदलाव में एक गवाह बदला जाता है। चिह्न बताता है कि वह गवाह अभी सर्वर को कैसा देखता है; जिन सर्वरों पर पुष्टि लिखा है, उनसे समूह के बाहर से, शुरू हो रही लगातार नाकामियों की पुष्टि करने को कहा गया है।",
+        "このフリートは証人セットのしきい値を超えています。各サーバーは、フリートにある限り異なる国とルートから選ばれた証人セットが監視し、入れ替えのたびに証人が1人交代します。記号はその証人がいまサーバーをどう見ているかを示します。「確認中」のサーバーは、始まった連続失敗を確かめるためにセットの外から呼ばれたものです。",
+    ],
+    SetWitnesses => ["Witnesses", "Testigos", "Testemunhas", "Vittnen", "गवाह", "証人"],
+    LastRotated => ["Last rotated", "Última rotación", "Última rotação", "Senast roterad", "पिछला बदलाव", "前回の入れ替え"],
+    Confirming => ["confirming", "confirmando", "confirmando", "bekräftar", "पुष्टि", "確認中"],
     WitnessSetThreshold => ["Witness set threshold", "Umbral de conjuntos de testigos", "Limite de conjuntos de testemunhas", "Gräns för vittnesgrupper", "गवाह समूह की सीमा", "証人セットのしきい値"],
     WitnessSetThresholdHelp => [
         "Up to this many servers, every server probes every other; beyond it, each server is watched by its witness set (default 64).",

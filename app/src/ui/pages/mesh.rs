@@ -4,7 +4,10 @@
 //! headers; beyond, a picture (`/mesh.svg`, one square per cell) with the
 //! counts of each kind, and an accessible table of one chosen witness's
 //! row or one server's column (chosen from a list, or by clicking the
-//! picture: a plain form, so it works without JavaScript too).
+//! picture: a plain form, so it works without JavaScript too). Beyond the
+//! witness set threshold there is no such picture: the page lists the
+//! servers a search matches, each with its witness set
+//! (docs/concepts/witness-sets.md).
 
 use crate::lang::use_lang;
 use crate::live::LiveRegion;
@@ -16,8 +19,15 @@ use leptos_meta::Title;
 use meshwatch::verdict::MeshCell;
 use meshwatch_views::i18n::{Lang, Ui};
 use meshwatch_views::mesh_picture::{self, Picture, TABLE_MAX_SERVERS};
-use meshwatch_views::views::MeshMatrix;
+use meshwatch_views::views::{MeshMatrix, WitnessSetsPage, MAX_SETS_SHOWN};
 use std::sync::Arc;
+
+/// What the mesh page shows: the matrix of a fleet where everyone probes
+/// everyone, or the witness sets of a bigger one.
+pub enum MeshData {
+    Matrix(MeshView),
+    Sets(WitnessSetsPage),
+}
 
 /// The mesh page's data: the matrix, and the witness and the server chosen
 /// for the table view of a big fleet (indexes into `matrix.servers`).
@@ -55,22 +65,29 @@ impl MeshView {
 #[component]
 pub fn MeshPage() -> impl IntoView {
     let lang = use_lang();
-    let (chooser, loaded) = match preload::take::<MeshView>() {
-        Ok(v) if v.matrix.servers.is_empty() => (
+    let (chooser, loaded) = match preload::take::<MeshData>() {
+        Ok(MeshData::Sets(page)) => {
+            let page = Arc::new(page);
+            (
+                Some(view! { <SetSearch query=page.query.clone()/> }.into_any()),
+                view! { <Legend streak=page.failure_streak/><Sets page/> }.into_any(),
+            )
+        }
+        Ok(MeshData::Matrix(v)) if v.matrix.servers.is_empty() => (
             None,
             view! {
                 <div class="mt-6"><EmptyState title=lang.ui(Ui::NoServersYet) hint=lang.ui(Ui::ProvisionFleetHint)/></div>
             }
             .into_any(),
         ),
-        Ok(v) if v.matrix.servers.len() <= TABLE_MAX_SERVERS => {
+        Ok(MeshData::Matrix(v)) if v.matrix.servers.len() <= TABLE_MAX_SERVERS => {
             let m = v.matrix;
             (None, view! { <Legend streak=m.failure_streak/><Matrix m/> }.into_any())
         }
-        Ok(v) => {
+        Ok(MeshData::Matrix(v)) => {
             let view = Arc::new(v);
             (
-                Some(view! { <Chooser view=view.clone()/> }),
+                Some(view! { <Chooser view=view.clone()/> }.into_any()),
                 view! { <MeshPicture view/> }.into_any(),
             )
         }
@@ -89,6 +106,97 @@ pub fn MeshPage() -> impl IntoView {
                 {loaded}
             </LiveRegion>
         </Frame>
+    }
+}
+
+/// The search over a big fleet's servers: a plain GET form (outside the
+/// live region: the fleet, not the verdicts, changes what it matches).
+#[component]
+fn SetSearch(query: String) -> impl IntoView {
+    let lang = use_lang();
+    view! {
+        <form method="get" action="/mesh" role="search" class="mt-4 flex flex-wrap items-end gap-3" data-testid="set-search">
+            <div class="w-full sm:w-80">
+                <label for="set-filter" class="block text-sm font-medium text-slate-700">{lang.ui(Ui::FilterServers)}</label>
+                <input id="set-filter" name="q" type="search" value=query
+                    placeholder=lang.ui(Ui::ServerFilterPlaceholder)
+                    class="mt-1 block w-full rounded-md border border-slate-300 px-3 py-1.5 shadow-sm"/>
+            </div>
+            <button type="submit" class="rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-100">{lang.ui(Ui::Search)}</button>
+        </form>
+    }
+}
+
+/// A big fleet's mesh: the servers the search matches (the first
+/// [`MAX_SETS_SHOWN`]), each with its witnesses and what each sees now.
+#[component]
+fn Sets(page: Arc<WitnessSetsPage>) -> impl IntoView {
+    let lang = use_lang();
+    let settings = format!(
+        "{}: {} · {}: {} s",
+        lang.ui(Ui::WitnessSetSize),
+        lang.number(u64::from(page.set_size)),
+        lang.ui(Ui::WitnessRotation),
+        lang.number(u64::from(page.rotation_s)),
+    );
+    let rows = page
+        .rows
+        .iter()
+        .map(|row| {
+            let witnesses = row
+                .witnesses
+                .iter()
+                .map(|w| {
+                    let (class, symbol, _) = look(w.cell);
+                    let meaning = meaning(lang, w.cell, page.failure_streak);
+                    let confirming = w.confirming.then(|| {
+                        view! { <span class="text-xs text-amber-700">{format!(" ({})", lang.ui(Ui::Confirming))}</span> }
+                    });
+                    view! {
+                        <li class="flex items-center gap-1" data-testid="set-witness" data-witness=w.server.id.to_string()
+                            data-confirming=w.confirming.to_string()>
+                            <table aria-hidden="true"><tbody><tr><td class=class>{symbol}</td></tr></tbody></table>
+                            <span class="sr-only">{meaning}</span>
+                            <a href=format!("/servers/{}", w.server.id) class="hover:underline">{format!("{} ({})", w.server.name, w.server.country)}</a>
+                            {confirming}
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! {
+                <tr data-testid="witness-set" data-server=row.server.id.to_string()>
+                    <th scope="row" class="whitespace-nowrap pr-3 text-left align-top text-sm font-medium">
+                        <a href=format!("/servers/{}", row.server.id) class="hover:underline">{format!("{} ({})", row.server.name, row.server.country)}</a>
+                    </th>
+                    <td class="py-1"><ul class="mx flex flex-wrap gap-x-4 gap-y-1 text-sm">{witnesses}</ul></td>
+                    <td class="whitespace-nowrap pl-3 align-top text-sm text-slate-500">
+                        <time datetime=row.rotated_at.to_rfc3339()>{lang.age(row.rotated_at, page.as_of)}</time>
+                    </td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let shown = page.rows.len().min(MAX_SETS_SHOWN);
+    view! {
+        <section class="mt-4" data-testid="witness-sets">
+            <h2 class="text-base font-semibold">{lang.ui(Ui::WitnessSets)}</h2>
+            <p class="mt-1 text-sm text-slate-500">{lang.ui(Ui::WitnessSetsIntro)}</p>
+            <p class="mt-1 text-sm text-slate-500">{settings}</p>
+            <p class="mt-1 text-sm text-slate-500" data-testid="sets-shown">{lang.showing_servers(shown, page.matching)}</p>
+            <div class="mt-2 overflow-auto rounded-xl border border-slate-200 bg-white p-2 shadow-sm">
+                <table class="min-w-full text-left">
+                    <caption class="sr-only">{lang.ui(Ui::WitnessSets)}</caption>
+                    <thead class="text-xs uppercase tracking-wide text-slate-500">
+                        <tr>
+                            <th scope="col">{lang.ui(Ui::Server)}</th>
+                            <th scope="col">{lang.ui(Ui::SetWitnesses)}</th>
+                            <th scope="col" class="pl-3">{lang.ui(Ui::LastRotated)}</th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        </section>
     }
 }
 
