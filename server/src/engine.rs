@@ -28,7 +28,7 @@ pub use crate::store::topics::{CHANGES_RECORDED, FLEET_CHANGED, REPORTS_STORED, 
 pub use broadcaster::Broadcaster;
 pub use clock::{Clock, ManualClock};
 pub use evaluator::Evaluator;
-pub use read_model::{CardEvidence, Endpoints, KeptUser, ProbeTargets, ReadModel};
+pub use read_model::{AgentPeers, CardEvidence, Endpoints, KeptUser, ReadModel};
 pub use replication::Replication;
 pub use serving::{server_ref, server_ref_at, Serving};
 pub use snapshot::SharedSnapshot;

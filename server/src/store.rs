@@ -43,7 +43,7 @@ pub use types::{
 use crate::crypto::sealing::{SealingError, SealingKey};
 use crate::crypto::secrets::TokenHash;
 use chrono::{DateTime, Utc};
-use meshwatch::agent_api::{AgentReport, Metrics, Peer, ReportAck};
+use meshwatch::agent_api::{AgentReport, Metrics, ReportAck};
 use meshwatch::fleet::Fleet;
 use meshwatch::mesh::{MeshRoute, MeshServer};
 use meshwatch::settings::Settings;
@@ -242,7 +242,6 @@ delegate! {
     fn server_for_agent_token(&self, token: &TokenHash) -> Result<Option<ServerId>, StoreError>;
     fn new_agent_token(&self, server: &ServerId) -> Result<Option<String>, StoreError>;
     fn mesh_spec(&self) -> Result<(Vec<MeshServer>, Vec<MeshRoute>), StoreError>;
-    fn peers_of(&self, server: &ServerId) -> Result<Vec<Peer>, StoreError>;
     fn servers(&self) -> Result<Vec<ServerSummary>, StoreError>;
     fn server(&self, id: &ServerId) -> Result<Option<ServerSummary>, StoreError>;
     fn set_verifier(&self, server: &ServerId, mark: &meshwatch::controls::VerifierMark) -> Result<bool, StoreError>;

@@ -39,13 +39,11 @@ pub struct ReadModel {
     matrix: std::sync::Mutex<Option<(u64, Arc<MeshMatrix>)>>,
 }
 
-/// What one agent probes (see [`ReadModel::probe_targets`]).
-pub struct ProbeTargets {
+/// What one agent probes (see [`ReadModel::agent_peers`]).
+pub struct AgentPeers {
     /// Its config's version (`ETag` and `fleet_version`).
     pub version: u64,
-    /// The servers it probes, each with whether it confirms another
-    /// witness's streak; `None`: every other server.
-    pub only: Option<std::collections::HashMap<ServerId, bool>>,
+    pub peers: Vec<meshwatch::agent_api::Peer>,
 }
 
 /// Every route's display name, by id.
@@ -73,29 +71,45 @@ impl ReadModel {
         self.snapshot.read().fleet_version
     }
 
-    /// What `server`'s agent probes now: its config version, and the
-    /// servers it probes with whether each is an indirect confirmation;
-    /// `None` for every other server (no witness sets).
-    pub fn probe_targets(&self, server: &ServerId) -> ProbeTargets {
+    /// The version of `server`'s agent config (its `ETag`).
+    pub fn config_version(&self, server: &ServerId) -> u64 {
+        self.snapshot.read().config_version(server)
+    }
+
+    /// What `server`'s agent probes now, and its config's version: every
+    /// entry point of every other server, or beyond the witness set
+    /// threshold those of its targets (a verifier's: every normal
+    /// server's). Built from the fleet data kept per fleet: an agent's
+    /// config costs no store read and grows with its targets, not the fleet.
+    pub async fn agent_peers(&self, server: &ServerId) -> Result<AgentPeers, StoreError> {
+        let endpoints = self.endpoints().await?;
         let state = self.snapshot.read();
         let version = state.config_version(server);
         let mesh = &state.mesh;
         let sets = state.evaluation.sets();
-        let only = match mesh.server_index(server) {
-            Some(w) if !sets.is_full() => Some(match sets.targets_of(w) {
-                Some(targets) => targets
-                    .iter()
-                    .map(|&(t, indirect)| (mesh.server(t as usize).id.clone(), indirect))
-                    .collect(),
-                // A verifier: every normal server.
-                None => (0..mesh.server_count())
-                    .filter(|&t| t != w && !mesh.server(t).verifier)
-                    .map(|t| (mesh.server(t).id.clone(), false))
-                    .collect(),
-            }),
-            _ => None,
+        let Some(w) = mesh.server_index(server) else {
+            return Ok(AgentPeers {
+                version,
+                peers: Vec::new(),
+            });
         };
-        ProbeTargets { version, only }
+        let targets: Vec<(usize, bool)> = match sets.targets_of(w) {
+            Some(targets) => targets.iter().map(|&(t, i)| (t as usize, i)).collect(),
+            None => (0..mesh.server_count())
+                .filter(|&t| t != w && (sets.is_full() || !mesh.server(t).verifier))
+                .map(|t| (t, false))
+                .collect(),
+        };
+        let peers = targets
+            .into_iter()
+            .flat_map(|(t, indirect)| {
+                let id = &mesh.server(t).id;
+                mesh.entry_points_of(t)
+                    .filter_map(|e| endpoints.get(mesh.entry_point_id(e)))
+                    .map(move |endpoint| endpoint.peer(id, indirect))
+            })
+            .collect();
+        Ok(AgentPeers { version, peers })
     }
 
     pub fn settings(&self) -> Settings {
@@ -111,6 +125,16 @@ impl ReadModel {
     pub fn with_verdicts<R>(&self, f: impl FnOnce(&Mesh, &[Verdict]) -> R) -> R {
         let state = self.snapshot.read();
         f(&state.mesh, state.evaluation.verdicts())
+    }
+
+    /// Works on the current evaluation in place: its verdicts, and who
+    /// watches whom.
+    pub fn with_evaluation<R>(
+        &self,
+        f: impl FnOnce(&Mesh, &meshwatch::rules::Evaluation) -> R,
+    ) -> R {
+        let state = self.snapshot.read();
+        f(&state.mesh, &state.evaluation)
     }
 
     /// The current verdict of one server, with the mesh that indexes it.

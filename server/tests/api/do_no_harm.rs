@@ -504,9 +504,13 @@ async fn put(app: &TestApp, path: &str, body: Value) {
     assert_eq!(answer.status(), 200, "{path}");
 }
 
-/// The runs of `server` once `wanted` holds (10 s at most).
+/// The runs of `server` once `wanted` holds (30 s at most: the action
+/// rounds run on the panel's own tasks, which a busy 2-core machine can
+/// hold back for seconds; 10 s made
+/// `a_run_interrupted_by_the_panel_s_stop_is_never_started_again_by_itself`
+/// FLAKY beside the 500-server scenarios).
 async fn runs_until(app: &TestApp, server: &str, wanted: impl Fn(&[Value]) -> bool) -> Vec<Value> {
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
         let runs = get(app, &format!("/api/v1/actions/runs?server_id={server}")).await;
         let runs = runs.as_array().cloned().unwrap_or_default();
@@ -515,7 +519,7 @@ async fn runs_until(app: &TestApp, server: &str, wanted: impl Fn(&[Value]) -> bo
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "not within 10 s: {runs:?}"
+            "not within 30 s: {runs:?}"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

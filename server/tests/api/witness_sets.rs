@@ -79,6 +79,15 @@ impl Told {
     }
 }
 
+/// A JSON list of ids.
+fn ids(list: &Value) -> BTreeSet<String> {
+    list.as_array()
+        .expect("a list of ids")
+        .iter()
+        .map(|v| v.as_str().expect("an id").to_owned())
+        .collect()
+}
+
 async fn all_report_ok(app: &TestApp, tokens: &HashMap<String, String>, base: u32) {
     for (i, token) in tokens.values().enumerate() {
         let r = post(app, token, &report(&uuid(base + i as u32), true, vec![])).await;
@@ -95,6 +104,10 @@ async fn beyond_the_threshold_agents_probe_their_sets_and_confirm_a_starting_str
     // At or below the threshold (13 servers of 64): everyone probes everyone.
     let full = Told::read(&app, &tokens).await;
     assert_eq!(full.0["de-1"].len(), 12);
+    assert_eq!(
+        get(&app, "/api/v1/servers/de-1").await["witness_set"],
+        Value::Null
+    );
     assert!(full
         .0
         .values()
@@ -127,6 +140,18 @@ async fn beyond_the_threshold_agents_probe_their_sets_and_confirm_a_starting_str
         }
     }
     assert!(sets.watchers("ru-v", false).is_empty());
+    // The API shows each server's set, as its witnesses are told.
+    let view = get(&app, "/api/v1/servers/nl-3").await;
+    assert_eq!(
+        ids(&view["witness_set"]["witnesses"]),
+        sets.set_of("nl-3").into_iter().collect()
+    );
+    assert_eq!(view["witness_set"]["confirmers"], json!([]));
+    assert!(view["witness_set"]["rotated_at"].is_string());
+    assert_eq!(
+        get(&app, "/api/v1/servers/ru-v").await["witness_set"],
+        Value::Null
+    );
     assert_eq!(
         sets.0["ru-v"].len(),
         12,
@@ -162,6 +187,8 @@ async fn beyond_the_threshold_agents_probe_their_sets_and_confirm_a_starting_str
     let asked = Told::read(&app, &tokens).await;
     let confirmers = asked.watchers("de-1", true);
     assert_eq!(confirmers.len(), 3, "{asked:?}");
+    let view = get(&app, "/api/v1/servers/de-1").await;
+    assert_eq!(ids(&view["witness_set"]["confirmers"]), confirmers);
     assert!(confirmers.iter().all(|c| outsiders.contains(c)));
     // The member's own answer carries its config's version; a confirmer's
     // config moved, and its conditional GET says so.
@@ -195,12 +222,7 @@ async fn beyond_the_threshold_agents_probe_their_sets_and_confirm_a_starting_str
     assert_eq!(view["status"], "unreachable", "{view}");
     assert_eq!(view["unreachable"]["failing"], 4);
     assert_eq!(view["unreachable"]["of"], 6);
-    let failing: BTreeSet<String> = view["unreachable"]["failing_witnesses"]
-        .as_array()
-        .expect("ids")
-        .iter()
-        .map(|v| v.as_str().expect("id").to_owned())
-        .collect();
+    let failing = ids(&view["unreachable"]["failing_witnesses"]);
     assert!(
         !failing.contains(outsider),
         "the old agent's failures do not vote"

@@ -3,7 +3,7 @@
 use super::{ApiError, ApiJson, ErrorBody};
 use crate::auth::Access;
 use crate::crypto::secrets::TokenHash;
-use crate::engine::{Core, ProbeTargets};
+use crate::engine::Core;
 use crate::http::api::automation::bearer_token;
 use crate::http::state::AppState;
 use axum::extract::{Request, State};
@@ -12,8 +12,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Router};
-use meshwatch::agent_api::{AgentConfig, AgentReport, Peer, ReportAck};
-use meshwatch::ServerId;
+use meshwatch::agent_api::{AgentConfig, AgentReport, ReportAck};
 use tower_http::decompression::RequestDecompressionLayer;
 
 /// The server an agent request speaks for.
@@ -131,57 +130,47 @@ async fn require_agent_token(
             headers(("ETag" = String, description = "The fleet version"))),
         (status = 304, description = "Unchanged since the ETag given"),
     ))]
-/// The agent's configuration. Its `ETag` is the fleet version, so an
-/// agent may ask every probe round (`If-None-Match`) and get a bodiless
-/// 304 until the fleet changes.
+/// The agent's configuration. Its `ETag` is the version of what this
+/// agent probes (the fleet version, moved by its own targets beyond the
+/// witness set threshold), so an agent may ask every probe round
+/// (`If-None-Match`) and get a bodiless 304 until it changes.
 async fn config(
     State(core): State<Core>,
     Extension(Witness(server)): Extension<Witness>,
     headers: axum::http::HeaderMap,
 ) -> Result<Response, ApiError> {
-    let targets = core.read_model.probe_targets(&server);
-    let version = targets.version;
-    let etag = format!("\"{version}\"");
+    let version = core.read_model.config_version(&server);
+    let tag = format!("\"{version}\"");
     let unchanged = headers
         .get(axum::http::header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag));
-    let etag_header = (
-        axum::http::header::ETAG,
-        axum::http::HeaderValue::from_str(&etag)
-            .unwrap_or(axum::http::HeaderValue::from_static("\"0\"")),
-    );
+        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == tag));
     if unchanged {
-        return Ok((StatusCode::NOT_MODIFIED, [etag_header]).into_response());
+        return Ok((StatusCode::NOT_MODIFIED, [etag(version)]).into_response());
     }
     let settings = core.read_model.settings();
+    // Read together with its version: a change between the two moves the
+    // version the agent holds, and its next round fetches again.
+    let peers = core.read_model.agent_peers(&server).await?;
     Ok((
-        [etag_header],
+        [etag(peers.version)],
         ApiJson(AgentConfig {
-            fleet_version: version,
+            fleet_version: peers.version,
             report_interval_s: settings.report_interval_s,
             probe_interval_s: settings.probe_interval_s,
             probe_timeout_s: settings.probe_timeout_s,
-            peers: peers_to_probe(core.store.peers_of(&server).await?, &targets),
+            peers: peers.peers,
             verifier: core.store.verifier_checks(&server).await?,
         }),
     )
         .into_response())
 }
 
-/// The peers among `all` (every other server's entry points) that the
-/// agent probes by `targets`.
-fn peers_to_probe(all: Vec<Peer>, targets: &ProbeTargets) -> Vec<Peer> {
-    let Some(only) = &targets.only else {
-        return all;
-    };
-    all.into_iter()
-        .filter_map(|mut peer| {
-            let id = ServerId::parse(&peer.server_id).ok()?;
-            peer.indirect = *only.get(&id)?;
-            Some(peer)
-        })
-        .collect()
+/// The `ETag` header of config `version`.
+fn etag(version: u64) -> (axum::http::HeaderName, axum::http::HeaderValue) {
+    let value = axum::http::HeaderValue::from_str(&format!("\"{version}\""))
+        .unwrap_or(axum::http::HeaderValue::from_static("\"0\""));
+    (axum::http::header::ETAG, value)
 }
 
 #[utoipa::path(post, path = "/api/agent/v1/report", tag = "agent",

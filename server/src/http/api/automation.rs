@@ -5,7 +5,7 @@ use crate::auth::Access;
 use crate::commands;
 use crate::crypto::secrets::TokenHash;
 use crate::engine::Core;
-use crate::http::api::views::{ServerView, UserView};
+use crate::http::api::views::{ServerView, UserView, WitnessSetView};
 use crate::http::state::AppState;
 use crate::http::Surfaces;
 use crate::store::{GeneratedTokens, NotificationView, ReceivedReport};
@@ -140,11 +140,15 @@ async fn put_fleet(
     responses((status = 200, description = "Every server's verdict, as of now", body = Vec<ServerView>)))]
 /// `GET /api/v1/servers`: every server's verdict, as of now.
 async fn list_servers(State(core): State<Core>) -> ApiJson<Vec<ServerView>> {
-    ApiJson(core.read_model.with_verdicts(|mesh, verdicts| {
-        verdicts
+    ApiJson(core.read_model.with_evaluation(|mesh, evaluation| {
+        evaluation
+            .verdicts()
             .iter()
             .enumerate()
-            .map(|(i, v)| ServerView::new(mesh, i, v))
+            .map(|(i, v)| {
+                let set = WitnessSetView::of(mesh, evaluation.sets(), i);
+                ServerView::new(mesh, i, v, set)
+            })
             .collect()
     }))
 }
@@ -159,11 +163,17 @@ async fn get_server(
     State(core): State<Core>,
     Path(id): Path<String>,
 ) -> Result<ApiJson<ServerView>, ApiError> {
-    let (mesh, i, verdict) = ServerId::parse(&id)
-        .ok()
-        .and_then(|server| core.read_model.verdict(&server))
-        .ok_or_else(|| ApiError::not_found(format!("no server {id:?}")))?;
-    Ok(ApiJson(ServerView::new(&mesh, i, &verdict)))
+    let server = ServerId::parse(&id).ok();
+    let view = server.and_then(|server| {
+        core.read_model.with_evaluation(|mesh, evaluation| {
+            let i = mesh.server_index(&server)?;
+            let set = WitnessSetView::of(mesh, evaluation.sets(), i);
+            Some(ServerView::new(mesh, i, &evaluation.verdicts()[i], set))
+        })
+    });
+    Ok(ApiJson(view.ok_or_else(|| {
+        ApiError::not_found(format!("no server {id:?}"))
+    })?))
 }
 
 #[utoipa::path(delete, path = "/api/v1/servers/{id}", tag = "servers",

@@ -7,6 +7,7 @@ use meshwatch::mesh::Mesh;
 use meshwatch::network::{BlockOnNetwork, NetworkLabel, VerifierOnNetwork};
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::{EntryPointVerdict, Verdict, WitnessFigure};
+use meshwatch::witness_sets::WitnessSets;
 use serde::Serialize;
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -20,6 +21,35 @@ pub struct UnreachableView {
     pub failing: u32,
     pub of: u32,
     pub failing_witnesses: Vec<String>,
+}
+
+/// Who watches a server beyond the witness set threshold
+/// (docs/concepts/witness-sets.md).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct WitnessSetView {
+    /// Its set, by id.
+    pub witnesses: Vec<String>,
+    /// Servers outside the set confirming a starting failure streak.
+    pub confirmers: Vec<String>,
+    /// When the set last rotated.
+    pub rotated_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl WitnessSetView {
+    /// Server `s`'s set; `None` while every server probes every other,
+    /// and for a verifier.
+    pub fn of(mesh: &Mesh, sets: &WitnessSets, s: usize) -> Option<Self> {
+        let ids = |list: &[u32]| -> Vec<String> {
+            list.iter()
+                .map(|&w| mesh.server(w as usize).id.to_string())
+                .collect()
+        };
+        Some(Self {
+            witnesses: ids(sets.set_of(s)?),
+            confirmers: ids(sets.confirmers_of(s)),
+            rotated_at: meshwatch::evidence::from_ms(sets.rotated_at_ms(s)?),
+        })
+    }
 }
 
 /// `ServerView` of docs/API.md.
@@ -54,6 +84,8 @@ pub struct ServerView {
     pub entry_points: Vec<EntryPointVerdict>,
     /// The window holding now, if one does (§6).
     pub maintenance: Option<MaintenanceRef>,
+    /// Who watches it, beyond the witness set threshold.
+    pub witness_set: Option<WitnessSetView>,
 }
 
 /// The maintenance window a server is in, and when it ends.
@@ -64,7 +96,12 @@ pub struct MaintenanceRef {
 }
 
 impl ServerView {
-    pub fn new(mesh: &Mesh, index: usize, verdict: &Verdict) -> Self {
+    pub fn new(
+        mesh: &Mesh,
+        index: usize,
+        verdict: &Verdict,
+        witness_set: Option<WitnessSetView>,
+    ) -> Self {
         let server = mesh.server(index);
         Self {
             id: server.id.to_string(),
@@ -108,6 +145,7 @@ impl ServerView {
                     id: m.id,
                     until: m.until,
                 }),
+            witness_set,
         }
     }
 }

@@ -11,10 +11,9 @@ mod upsert;
 use super::{corrupt, Store, StoreError, Tx};
 use crate::crypto::secrets::TokenHash;
 use crate::store::types::{Endpoint, Params};
-use meshwatch::agent_api::Peer;
 use meshwatch::agent_api::VerifierChecks;
 use meshwatch::controls::{ControlSni, ControlTargets, VerifierMark};
-use meshwatch::fleet::{is_obfuscated, probe_alpn, transfer_path, Protocol};
+use meshwatch::fleet::Protocol;
 use meshwatch::mesh::{MeshEntryPoint, MeshRoute, MeshServer};
 use meshwatch::network::NetworkLabel;
 use meshwatch::{EntryPointId, RouteId, ServerId, UserId};
@@ -61,35 +60,6 @@ fn protocol(raw: &str) -> Result<Protocol, StoreError> {
 
 fn port(raw: i64) -> Result<u16, StoreError> {
     u16::try_from(raw).map_err(|e| corrupt("port", e))
-}
-
-/// An entry point as an agent probes it.
-#[derive(sqlx::FromRow)]
-struct PeerRow {
-    id: EntryPointId,
-    server_id: ServerId,
-    #[sqlx(flatten)]
-    address: AddressColumns,
-}
-
-impl TryFrom<PeerRow> for Peer {
-    type Error = StoreError;
-
-    fn try_from(row: PeerRow) -> Result<Self, StoreError> {
-        let address = Address::try_from(row.address)?;
-        Ok(Peer {
-            entry_point_id: row.id.to_string(),
-            server_id: row.server_id.to_string(),
-            alpn: probe_alpn(address.protocol, &address.params),
-            obfuscated: is_obfuscated(address.protocol, &address.params),
-            transfer_path: transfer_path(&address.params),
-            indirect: false,
-            protocol: address.protocol,
-            host: address.host,
-            port: address.port,
-            sni: address.sni,
-        })
-    }
 }
 
 /// An entry point with its server's name.
@@ -344,20 +314,6 @@ impl Store {
                 .map(MeshRoute::from)
                 .collect();
         Ok((servers, routes))
-    }
-
-    /// Every entry point of every server but `server`.
-    pub async fn peers_of(&self, server: &ServerId) -> Result<Vec<Peer>, StoreError> {
-        sqlx::query_as::<_, PeerRow>(
-            "SELECT id, server_id, protocol, host, port, sni, params FROM entry_points
-             WHERE server_id <> $1 ORDER BY server_id, position",
-        )
-        .bind(server)
-        .fetch_all(&self.reader)
-        .await?
-        .into_iter()
-        .map(Peer::try_from)
-        .collect()
     }
 
     /// Every server with its routes and entry points, sorted by id.
