@@ -142,7 +142,7 @@ pub struct PairState {
     pub streak: u32,
     /// Agent time of the first failure of the current streak, or
     /// [`PairState::NO_FAILURE`] (a sentinel rather than an `Option` keeps
-    /// the N² pair states at 32 bytes each).
+    /// the pair states at 32 bytes each).
     pub first_failure_ms: i64,
     /// Agent time of the last applied result (older ones are ignored).
     pub last_at_ms: i64,
@@ -158,20 +158,23 @@ pub struct PairState {
 
 impl Default for PairState {
     fn default() -> Self {
-        Self {
-            streak: 0,
-            first_failure_ms: Self::NO_FAILURE,
-            last_at_ms: i64::MIN,
-            received_ms: i64::MIN,
-            last_error: None,
-            last_stage: None,
-            sni_control: None,
-        }
+        Self::NEVER
     }
 }
 
 impl PairState {
     pub const NO_FAILURE: i64 = i64::MIN;
+
+    /// A pair no result ever arrived for.
+    const NEVER: PairState = PairState {
+        streak: 0,
+        first_failure_ms: Self::NO_FAILURE,
+        last_at_ms: i64::MIN,
+        received_ms: i64::MIN,
+        last_error: None,
+        last_stage: None,
+        sni_control: None,
+    };
 
     /// Agent time of the first failure of the current streak.
     pub fn first_failure(&self) -> Option<i64> {
@@ -268,9 +271,12 @@ pub struct TransferState {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evidence {
     reports: Vec<Option<Report>>,
-    /// Row-major: `pairs[witness * entry_points + entry_point]`.
-    pairs: Vec<PairState>,
-    entry_points: usize,
+    /// Per witness, the pairs it ever sent a result for, `(entry point,
+    /// state)` ascending: beyond the witness-set threshold an agent probes
+    /// a dozen servers, so a dense witnesses × entry points table would
+    /// spend almost all its memory on pairs that never get a result. A
+    /// pair absent here is [`PairState::default`].
+    pairs: Vec<Vec<(u32, PairState)>>,
     /// Transfer checks, by (witness, entry point): only verifiers run
     /// them, so they are kept sparse.
     transfers: std::collections::BTreeMap<(usize, usize), TransferState>,
@@ -283,8 +289,7 @@ impl Evidence {
     pub fn new(mesh: &Mesh) -> Self {
         Self {
             reports: vec![None; mesh.server_count()],
-            pairs: vec![PairState::default(); mesh.server_count() * mesh.entry_point_count()],
-            entry_points: mesh.entry_point_count(),
+            pairs: vec![Vec::new(); mesh.server_count()],
             transfers: Default::default(),
             controls: vec![PairState::default(); mesh.server_count()],
         }
@@ -311,16 +316,19 @@ impl Evidence {
         received_ms: i64,
         timing: StreakTiming,
     ) -> bool {
-        let pair = &mut self.pairs[witness * self.entry_points + entry_point];
         match probe.check {
-            Check::Handshake => pair.apply(probe, received_ms, timing),
+            Check::Handshake => {
+                self.pair_mut(witness, entry_point)
+                    .apply(probe, received_ms, timing)
+            }
             Check::ControlSni => {
                 // Only a failing pair's retry says anything; a retry older
                 // than the failure it follows is a previous round's.
+                let pair = self.pair(witness, entry_point);
                 if pair.streak == 0 || probe.at_ms < pair.last_at_ms {
                     return false;
                 }
-                pair.sni_control = Some(probe.ok);
+                self.pair_mut(witness, entry_point).sni_control = Some(probe.ok);
                 true
             }
             // A transfer that failed otherwise than by freezing failed to
@@ -355,6 +363,25 @@ impl Evidence {
         self.transfers.get(&(witness, entry_point))
     }
 
+    /// When each piece of `witness`'s evidence arrived (panel time, in no
+    /// particular order, with repeats): its report, its pairs, its
+    /// transfer checks and its control checks, everything whose freshness
+    /// can lapse.
+    pub fn receipts_of(&self, witness: usize) -> impl Iterator<Item = i64> + '_ {
+        self.pairs_of(witness)
+            .map(|(_, p)| p.received_ms)
+            .chain(self.transfers_of(witness).map(|t| t.pair.received_ms))
+            .chain([self.controls(witness).received_ms])
+            .chain(self.report(witness).map(|r| r.received_ms))
+    }
+
+    /// `witness`'s transfer checks.
+    pub fn transfers_of(&self, witness: usize) -> impl Iterator<Item = &TransferState> {
+        self.transfers
+            .range((witness, 0)..(witness + 1, 0))
+            .map(|(_, t)| t)
+    }
+
     /// Every pair's transfer checks, by (witness, entry point).
     pub fn transfers(&self) -> impl Iterator<Item = ((usize, usize), &TransferState)> {
         self.transfers.iter().map(|(k, v)| (*k, v))
@@ -374,12 +401,60 @@ impl Evidence {
     }
 
     pub fn pair(&self, witness: usize, entry_point: usize) -> &PairState {
-        &self.pairs[witness * self.entry_points + entry_point]
+        let row = &self.pairs[witness];
+        match row.binary_search_by_key(&(entry_point as u32), |&(e, _)| e) {
+            Ok(i) => &row[i].1,
+            Err(_) => &PairState::NEVER,
+        }
     }
 
-    /// Overwrites a pair (restoring persisted state at start-up).
-    pub fn restore_pair(&mut self, witness: usize, entry_point: usize, state: PairState) {
-        self.pairs[witness * self.entry_points + entry_point] = state;
+    /// The pairs `witness` has state for, by entry point ascending (every
+    /// other pair is [`PairState::default`]).
+    pub fn pairs_of(&self, witness: usize) -> impl Iterator<Item = (usize, &PairState)> + '_ {
+        self.pairs[witness].iter().map(|(e, p)| (*e as usize, p))
+    }
+
+    fn pair_mut(&mut self, witness: usize, entry_point: usize) -> &mut PairState {
+        let row = &mut self.pairs[witness];
+        let e = entry_point as u32;
+        let i = match row.binary_search_by_key(&e, |&(e, _)| e) {
+            Ok(i) => i,
+            Err(i) => {
+                row.insert(i, (e, PairState::default()));
+                i
+            }
+        };
+        &mut row[i].1
+    }
+
+    /// Overwrites many pairs at once, `(witness, entry point, state)` in
+    /// any order (restoring persisted state at start-up, or carrying it
+    /// into a new mesh): one sort per row rather than an insertion per
+    /// pair. Of two states for one pair, the later wins.
+    pub fn restore_pairs(&mut self, pairs: impl IntoIterator<Item = (usize, usize, PairState)>) {
+        let mut touched = Vec::new();
+        for (w, e, state) in pairs {
+            if touched.last() != Some(&w) {
+                touched.push(w);
+            }
+            self.pairs[w].push((e as u32, state));
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        for w in touched {
+            let row = &mut self.pairs[w];
+            // Stable, so that the later of two states for a pair comes last.
+            row.sort_by_key(|&(e, _)| e);
+            let mut kept: Vec<(u32, PairState)> = Vec::with_capacity(row.len());
+            for &(e, state) in row.iter() {
+                match kept.last_mut() {
+                    Some(last) if last.0 == e => *last = (e, state),
+                    _ => kept.push((e, state)),
+                }
+            }
+            kept.retain(|(_, state)| *state != PairState::NEVER);
+            *row = kept;
+        }
     }
 }
 
@@ -491,6 +566,47 @@ mod tests {
         assert_eq!(p.streak, 0);
         assert!(p.apply(fail(3), 1_002, KNOCKS));
         assert_eq!(p.streak, 1, "the first failure after a success is a knock");
+    }
+
+    #[test]
+    fn only_pairs_with_results_are_kept_and_a_restore_takes_any_order() {
+        let world =
+            crate::rules::world::world_with(&[("a", "DE", false, 2), ("b", "NL", false, 3)]);
+        let mut evidence = Evidence::new(&world.mesh);
+        let failed = |at| {
+            let mut p = PairState::default();
+            p.apply(fail(at), at, STALE);
+            p
+        };
+        // Any order; the later of two states of one pair wins; a default
+        // state is no state.
+        evidence.restore_pairs([
+            (0, 4, failed(4)),
+            (0, 2, failed(2)),
+            (1, 0, failed(9)),
+            (0, 4, failed(7)),
+            (0, 3, PairState::default()),
+        ]);
+        let kept: Vec<(usize, i64)> = evidence
+            .pairs_of(0)
+            .map(|(e, p)| (e, p.last_at_ms))
+            .collect();
+        assert_eq!(kept, vec![(2, 2), (4, 7)]);
+        assert_eq!(evidence.pair(0, 3), &PairState::default());
+        assert_eq!(evidence.pairs_of(1).count(), 1);
+        // A control-SNI retry of a pair with no failure adds nothing.
+        let retry = ProbeOutcome {
+            check: Check::ControlSni,
+            ..ProbeOutcome::handshake(10, true, None)
+        };
+        assert!(!evidence.apply_probe(1, 3, retry, 10, STALE));
+        assert_eq!(evidence.pairs_of(1).count(), 1);
+        // Restoring a default state removes the pair.
+        evidence.restore_pairs([(0, 2, PairState::default())]);
+        assert_eq!(
+            evidence.pairs_of(0).map(|(e, _)| e).collect::<Vec<_>>(),
+            vec![4]
+        );
     }
 
     #[test]

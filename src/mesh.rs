@@ -313,19 +313,18 @@ impl Mesh {
         let servers: Vec<(usize, usize)> = (0..old.server_count())
             .filter_map(|o| self.server_index(&old.server(o).id).map(|n| (o, n)))
             .collect();
-        let eps: Vec<(usize, usize)> = (0..old.entry_point_count())
-            .filter_map(|o| {
-                self.entry_point_index(old.entry_point_id(o))
-                    .map(|n| (o, n))
-            })
+        let eps: Vec<Option<usize>> = (0..old.entry_point_count())
+            .map(|o| self.entry_point_index(old.entry_point_id(o)))
             .collect();
         for &(o, n) in &servers {
             if let Some(report) = evidence.report(o) {
                 carried.record_report(n, report.received_ms, report.self_check.clone());
             }
-            for &(oe, ne) in &eps {
-                carried.restore_pair(n, ne, *evidence.pair(o, oe));
-            }
+            carried.restore_pairs(
+                evidence
+                    .pairs_of(o)
+                    .filter_map(|(oe, pair)| eps[oe].map(|ne| (n, ne, *pair))),
+            );
             carried.restore_controls(n, *evidence.controls(o));
         }
         for ((o, oe), transfer) in evidence.transfers() {

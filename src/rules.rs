@@ -17,7 +17,8 @@ use crate::verdict::{
     WitnessFault, WitnessFigure,
 };
 use crate::witness_sets::WitnessSets;
-use std::collections::BTreeSet;
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap};
 
 /// What one witness's fresh evidence says about one target server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +40,19 @@ impl Reach {
     fn fails(self) -> bool {
         self == Reach::Fails
     }
+}
+
+/// A target a witness has fresh results for: what they say, and whether
+/// they vote by the sets the witness's row was last computed with
+/// (results outside a witness's targets are kept and shown but count for
+/// no rule). Targets it has no fresh result for are left out of its row,
+/// so a row costs what the witness probes, not the fleet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Probed {
+    target: u32,
+    /// Never [`Reach::NotProbed`].
+    reach: Reach,
+    assigned: bool,
 }
 
 /// One server as a witness.
@@ -90,13 +104,10 @@ pub struct Evaluation {
     now_ms: i64,
     settings: Settings,
     n: usize,
-    /// Row-major `reach[witness * n + target]`.
-    reach: Vec<Reach>,
-    /// Who watches whom now, and, row-major like `reach`, whether each
-    /// pair votes by it as the row was last computed: results outside a
-    /// witness's targets are kept and shown but count for no rule.
+    /// Per witness, the targets it has fresh results for, ascending.
+    rows: Vec<Vec<Probed>>,
+    /// Who watches whom now.
     sets: WitnessSets,
-    assigned: Vec<bool>,
     witnesses: Vec<WitnessStats>,
     /// Per witness, its fresh sustained pairs `(entry point, since)`, sorted
     /// by entry point: the raw material of R3's causes (a small share of
@@ -115,8 +126,18 @@ pub struct Evaluation {
     /// the witnesses, of any standing, that fail to reach it, ascending,
     failing_into: Vec<Vec<usize>>,
     /// and the fresh sustained pairs into its entry points, as
-    /// `(witness, entry point, since)`, ascending.
+    /// `(witness, entry point, since)`, ascending;
     sustained_into: Vec<Vec<(usize, usize, i64)>>,
+    /// and what each verifier with fresh results says of it, by verifier
+    /// ascending (verifiers probe everyone: R4 would otherwise look each
+    /// server up in every verifier's row).
+    verified_into: Vec<Vec<(u32, Reach)>>,
+    /// When each witness's evidence next goes stale, `(panel time,
+    /// witness)`, soonest first: what [`Evaluation::advance`] revisits.
+    /// Every result and report is stamped with its report's receipt, so
+    /// one entry per report covers them all; an entry whose evidence was
+    /// renewed since only costs a row refresh that changes nothing.
+    expiries: BinaryHeap<Reverse<(i64, u32)>>,
     verdicts: Vec<Verdict>,
 }
 
@@ -144,9 +165,8 @@ pub fn evaluate(mesh: &Mesh, evidence: &Evidence, settings: &Settings, now_ms: i
         now_ms,
         settings: *settings,
         n,
-        reach: vec![Reach::NotProbed; n * n],
+        rows: vec![Vec::new(); n],
         sets: WitnessSets::derive(mesh, evidence, settings, now_ms),
-        assigned: vec![false; n * n],
         witnesses: vec![WitnessStats::default(); n],
         sustained: vec![Vec::new(); n],
         verifier: mesh.servers().iter().map(|s| s.verifier).collect(),
@@ -156,8 +176,27 @@ pub fn evaluate(mesh: &Mesh, evidence: &Evidence, settings: &Settings, now_ms: i
         voters: vec![0; n],
         failing_into: vec![Vec::new(); n],
         sustained_into: vec![Vec::new(); n],
+        verified_into: vec![Vec::new(); n],
+        expiries: BinaryHeap::new(),
         verdicts: Vec::with_capacity(n),
     };
+    let stale_after = settings.stale_after_ms();
+    for w in 0..n {
+        let mut times: Vec<i64> = Vec::new();
+        for expiry in evidence
+            .receipts_of(w)
+            .map(|r| r.saturating_add(stale_after))
+        {
+            // The results of one report come together: a few times per witness.
+            if expiry > now_ms && times.last() != Some(&expiry) {
+                times.push(expiry);
+            }
+        }
+        times.sort_unstable();
+        times.dedup();
+        eval.expiries
+            .extend(times.into_iter().map(|t| Reverse((t, w as u32))));
+    }
     // Every verdict is built below.
     let mut affected = vec![false; n];
     for w in 0..n {
@@ -293,46 +332,58 @@ impl Evaluation {
             .is_some_and(|r| r.received_ms > self.cutoff_ms())
     }
 
-    /// Recomputes what witness `w` says about everyone, and its R1/R4 stats.
+    /// Recomputes what witness `w` says about everyone it has results
+    /// for, and its R1/R4 stats.
     fn compute_row(&mut self, mesh: &Mesh, evidence: &Evidence, w: usize) {
         let fresh = self.is_fresh(evidence, w);
         let cutoff = self.cutoff_ms();
         let streak = self.settings.failure_streak;
         let (mut probed, mut failing) = (0u32, 0u32);
         let mut sustained_pairs = Vec::new();
-        for s in 0..self.n {
-            let reach = if !fresh || s == w {
-                Reach::NotProbed
-            } else {
-                let eps = mesh.entry_points_of(s);
-                let (mut fresh_results, mut sustained) = (0usize, 0usize);
-                for e in eps {
-                    let pair = evidence.pair(w, e);
-                    if pair.is_fresh(cutoff) {
-                        fresh_results += 1;
-                        if pair.streak >= streak {
-                            sustained += 1;
-                            sustained_pairs
-                                .push((e, pair.first_failure().unwrap_or(pair.last_at_ms)));
-                        }
+        let mut row = Vec::new();
+        // Both ascend by target: the witness's own targets are walked
+        // alongside its pairs.
+        let mut targets = self.sets.targets_of(w).map(|t| t.iter().peekable());
+        // A server's entry points are consecutive in the mesh, so the
+        // witness's pairs, by entry point, come grouped by target.
+        let mut pairs = evidence.pairs_of(w).peekable();
+        while let Some(&(first, _)) = pairs.peek().filter(|_| fresh) {
+            let s = mesh.owner_of(first);
+            let (mut fresh_results, mut sustained) = (0usize, 0usize);
+            while let Some((e, pair)) = pairs.next_if(|&(e, _)| mesh.owner_of(e) == s) {
+                if s != w && pair.is_fresh(cutoff) {
+                    fresh_results += 1;
+                    if pair.streak >= streak {
+                        sustained += 1;
+                        sustained_pairs.push((e, pair.first_failure().unwrap_or(pair.last_at_ms)));
                     }
                 }
-                match (fresh_results, sustained) {
-                    (0, _) => Reach::NotProbed,
-                    (f, s) if s < f => Reach::Reaches,
-                    _ => Reach::Fails,
-                }
+            }
+            let reach = match (fresh_results, sustained) {
+                (0, _) => continue,
+                (f, s) if s < f => Reach::Reaches,
+                _ => Reach::Fails,
             };
-            let assigned = self.sets.assigned(w, s);
-            self.reach[w * self.n + s] = reach;
-            self.assigned[w * self.n + s] = assigned;
-            if reach.probed() && assigned && self.counts_as_target(evidence, s) {
+            let assigned = match targets.as_mut() {
+                Some(targets) => {
+                    while targets.next_if(|&&(t, _)| (t as usize) < s).is_some() {}
+                    targets.peek().is_some_and(|&&(t, _)| t as usize == s)
+                }
+                None => self.sets.assigned(w, s),
+            };
+            row.push(Probed {
+                target: s as u32,
+                reach,
+                assigned,
+            });
+            if assigned && self.counts_as_target(evidence, s) {
                 probed += 1;
                 if reach.fails() {
                     failing += 1;
                 }
             }
         }
+        self.rows[w] = row;
         self.sustained[w] = sustained_pairs;
         let controls_down =
             fresh && self.verifier[w] && evidence.controls(w).is_sustained(cutoff, streak);
@@ -418,14 +469,21 @@ impl Evaluation {
         }
     }
 
+    fn probed(&self, w: usize, s: usize) -> Option<Probed> {
+        let row = &self.rows[w];
+        row.binary_search_by_key(&(s as u32), |p| p.target)
+            .ok()
+            .map(|i| row[i])
+    }
+
     fn reach(&self, w: usize, s: usize) -> Reach {
-        self.reach[w * self.n + s]
+        self.probed(w, s).map_or(Reach::NotProbed, |p| p.reach)
     }
 
     /// Whether `w`'s results about `s` count, by the sets its row was
-    /// last computed with.
+    /// last computed with (never when it has none).
     fn votes_on(&self, w: usize, s: usize) -> bool {
-        self.assigned[w * self.n + s]
+        self.probed(w, s).is_some_and(|p| p.assigned)
     }
 
     /// Takes the sets as they are now: a witness began or stopped
@@ -453,7 +511,7 @@ impl Evaluation {
             moved
         } else {
             self.sets
-                .reconfirm(mesh, evidence, &self.settings, self.now_ms, touched)
+                .refresh(mesh, evidence, &self.settings, self.now_ms, touched)
         };
         for w in moved {
             self.refresh_row(mesh, evidence, w, affected);
@@ -464,47 +522,64 @@ impl Evaluation {
     /// step with it; marks in `affected` every server whose verdict the
     /// change can alter.
     fn refresh_row(&mut self, mesh: &Mesh, evidence: &Evidence, w: usize, affected: &mut [bool]) {
-        let n = self.n;
         let was_standing = self.witnesses[w].standing(self.verifier[w]);
-        let old_row: Vec<Reach> = self.reach[w * n..(w + 1) * n].to_vec();
-        let old_assigned: Vec<bool> = self.assigned[w * n..(w + 1) * n].to_vec();
+        let old_row = std::mem::take(&mut self.rows[w]);
         let old_sustained = std::mem::take(&mut self.sustained[w]);
         self.compute_row(mesh, evidence, w);
         let standing = self.witnesses[w].standing(self.verifier[w]);
         affected[w] = true;
-        for (s, (&was, &was_assigned)) in old_row.iter().zip(&old_assigned).enumerate() {
-            let now = self.reach[w * n + s];
-            let assigned = self.assigned[w * n + s];
-            if was == now && was_standing == standing && was_assigned == assigned {
+        let row = std::mem::take(&mut self.rows[w]);
+        // Both rows ascend by target: walk them side by side.
+        let (mut i, mut j) = (0, 0);
+        while i < old_row.len() || j < row.len() {
+            let (was, now) = match (old_row.get(i), row.get(j)) {
+                (Some(a), Some(b)) if a.target == b.target => (Some(*a), Some(*b)),
+                (Some(a), Some(b)) if a.target < b.target => (Some(*a), None),
+                (Some(a), None) => (Some(*a), None),
+                (_, b) => (None, b.copied()),
+            };
+            i += usize::from(was.is_some());
+            j += usize::from(now.is_some());
+            if was == now && was_standing == standing {
                 continue;
             }
-            let (counted, counts) = (
-                was_standing.votes && was.probed() && was_assigned,
-                standing.votes && now.probed() && assigned,
-            );
-            if counted != counts {
-                if counts {
-                    self.voters[s] += 1;
-                } else {
-                    self.voters[s] -= 1;
+            let s = was.or(now).map_or(0, |p| p.target as usize);
+            let votes = |p: Option<Probed>, standing: Standing| {
+                standing.votes && p.is_some_and(|p| p.assigned)
+            };
+            match (votes(was, was_standing), votes(now, standing)) {
+                (false, true) => self.voters[s] += 1,
+                (true, false) => self.voters[s] -= 1,
+                _ => {}
+            }
+            let fails = |p: Option<Probed>| p.is_some_and(|p| p.reach.fails());
+            let reach = |p: Option<Probed>| p.map_or(Reach::NotProbed, |p| p.reach);
+            if self.verifier[w] && reach(was) != reach(now) {
+                let verified = &mut self.verified_into[s];
+                let at = verified.binary_search_by_key(&(w as u32), |&(v, _)| v);
+                match (at, reach(now)) {
+                    (Ok(i), Reach::NotProbed) => {
+                        verified.remove(i);
+                    }
+                    (Ok(i), now) => verified[i].1 = now,
+                    (Err(i), now) => verified.insert(i, (w as u32, now)),
                 }
             }
-            if was.fails() != now.fails() {
+            if fails(was) != fails(now) {
                 let failing = &mut self.failing_into[s];
                 match failing.binary_search(&w) {
-                    Ok(i) if !now.fails() => {
+                    Ok(i) if !fails(now) => {
                         failing.remove(i);
                     }
-                    Err(i) if now.fails() => failing.insert(i, w),
+                    Err(i) if fails(now) => failing.insert(i, w),
                     _ => {}
                 }
             }
             // A sustained pair is fresh, so its target is probed: a standing
-            // change reaches every cause of `w` through this test too.
-            if was != now || was.probed() || now.probed() || was_assigned != assigned {
-                affected[s] = true;
-            }
+            // change reaches every cause of `w` through this too.
+            affected[s] = true;
         }
+        self.rows[w] = row;
         let sustained = std::mem::take(&mut self.sustained[w]);
         if old_sustained != sustained {
             let has = |list: &[(usize, i64)], pair: &(usize, i64)| {
@@ -556,11 +631,12 @@ impl Evaluation {
                 g.quorum.failing_witnesses.push(id.clone());
             }
         }
-        for &v in &self.verifiers {
+        for &(v, reach) in &self.verified_into[s] {
+            let v = v as usize;
             if !self.witnesses[v].standing(true).verifies {
                 continue;
             }
-            let block = match self.reach(v, s) {
+            let block = match reach {
                 Reach::NotProbed => None,
                 Reach::Fails => Some(self.unreached_block(mesh, evidence, v, s)),
                 Reach::Reaches => self.reached_block(mesh, evidence, v, s),
@@ -568,7 +644,7 @@ impl Evaluation {
             let takes_out = block
                 .as_ref()
                 .is_some_and(|b| b.kind.takes_out_of_rotation());
-            if self.reach(v, s) == Reach::Reaches && !takes_out {
+            if reach == Reach::Reaches && !takes_out {
                 g.still_reached_by.push(mesh.server(v).id.clone());
             }
             g.blocks.extend(block);
@@ -779,6 +855,94 @@ impl Evaluation {
         }
     }
 
+    /// The evaluation at a later `now_ms` (the once-a-second tick): only
+    /// what time alone changes is revisited — evidence going stale, sets
+    /// whose turn to rotate came, maintenance windows opening or closing —
+    /// so its cost follows the fleet's changes, not its size. Equal to
+    /// [`evaluate`] at `now_ms`; a clock gone back evaluates everything.
+    /// Returns the indices of the rebuilt verdicts.
+    pub fn advance(&mut self, mesh: &Mesh, evidence: &Evidence, now_ms: i64) -> Vec<usize> {
+        if now_ms < self.now_ms {
+            *self = evaluate(mesh, evidence, &self.settings, now_ms);
+            return (0..self.n).collect();
+        }
+        let since_ms = std::mem::replace(&mut self.now_ms, now_ms);
+        let mut affected = vec![false; self.n];
+        let (mut reporting_changed, mut touched) = (false, Vec::new());
+        let mut expired = Vec::new();
+        while let Some(&Reverse((at, w))) = self.expiries.peek() {
+            if at > now_ms {
+                break;
+            }
+            self.expiries.pop();
+            expired.push(w as usize);
+        }
+        expired.sort_unstable();
+        expired.dedup();
+        // Most entries are of reports whose evidence a later report renewed.
+        expired.retain(|&w| self.goes_stale(evidence, w, since_ms, now_ms));
+        // Rows are recomputed whole, with every freshness as of `now_ms`:
+        // the expired witnesses' own, and those of the witnesses whose
+        // figures count a server that went silent (`retarget`'s one-at-a-
+        // time arithmetic would count twice a row recomputed after time moved).
+        let mut rows = expired.clone();
+        for &t in &expired {
+            if self.witnesses[t].fresh == self.is_fresh(evidence, t) {
+                continue;
+            }
+            reporting_changed = true;
+            if !self.verifier[t] {
+                rows.extend((0..self.n).filter(|&x| x != t && self.votes_on(x, t)));
+            }
+        }
+        rows.sort_unstable();
+        rows.dedup();
+        for &w in &expired {
+            // A verifier's transfers and control-SNI retries going stale
+            // change §8's kinds without changing its row.
+            if self.verifier[w] {
+                for p in &self.rows[w] {
+                    affected[p.target as usize] = true;
+                }
+            }
+            // Its sets' confirmations may end with its streaks.
+            touched.extend(
+                self.sets
+                    .targets_of(w)
+                    .into_iter()
+                    .flatten()
+                    .filter(|(_, indirect)| !indirect)
+                    .map(|&(s, _)| s as usize),
+            );
+        }
+        for w in rows {
+            self.refresh_row(mesh, evidence, w, &mut affected);
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        self.follow_sets(mesh, evidence, reporting_changed, &touched, &mut affected);
+        // Windows open and close with time alone.
+        for s in (0..self.n).filter(|&s| mesh.windows_of(s).next().is_some()) {
+            affected[s] = true;
+        }
+        let affected: Vec<usize> = (0..self.n).filter(|&s| affected[s]).collect();
+        for &s in &affected {
+            self.verdicts[s] = self.verdict_of(mesh, evidence, s);
+        }
+        affected
+    }
+
+    /// Whether some of witness `w`'s evidence is fresh at `from_ms` and
+    /// stale at `to_ms`.
+    fn goes_stale(&self, evidence: &Evidence, w: usize, from_ms: i64, to_ms: i64) -> bool {
+        let stale_after = self.settings.stale_after_ms();
+        let crosses = |received: i64| {
+            received > from_ms.saturating_sub(stale_after)
+                && received <= to_ms.saturating_sub(stale_after)
+        };
+        evidence.receipts_of(w).any(crosses)
+    }
+
     /// The incremental path for one report of witness `w`, received at
     /// `received_ms` (the panel's clock): records it in `evidence`, applies
     /// its probe results (in `at` order per pair; older ones are ignored),
@@ -842,6 +1006,10 @@ impl Evaluation {
                 applied +=
                     usize::from(evidence.apply_control(w, controls, report.received_ms, timing));
             }
+            let expiry = report
+                .received_ms
+                .saturating_add(self.settings.stale_after_ms());
+            self.expiries.push(Reverse((expiry, w as u32)));
             self.refresh_row(mesh, evidence, w, &mut affected);
             if self.is_fresh(evidence, w) != was_fresh {
                 self.retarget(mesh, evidence, w, &mut affected);

@@ -252,11 +252,12 @@ impl WitnessSets {
         }
     }
 
-    /// The sets after new results about `touched` servers, when no server
-    /// began or stopped reporting (the sets themselves then stand; only
-    /// indirect confirmations start or end). Returns the witnesses whose
+    /// The sets after new results about `touched` servers, or at a later
+    /// `now_ms`, when no server began or stopped reporting: only the
+    /// `touched` servers' confirmations, and the sets whose turn to rotate
+    /// came by `now_ms`, can have moved. Returns the witnesses whose
     /// targets moved. Equal to [`WitnessSets::derive`] on the same inputs.
-    pub fn reconfirm(
+    pub fn refresh(
         &mut self,
         mesh: &Mesh,
         evidence: &Evidence,
@@ -268,27 +269,40 @@ impl WitnessSets {
             return Vec::new();
         }
         let context = Context::new(mesh, evidence, settings, now_ms);
+        let mut servers: Vec<usize> = (0..self.sets.len())
+            .filter(|&s| !self.verifier[s] && self.rotated_at[s] + context.period <= now_ms)
+            .chain(touched.iter().copied().filter(|&s| !self.verifier[s]))
+            .collect();
+        servers.sort_unstable();
+        servers.dedup();
         let mut moved = Vec::new();
-        for &s in touched.iter().filter(|&&s| !self.verifier[s]) {
-            let confirmers = context.sets_of(mesh, evidence, s).confirmers;
-            if confirmers == self.confirmers[s] {
-                continue;
-            }
-            let old = std::mem::replace(&mut self.confirmers[s], confirmers);
-            let target = (s as u32, true);
-            for &w in &old {
-                let list = &mut self.targets[w as usize];
-                if let Ok(i) = list.binary_search(&target) {
-                    list.remove(i);
+        for s in servers {
+            let chosen = context.sets_of(mesh, evidence, s);
+            self.rotated_at[s] = chosen.rotated_at;
+            let old_set = std::mem::replace(&mut self.sets[s], chosen.set);
+            let old_confirmers = std::mem::replace(&mut self.confirmers[s], chosen.confirmers);
+            let lists = [
+                (false, &old_set, &self.sets[s]),
+                (true, &old_confirmers, &self.confirmers[s]),
+            ];
+            // Every leaving witness first: one may only change its role.
+            for (indirect, old, new) in lists {
+                for &w in old.iter().filter(|w| new.binary_search(w).is_err()) {
+                    let list = &mut self.targets[w as usize];
+                    if let Ok(i) = list.binary_search(&(s as u32, indirect)) {
+                        list.remove(i);
+                    }
+                    moved.push(w as usize);
                 }
-                moved.push(w as usize);
             }
-            for &w in &self.confirmers[s] {
-                let list = &mut self.targets[w as usize];
-                if let Err(i) = list.binary_search_by_key(&target.0, |&(t, _)| t) {
-                    list.insert(i, target);
+            for (indirect, old, new) in lists {
+                for &w in new.iter().filter(|w| old.binary_search(w).is_err()) {
+                    let list = &mut self.targets[w as usize];
+                    if let Err(i) = list.binary_search_by_key(&(s as u32), |&(t, _)| t) {
+                        list.insert(i, (s as u32, indirect));
+                    }
+                    moved.push(w as usize);
                 }
-                moved.push(w as usize);
             }
         }
         moved.sort_unstable();
@@ -325,6 +339,24 @@ impl WitnessSets {
     /// probes every normal server).
     pub fn targets_of(&self, w: usize) -> Option<&[(u32, bool)]> {
         (!self.full && !self.verifier[w]).then(|| self.targets[w].as_slice())
+    }
+
+    /// Everything witness `w` probes, `(target, indirect)` ascending: its
+    /// targets beyond the threshold; every normal server for a verifier;
+    /// every other server without sets. [`WitnessSets::assigned`] answers
+    /// for one pair by the same rule.
+    pub fn probed_by(&self, w: usize) -> impl Iterator<Item = (usize, bool)> + '_ {
+        let listed = self.targets_of(w);
+        let everyone = listed.is_none().then(|| {
+            (0..self.verifier.len())
+                .filter(move |&s| s != w && (self.full || !self.verifier[s]))
+                .map(|s| (s, false))
+        });
+        let listed = listed
+            .into_iter()
+            .flatten()
+            .map(|&(t, indirect)| (t as usize, indirect));
+        listed.chain(everyone.into_iter().flatten())
     }
 
     /// Server `s`'s witness set, ascending; `None` without sets, and for a

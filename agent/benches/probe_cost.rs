@@ -1,6 +1,8 @@
-//! Probe cost of one real `meshwatch-agent` process with 1000 peers.
+//! Probe cost of one real `meshwatch-agent` process with 1000 peers (or
+//! `PROBE_BENCH_PEERS`: beyond the witness-set threshold an agent is given
+//! its targets only, a few dozen whatever the fleet's size).
 //!
-//! A panel stand-in on loopback hands the agent 1000 TLS entry points (spread
+//! A panel stand-in on loopback hands the agent its TLS entry points (spread
 //! over 100 lab listeners on 127.0.200.x) with the default 30 s probe
 //! interval, and counts what the reports carry. The agent's own CPU time and
 //! memory are read from /proc/<pid>, so the listeners' work in this process
@@ -21,7 +23,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const PEERS: usize = 1000;
+const DEFAULT_PEERS: usize = 1000;
 const LISTENERS: usize = 100;
 const PROBE_INTERVAL_S: u32 = 30;
 
@@ -82,6 +84,10 @@ async fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(95);
+    let peer_count: usize = std::env::var("PROBE_BENCH_PEERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_PEERS);
     let filter = PathFilter::new();
     let mut listeners = Vec::new();
     for i in 0..LISTENERS {
@@ -92,7 +98,7 @@ async fn main() {
                 .expect("lab listener"),
         );
     }
-    let peers: Vec<Peer> = (0..PEERS)
+    let peers: Vec<Peer> = (0..peer_count)
         .map(|i| {
             let target = listeners[i % LISTENERS].address();
             Peer {
@@ -185,7 +191,7 @@ async fn main() {
             _ => rounds.push((at, at, 1)),
         }
     }
-    let full: Vec<_> = rounds.iter().filter(|(_, _, n)| *n == PEERS).collect();
+    let full: Vec<_> = rounds.iter().filter(|(_, _, n)| *n == peer_count).collect();
     let longest = full
         .iter()
         .map(|(s, e, _)| (*e - *s).num_milliseconds() as f64 / 1000.0)
@@ -201,7 +207,7 @@ async fn main() {
         .copied()
         .unwrap_or(0);
 
-    println!("probe_cost: one meshwatch-agent process, {PEERS} TLS peers, probe interval {PROBE_INTERVAL_S} s, concurrency 64");
+    println!("probe_cost: one meshwatch-agent process, {peer_count} TLS peers, probe interval {PROBE_INTERVAL_S} s, concurrency 64");
     println!("  measured window         {wall:.1} s");
     println!(
         "  probe results received  {} ({failed} failed)",
@@ -215,7 +221,7 @@ async fn main() {
     println!(
         "  longest full round      {longest:.2} s  (≈ {:.0} probes/s while probing)",
         if longest > 0.0 {
-            PEERS as f64 / longest
+            peer_count as f64 / longest
         } else {
             f64::NAN
         }

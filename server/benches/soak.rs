@@ -1,9 +1,12 @@
 //! Soak benchmark: a simulated fleet of N servers (default 3000) reporting
 //! at the real default interval — one report per server every 60 s, each
-//! with a probe result for every other server — for M minutes (default
-//! 10), against real `meshwatch-server` processes: one panel on a SQLite
-//! file, or (under `scripts/with-postgres.sh`) two replicas on one
-//! PostgreSQL database, the reports going to them in turn.
+//! with a probe result for every peer its agent config lists (beyond the
+//! witness-set threshold, its targets; an agent whose report's answer
+//! names a new config version fetches its config again, as real agents
+//! do) — for M minutes (default 10), against real `meshwatch-server`
+//! processes: one panel on a SQLite file, or (under
+//! `scripts/with-postgres.sh`) two replicas on one PostgreSQL database,
+//! the reports going to them in turn.
 //!
 //! About 1 % of the pairs fail, the same ones every round.
 //!
@@ -24,10 +27,15 @@ mod support;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::panel_process::{ms, percentile, report, rss_mib, start_replica, Replica};
+use support::panel_process::{
+    agent_targets, ms, percentile, report_to, rss_mib, start_replica, Replica,
+};
 use support::{agent_token, env_or, fleet, postgres_database, ADMIN};
 
-/// The evaluator's full evaluations so far: (count, total seconds).
+/// What one agent was last told: its config's version and its targets.
+type Told = Mutex<(u64, Arc<Vec<usize>>)>;
+
+/// The evaluator's ticks so far: (count, total seconds).
 async fn evaluations(http: &reqwest::Client, base: &str) -> (f64, f64) {
     let text = match http.get(format!("{base}/metrics")).send().await {
         Ok(r) => r.text().await.unwrap_or_default(),
@@ -120,8 +128,7 @@ async fn main() {
         "SQLite, 1 panel"
     };
     println!(
-        "soak: {n} servers × {} probe results, one report per server every {} s, {minutes} min, {backend}",
-        n - 1,
+        "soak: {n} servers, one report per server every {} s, {minutes} min, {backend}",
         interval.as_secs()
     );
     let replicas: Vec<Replica> = names
@@ -162,6 +169,32 @@ async fn main() {
         }
     }
     let db_start = database_bytes(&database_url, dir.path()).await;
+    // Every agent's targets, from its config (64 at a time).
+    let mut told = Vec::with_capacity(n);
+    for chunk in (0..n).collect::<Vec<_>>().chunks(64) {
+        let fetches: Vec<_> = chunk
+            .iter()
+            .map(|&w| {
+                let (http, base) = (http.clone(), bases[w % bases.len()].clone());
+                tokio::spawn(async move { agent_targets(&http, &base, w).await })
+            })
+            .collect();
+        for fetch in fetches {
+            let (version, targets) = fetch.await.expect("a config");
+            told.push(Mutex::new((version, Arc::new(targets))));
+        }
+    }
+    let sizes_told: Vec<usize> = told
+        .iter()
+        .map(|t| t.lock().expect("told").1.len())
+        .collect();
+    println!(
+        "probe results per report: mean {:.1}, at most {}",
+        sizes_told.iter().sum::<usize>() as f64 / n as f64,
+        sizes_told.iter().max().copied().unwrap_or(0)
+    );
+    let told: Arc<Vec<Told>> = Arc::new(told);
+    let refetched = Arc::new(AtomicUsize::new(0));
 
     let latencies: Arc<Mutex<Vec<(usize, Duration, Duration)>>> = Arc::default();
     let failed = Arc::new(AtomicUsize::new(0));
@@ -174,7 +207,8 @@ async fn main() {
     // replica, until the last one serves it.
     let staleness: Arc<Mutex<Vec<Duration>>> = Arc::default();
     let watcher = {
-        let (http, bases, staleness) = (http.clone(), bases.clone(), staleness.clone());
+        let (http, bases, staleness, told) =
+            (http.clone(), bases.clone(), staleness.clone(), told.clone());
         tokio::spawn(async move {
             let mut round = 1_000_000usize;
             while Instant::now() + Duration::from_secs(10) < end {
@@ -187,7 +221,10 @@ async fn main() {
                     .post(format!("{}/api/agent/v1/report", bases[0]))
                     .bearer_auth(agent_token(s))
                     .header("content-type", "application/json")
-                    .body(report(n, s, round, &at))
+                    .body({
+                        let targets = told[s].lock().expect("told").1.clone();
+                        report_to(round * n + s, s, &at, targets.iter().copied())
+                    })
                     .send()
                     .await
                     .is_ok_and(|r| r.status() == 202);
@@ -256,17 +293,23 @@ async fn main() {
         tokio::time::sleep_until(due.into()).await;
         let (w, round) = (k % n, k / n);
         let base = bases[k % bases.len()].clone();
-        let (http, latencies, failed, in_flight) = (
+        let (http, latencies, failed, in_flight, told, refetched) = (
             http.clone(),
             latencies.clone(),
             failed.clone(),
             in_flight.clone(),
+            told.clone(),
+            refetched.clone(),
         );
         let minute = (due - started).as_secs() as usize / 60;
         in_flight.fetch_add(1, Ordering::Relaxed);
         tokio::spawn(async move {
             let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-            let body = report(n, w, round, &at);
+            let (version, targets) = {
+                let told = told[w].lock().expect("told");
+                (told.0, told.1.clone())
+            };
+            let body = report_to(round * n + w, w, &at, targets.iter().copied());
             let late = due.elapsed();
             let sent = Instant::now();
             let answer = http
@@ -276,26 +319,40 @@ async fn main() {
                 .body(body)
                 .send()
                 .await;
-            let ok = match answer {
-                Ok(r) if r.status() == 202 => true,
+            let (ok, moved) = match answer {
+                Ok(r) if r.status() == 202 => {
+                    let ack: serde_json::Value = r.json().await.unwrap_or_default();
+                    (
+                        true,
+                        ack["fleet_version"].as_u64().is_some_and(|v| v != version),
+                    )
+                }
                 Ok(r) => {
                     let status = r.status();
                     let text = r.text().await.unwrap_or_default();
                     eprintln!("report of s{w} to {base}: {status} {text}");
-                    false
+                    (false, false)
                 }
                 Err(err) => {
                     eprintln!("report of s{w} to {base}: {err}");
-                    false
+                    (false, false)
                 }
             };
+            let acked = sent.elapsed();
             if ok {
                 latencies
                     .lock()
                     .expect("latencies")
-                    .push((minute, sent.elapsed(), late));
+                    .push((minute, acked, late));
             } else {
                 failed.fetch_add(1, Ordering::Relaxed);
+            }
+            // A new version (a rotation, a confirmation asked): the agent
+            // fetches its config again.
+            if moved {
+                let (version, targets) = agent_targets(&http, &base, w).await;
+                *told[w].lock().expect("told") = (version, Arc::new(targets));
+                refetched.fetch_add(1, Ordering::Relaxed);
             }
             in_flight.fetch_sub(1, Ordering::Relaxed);
         });
@@ -332,10 +389,11 @@ async fn main() {
     let mut acks: Vec<Duration> = all.iter().map(|l| l.1).collect();
     acks.sort();
     println!(
-        "overall: {} reports acknowledged ({:.1}/s), {} failed; ack p50 {:.0} ms, p99 {:.0} ms",
+        "overall: {} reports acknowledged ({:.1}/s), {} failed, {} configs fetched again; ack p50 {:.0} ms, p99 {:.0} ms",
         acks.len(),
         acks.len() as f64 / elapsed.as_secs_f64(),
         failed.load(Ordering::Relaxed),
+        refetched.load(Ordering::Relaxed),
         ms(percentile(&acks, 0.5)),
         ms(percentile(&acks, 0.99)),
     );
@@ -345,7 +403,7 @@ async fn main() {
         let ticks = count - count0;
         if ticks > 0.0 {
             println!(
-                "{}: {ticks:.0} evaluations, mean {:.0} ms",
+                "{}: {ticks:.0} ticks, mean {:.2} ms",
                 names[i],
                 (sum - sum0) / ticks * 1000.0
             );

@@ -9,6 +9,7 @@ pub mod flashes;
 pub mod health;
 pub mod language;
 pub mod live;
+pub mod log_safe;
 pub mod mesh_picture;
 pub mod metrics;
 pub mod qr;

@@ -211,8 +211,102 @@ fn check_outcome(at_ms: i64, ok: bool, variant: u8) -> ProbeOutcome {
     }
 }
 
+/// The mesh with one maintenance window of the servers `planned` marks.
+fn with_window(
+    mesh: Mesh,
+    planned: &[bool],
+    start: chrono::DateTime<chrono::Utc>,
+    length: chrono::Duration,
+) -> Mesh {
+    use crate::maintenance::{MaintenanceId, MaintenancePlan, MaintenanceWindow};
+    let servers = (0..mesh.server_count())
+        .filter(|&i| planned.get(i).copied().unwrap_or(false))
+        .map(|i| mesh.server(i).id.clone())
+        .collect();
+    let window = MaintenanceWindow {
+        id: MaintenanceId(1),
+        plan: MaintenancePlan {
+            servers,
+            routes: Vec::new(),
+            start,
+            end: start + length,
+            weekly: false,
+            note: String::new(),
+        },
+    };
+    mesh.with_maintenance(vec![window])
+}
+
+/// Report `k`'s results of witness `w`: `(entry point pick, ok, kind of
+/// check)`, each newer than the scenario's own.
+fn new_probes(
+    mesh: &Mesh,
+    w: usize,
+    results: &[(prop::sample::Index, bool, u8)],
+    k: usize,
+) -> Vec<(usize, ProbeOutcome)> {
+    let targets: Vec<usize> = (0..mesh.entry_point_count())
+        .filter(|&e| mesh.owner_of(e) != w)
+        .collect();
+    if targets.is_empty() {
+        return Vec::new();
+    }
+    results
+        .iter()
+        .enumerate()
+        .map(|(i, (pick, ok, variant))| {
+            let at = 1_000 + (k * 4 + i % 4) as i64;
+            (
+                targets[pick.index(targets.len())],
+                check_outcome(at, *ok, *variant),
+            )
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn advancing_time_equals_full_evaluation(
+        s in scenario(),
+        rotation_s in 1u32..400,
+        steps in prop::collection::vec(
+            (
+                0i64..120_000,
+                prop::option::of((
+                    any::<prop::sample::Index>(),
+                    prop::collection::vec((any::<prop::sample::Index>(), any::<bool>(), 0u8..6), 0..4),
+                )),
+            ),
+            1..8,
+        ),
+        planned in prop::collection::vec(any::<bool>(), 0..7),
+    ) {
+        // Sets that rotate within the run, evaluated from before the
+        // scenario's evidence arrived until after all of it went stale,
+        // and a maintenance window that opens and closes meanwhile.
+        let settings = Settings { witness_rotation_s: rotation_s, ..s.settings };
+        let (mesh, mut evidence) = build(&s);
+        let start = crate::evidence::from_ms(NOW - 60_000);
+        let mesh = with_window(mesh, &planned, start, chrono::Duration::minutes(2));
+        let mut now = NOW - settings.stale_after_ms() - 10;
+        let mut advanced = evaluate(&mesh, &evidence, &settings, now);
+        for (k, (dt, report)) in steps.iter().enumerate() {
+            now += dt;
+            advanced.advance(&mesh, &evidence, now);
+            let full = evaluate(&mesh, &evidence, &settings, now);
+            prop_assert_eq!(advanced.verdicts(), full.verdicts(), "at step {}", k);
+            prop_assert_eq!(advanced.sets(), full.sets(), "the sets at step {}", k);
+            if let Some((witness, results)) = report {
+                let w = witness.index(mesh.server_count());
+                let probes = new_probes(&mesh, w, results, k);
+                advanced.apply_report(&mesh, &mut evidence, w, now, ok_check(), &probes);
+                let full = evaluate(&mesh, &evidence, &settings, now);
+                prop_assert_eq!(advanced.verdicts(), full.verdicts(), "after report {}", k);
+            }
+        }
+    }
 
     #[test]
     fn incremental_evaluation_equals_full_evaluation(
@@ -240,20 +334,7 @@ proptest! {
                 }
                 None => ok_check(),
             };
-            let targets: Vec<usize> =
-                (0..mesh.entry_point_count()).filter(|&e| mesh.owner_of(e) != w).collect();
-            let probes: Vec<(usize, ProbeOutcome)> = if targets.is_empty() {
-                Vec::new()
-            } else {
-                new_results
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (pick, ok, variant))| {
-                        let at = 1_000 + (k * 4 + i % 4) as i64;
-                        (targets[pick.index(targets.len())], check_outcome(at, *ok, *variant))
-                    })
-                    .collect()
-            };
+            let probes = new_probes(&mesh, w, new_results, k);
             incremental.apply_report(&mesh, &mut evidence, w, NOW, self_check.clone(), &probes);
             let full = evaluate(&mesh, &evidence, &s.settings, NOW);
             prop_assert_eq!(incremental.verdicts(), full.verdicts(), "after report {}", k);
@@ -284,9 +365,7 @@ proptest! {
             if let Some(r) = evidence.report(i) {
                 replayed.record_report(i, r.received_ms, r.self_check.clone());
             }
-            for e in 0..mesh.entry_point_count() {
-                replayed.restore_pair(i, e, *evidence.pair(i, e));
-            }
+            replayed.restore_pairs(evidence.pairs_of(i).map(|(e, pair)| (i, e, *pair)));
         }
         let from_state = evaluate(&mesh, &replayed, &s.settings, NOW);
         prop_assert_eq!(first.verdicts(), from_state.verdicts());
@@ -312,27 +391,11 @@ proptest! {
         draining in any::<bool>(),
     ) {
         use crate::evidence::from_ms;
-        use crate::maintenance::{MaintenanceId, MaintenancePlan, MaintenanceWindow};
         let (mesh, evidence) = build(&s);
         // Some servers in a window that holds (or drains) now.
         let now = from_ms(NOW);
         let start = if draining { now + chrono::Duration::minutes(30) } else { now };
-        let servers = (0..mesh.server_count())
-            .filter(|&i| planned.get(i).copied().unwrap_or(false))
-            .map(|i| mesh.server(i).id.clone())
-            .collect();
-        let window = MaintenanceWindow {
-            id: MaintenanceId(1),
-            plan: MaintenancePlan {
-                servers,
-                routes: Vec::new(),
-                start,
-                end: start + chrono::Duration::hours(2),
-                weekly: false,
-                note: String::new(),
-            },
-        };
-        let mesh = mesh.with_maintenance(vec![window]);
+        let mesh = with_window(mesh, &planned, start, chrono::Duration::hours(2));
         let eval = evaluate(&mesh, &evidence, &s.settings, NOW);
         for (i, v) in eval.verdicts().iter().enumerate() {
             let in_window = planned.get(i).copied().unwrap_or(false);

@@ -171,6 +171,22 @@ fn verifiers_are_in_no_set_and_probe_every_normal_server() {
 }
 
 #[test]
+fn what_a_witness_probes_is_what_votes_in_every_mode() {
+    let mut list = fleet(4, 20, 2);
+    list.push(("v-1".into(), "RU".into(), "ru".into()));
+    let mesh = mesh_of(&list, &["v-1"]);
+    let n = mesh.server_count();
+    for threshold in [8, 200] {
+        let sets = WitnessSets::derive(&mesh, &all_reporting(&mesh), &settings(threshold, 12), NOW);
+        for w in 0..n {
+            let probed: Vec<usize> = sets.probed_by(w).map(|(t, _)| t).collect();
+            let assigned: Vec<usize> = (0..n).filter(|&s| sets.assigned(w, s)).collect();
+            assert_eq!(probed, assigned, "witness {w}, threshold {threshold}");
+        }
+    }
+}
+
+#[test]
 fn every_set_rotates_one_witness_at_a_time_and_in_turn() {
     let mesh = mesh_of(&fleet(3, 30, 2), &[]);
     let config = settings(8, 6);
@@ -217,6 +233,37 @@ fn every_set_rotates_one_witness_at_a_time_and_in_turn() {
             "server {s} had every witness of its classes"
         );
     }
+}
+
+#[test]
+fn an_hour_moves_each_set_once_and_each_agent_s_targets_about_twice() {
+    // Minute by minute, as agents see their configs: a rotation moves one
+    // witness out of a set and one in, so an hour changes the targets of
+    // about two agents per server, not more.
+    let mesh = mesh_of(&fleet(5, 60, 2), &[]);
+    let config = settings(8, 12);
+    let n = mesh.server_count();
+    let mut previous = WitnessSets::derive(&mesh, &all_reporting_at(&mesh, NOW), &config, NOW);
+    let (mut agent_changes, mut set_changes) = (0, 0);
+    for minute in 1..=60 {
+        let now = NOW + minute * 60_000;
+        let sets = WitnessSets::derive(&mesh, &all_reporting_at(&mesh, now), &config, now);
+        agent_changes += (0..n)
+            .filter(|&w| sets.targets_of(w) != previous.targets_of(w))
+            .count();
+        set_changes += (0..n)
+            .filter(|&s| sets.set_of(s) != previous.set_of(s))
+            .count();
+        previous = sets;
+    }
+    assert!(
+        set_changes <= n,
+        "{set_changes} set changes in an hour for {n} sets"
+    );
+    assert!(
+        agent_changes <= 2 * n,
+        "{agent_changes} agents' targets changed in an hour ({n} servers)"
+    );
 }
 
 #[test]

@@ -79,23 +79,31 @@ pub fn rss_mib(pid: u32) -> f64 {
         .map_or(0.0, |kib| kib / 1024.0)
 }
 
-/// The report of server `w` for round `round`: one result per peer.
+/// The report of server `w` for round `round`: one result per peer of
+/// a full mesh of `n` (as older agents send).
 pub fn report(n: usize, w: usize, round: usize, at: &str) -> Vec<u8> {
+    report_to(round * n + w, w, at, (0..n).filter(|&t| t != w))
+}
+
+/// Report number `number` of server `w`: one result for each of
+/// `targets` (server indices). About 1 % of the pairs fail, the same ones
+/// every round (as a real fleet's blocked or broken paths do).
+pub fn report_to(
+    number: usize,
+    w: usize,
+    at: &str,
+    targets: impl Iterator<Item = usize>,
+) -> Vec<u8> {
     use std::fmt::Write;
-    let mut body = String::with_capacity(n * 120 + 400);
+    let mut body = String::with_capacity(4096);
     let _ = write!(
         body,
-        r#"{{"report_id":"00000000-0000-4000-8000-{:012}","agent_version":"soak","sent_at":"{at}","self_check":{{"listener_ok":true,"service_ok":true}},"metrics":{{"cpu_pct":3.5,"connections":120}},"probes":["#,
-        round * n + w
+        r#"{{"report_id":"00000000-0000-4000-8000-{number:012}","agent_version":"soak","sent_at":"{at}","self_check":{{"listener_ok":true,"service_ok":true}},"metrics":{{"cpu_pct":3.5,"connections":120}},"probes":["#,
     );
-    let mut first = true;
-    for t in (0..n).filter(|&t| t != w) {
-        if !first {
+    for (k, t) in targets.enumerate() {
+        if k > 0 {
             body.push(',');
         }
-        first = false;
-        // About 1 % of the pairs fail, the same ones every round (as a
-        // real fleet's blocked or broken paths do).
         let ok = !(w * 31 + t * 17).is_multiple_of(97);
         if ok {
             let _ = write!(
@@ -111,6 +119,29 @@ pub fn report(n: usize, w: usize, round: usize, at: &str) -> Vec<u8> {
     }
     body.push_str("]}");
     body.into_bytes()
+}
+
+/// What agent `w` is told to probe, as a real agent learns it: its
+/// config's version and its peers' server indices (servers `s<i>`).
+pub async fn agent_targets(http: &reqwest::Client, base: &str, w: usize) -> (u64, Vec<usize>) {
+    let config: serde_json::Value = http
+        .get(format!("{base}/api/agent/v1/config"))
+        .bearer_auth(super::agent_token(w))
+        .send()
+        .await
+        .expect("the config answers")
+        .json()
+        .await
+        .expect("a config");
+    let mut targets: Vec<usize> = config["peers"]
+        .as_array()
+        .expect("peers")
+        .iter()
+        .filter_map(|p| p["server_id"].as_str()?.strip_prefix('s')?.parse().ok())
+        .collect();
+    targets.sort_unstable();
+    targets.dedup();
+    (config["fleet_version"].as_u64().unwrap_or(0), targets)
 }
 
 pub fn percentile(sorted: &[Duration], p: f64) -> Duration {

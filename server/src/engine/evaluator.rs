@@ -115,16 +115,18 @@ async fn restore(store: &Store, settings: &Settings) -> Result<Restored, StoreEr
             evidence.record_report(s, received_ms, check);
         }
     }
+    let mut pairs = Vec::with_capacity(snapshot.pairs.len());
     for row in snapshot.pairs {
         let w = mesh.server_index(&row.witness_id);
         let e = mesh.entry_point_index(&row.entry_point_id);
         if let (Some(w), Some(e)) = (w, e) {
-            evidence.restore_pair(w, e, row.state);
+            pairs.push((w, e, row.state));
             if let Some(transfer) = row.transfer {
                 evidence.restore_transfer(w, e, transfer);
             }
         }
     }
+    evidence.restore_pairs(pairs);
     for row in snapshot.controls {
         if let Some(w) = mesh.server_index(&row.verifier_id) {
             evidence.restore_controls(w, row.state);
@@ -222,44 +224,43 @@ impl Evaluator {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Re-evaluates everything at the current time and returns the
-    /// verdicts whose conditions differ from the last recorded ones.
+    /// Brings the evaluation to the current time and returns the verdicts
+    /// whose conditions differ from the last recorded ones.
     pub async fn tick(&self) -> Vec<VerdictChange> {
-        // A report applied between the evaluation and its swap-in would be
-        // lost with the old evaluation: reports wait (they are ordered by
-        // this lock anyway). Pages do not: the evaluation itself, the long
-        // part, holds the snapshot only for reading, and off the async
-        // workers, so the requests queued on one are not held up by it.
+        // Reports wait (they are ordered by this lock anyway). Pages wait
+        // only while time's changes are applied: what went stale, the sets
+        // whose turn to rotate came and the maintenance windows, a cost
+        // that follows the fleet's changes, not its size.
         let _order = self.order.lock().await;
         let (snapshot, metrics, clock) = (
             self.snapshot.clone(),
             self.metrics.clone(),
             self.clock.clone(),
         );
-        let evaluated = tokio::task::spawn_blocking(move || {
-            let state = snapshot.read();
+        let advanced = tokio::task::spawn_blocking(move || {
+            let mut state = snapshot.write();
+            let state = &mut *state;
             let timer = metrics.evaluation_seconds.start_timer();
-            let evaluation = evaluate(
+            state
+                .evaluation
+                .advance(&state.mesh, &state.evidence, clock.now_ms());
+            timer.observe_duration();
+        })
+        .await;
+        if let Err(err) = advanced {
+            // The caches the advance left half-updated are rebuilt whole.
+            tracing::error!(error = %err, "evaluation failed");
+            let mut state = self.snapshot.write();
+            let state = &mut *state;
+            state.evaluation = evaluate(
                 &state.mesh,
                 &state.evidence,
                 &state.settings,
-                clock.now_ms(),
+                self.clock.now_ms(),
             );
-            timer.observe_duration();
-            evaluation
-        })
-        .await;
-        let evaluation = match evaluated {
-            Ok(evaluation) => evaluation,
-            Err(err) => {
-                // Nothing was swapped in: the next tick tries again.
-                tracing::error!(error = %err, "evaluation failed");
-                return Vec::new();
-            }
-        };
-        self.metrics.observe_verdicts(evaluation.verdicts());
-        let mut state = self.snapshot.write();
-        state.evaluation = evaluation;
+        }
+        let state = self.snapshot.read();
+        self.metrics.observe_verdicts(state.evaluation.verdicts());
         let at = self.clock.now();
         let ledger = self.ledger();
         state

@@ -93,15 +93,8 @@ impl ReadModel {
                 peers: Vec::new(),
             });
         };
-        let targets: Vec<(usize, bool)> = match sets.targets_of(w) {
-            Some(targets) => targets.iter().map(|&(t, i)| (t as usize, i)).collect(),
-            None => (0..mesh.server_count())
-                .filter(|&t| t != w && (sets.is_full() || !mesh.server(t).verifier))
-                .map(|t| (t, false))
-                .collect(),
-        };
-        let peers = targets
-            .into_iter()
+        let peers = sets
+            .probed_by(w)
             .flat_map(|(t, indirect)| {
                 let id = &mesh.server(t).id;
                 mesh.entry_points_of(t)
@@ -288,10 +281,7 @@ impl ReadModel {
         };
         let n = mesh.servers().len();
         let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| {
-            let (a, b) = (mesh.server(a), mesh.server(b));
-            (&a.country, &a.name, &a.id).cmp(&(&b.country, &b.name, &b.id))
-        });
+        in_mesh_page_order(&mesh, &mut order);
         let cells = order
             .iter()
             .flat_map(|&w| order.iter().map(move |&s| (w, s)))
@@ -311,6 +301,14 @@ impl ReadModel {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((version, matrix.clone()));
         matrix
     }
+}
+
+/// Sorts servers as the mesh page lists them: by country, then name (then id).
+fn in_mesh_page_order(mesh: &Mesh, servers: &mut [usize]) {
+    servers.sort_by(|&a, &b| {
+        let (a, b) = (mesh.server(a), mesh.server(b));
+        (&a.country, &a.name, &a.id).cmp(&(&b.country, &b.name, &b.id))
+    });
 }
 
 impl ReadModel {
@@ -341,10 +339,7 @@ impl ReadModel {
         let mut matching: Vec<usize> = (0..mesh.server_count())
             .filter(|&s| sets.set_of(s).is_some() && found(s))
             .collect();
-        matching.sort_by(|&a, &b| {
-            let (a, b) = (mesh.server(a), mesh.server(b));
-            (&a.country, &a.name, &a.id).cmp(&(&b.country, &b.name, &b.id))
-        });
+        in_mesh_page_order(mesh, &mut matching);
         let row = |s: usize| {
             let members = sets
                 .set_of(s)

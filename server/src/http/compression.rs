@@ -12,12 +12,23 @@ use tower_http::compression::{CompressionLayer, CompressionLevel};
 /// The content types worth compressing.
 const COMPRESSED_TYPES: [&str; 3] = ["text/html", "application/json", "image/svg+xml"];
 
-fn is_compressed_type(_: StatusCode, _: Version, headers: &HeaderMap, _: &Extensions) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|essence| COMPRESSED_TYPES.contains(&essence.trim()))
+/// Marks a response never to compress whatever its type: a
+/// subscription's sing-box document is JSON, and still a subscription.
+#[derive(Debug, Clone, Copy)]
+pub struct Uncompressed;
+
+fn is_compressed_type(
+    _: StatusCode,
+    _: Version,
+    headers: &HeaderMap,
+    extensions: &Extensions,
+) -> bool {
+    extensions.get::<Uncompressed>().is_none()
+        && headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .is_some_and(|essence| COMPRESSED_TYPES.contains(&essence.trim()))
 }
 
 /// gzip at its fastest level: a card page shrinks about five times in

@@ -6,6 +6,7 @@
 //! gives up.
 
 use crate::http::api::ApiError;
+use crate::http::log_safe::loggable_path;
 use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::middleware::Next;
@@ -22,11 +23,12 @@ pub async fn deadline(request: Request, next: Next) -> Response {
     if STREAMS.contains(&request.uri().path()) {
         return next.run(request).await;
     }
-    let call = format!("{} {}", request.method(), request.uri().path());
+    let method = request.method().clone();
+    let path = loggable_path(request.uri().path()).to_owned();
     match tokio::time::timeout(REQUEST_TIMEOUT, next.run(request)).await {
         Ok(response) => response,
         Err(_) => {
-            tracing::warn!(%call, "a request took longer than {REQUEST_TIMEOUT:?}; answered 503");
+            tracing::warn!(%method, %path, "a request took longer than {REQUEST_TIMEOUT:?}; answered 503");
             ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "timeout",

@@ -138,6 +138,9 @@ pub async fn serve(
         ),
     };
     let mut response = body.into_response();
+    response
+        .extensions_mut()
+        .insert(crate::http::compression::Uncompressed);
     let h = response.headers_mut();
     h.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     h.insert(

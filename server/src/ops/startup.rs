@@ -461,6 +461,6 @@ fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes)
     // Outside the contract check, which reads the answers as sent.
     router
         .layer(crate::http::compression::layer())
-        .layer(TraceLayer::new_for_http())
+        .layer(TraceLayer::new_for_http().make_span_with(crate::http::log_safe::request_span))
         .with_state(state)
 }

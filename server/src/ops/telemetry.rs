@@ -57,7 +57,7 @@ impl Metrics {
         let evaluation_seconds = Histogram::with_opts(
             HistogramOpts::new(
                 "evaluation_duration_seconds",
-                "Full evaluations of the mesh",
+                "Evaluations of the mesh at each tick (what time changed)",
             )
             .buckets(vec![
                 0.000_1, 0.000_5, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0,

@@ -78,7 +78,7 @@ async fn the_event_stream_and_subscriptions_are_never_compressed() {
     assert_eq!(encoding(&events), None, "events flow as they happen");
     drop(events);
 
-    for query in ["", "?format=plain"] {
+    for query in ["", "?format=plain", "?format=singbox", "?format=clash"] {
         let sub = fetch(&app, &format!("/sub/{SUB}{query}"), None, true).await;
         assert_eq!(sub.status(), 200);
         assert_eq!(encoding(&sub), None, "/sub{query}");
