@@ -76,6 +76,15 @@ node -e '
                 [zlib.constants.BROTLI_PARAM_SIZE_HINT]: raw.length } }));
   }' "$staging"
 
+# The islands' WASM budget (docs/benchmarks.md): a build over it fails
+# here rather than ship.
+wasm_budget=100000
+wasm_gzip=$(stat -c %s "$staging/pkg/$name.wasm.gz")
+if [ "$wasm_gzip" -gt "$wasm_budget" ]; then
+  echo "build-release: the islands' WASM is $wasm_gzip B gzipped, over its $wasm_budget B budget" >&2
+  exit 1
+fi
+
 # The site changes in one step: a server build never embeds a half-written one.
 rm -rf "$site.old"
 if [ -d "$site" ]; then mv "$site" "$site.old"; fi

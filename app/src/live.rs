@@ -29,13 +29,26 @@ pub fn LiveRegion<C: IntoView + 'static>(
 
 /// The header's "Live" / "Not live" indicator, and the stream behind it.
 /// `data-hydrated` tells tests (and the curious) that the page's islands run.
-#[island]
+#[component]
 pub fn LiveIndicator(
     /// "Live" in the page's language.
-    on: String,
+    on: &'static str,
     /// "Not live" in the page's language.
-    off: String,
+    off: &'static str,
 ) -> impl IntoView {
+    // Both words are rendered on the panel; `data-live` shows one.
+    view! {
+        <LiveStream>
+            <span class="group-data-[live=off]:hidden">{on}</span>
+            <span class="group-data-[live=on]:hidden">{off}</span>
+        </LiveStream>
+    }
+}
+
+/// The indicator's island. It takes no props (its words come as children,
+/// rendered on the panel): the islands' WASM then decodes no JSON.
+#[island]
+fn LiveStream(children: Children) -> impl IntoView {
     let connected = RwSignal::new(false);
     let hydrated = RwSignal::new(false);
     // Effects run only in the browser.
@@ -44,7 +57,7 @@ pub fn LiveIndicator(
         browser::listen(connected);
     });
     view! {
-        <span class="inline-flex items-center gap-1.5 text-xs" data-testid="live"
+        <span class="group inline-flex items-center gap-1.5 text-xs" data-testid="live"
             data-live=move || if connected.get() { "on" } else { "off" }
             data-hydrated=move || if hydrated.get() { "true" } else { "false" }>
             <span aria-hidden="true" class=move || if connected.get() {
@@ -52,7 +65,7 @@ pub fn LiveIndicator(
             } else {
                 "inline-block size-2 rounded-full bg-slate-300"
             }></span>
-            {move || if connected.get() { on.clone() } else { off.clone() }}
+            {children()}
         </span>
     }
 }

@@ -108,6 +108,24 @@ test('a user card shows the servers, the subscription link with its QR code and 
   expect(errors).toEqual([]);
 });
 
+test('the copy button copies the subscription link', async ({ page, context, request }, info) => {
+  test.skip(info.project.use.javaScriptEnabled === false, 'copying needs JavaScript');
+  const tag = tagFor(info, 'cp');
+  const tokens = await provision(request, fleetFor(tag));
+  const errors = collectErrors(page);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await signIn(page);
+  await page.goto(`/users/alice-${tag}`);
+  await hydrated(page);
+  await page.getByRole('button', { name: 'Copy', exact: true }).click();
+  // The island takes its text and labels from the page (no props).
+  await expect(page.getByRole('button', { name: 'Copied', exact: true })).toBeVisible();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  await expect(page.getByLabel('Subscription link', { exact: true })).toHaveValue(copied);
+  expect(copied).toMatch(new RegExp(`^https?://.+/sub/${tokens.sub_tokens[`alice-${tag}`]}$`));
+  expect(errors).toEqual([]);
+});
+
 test('a status change appears on an open page without a reload', async ({ page, request }, info) => {
   test.skip(info.project.use.javaScriptEnabled === false, 'live updates need JavaScript');
   const tag = tagFor(info, 'lv');
@@ -117,6 +135,8 @@ test('a status change appears on an open page without a reload', async ({ page, 
   await page.goto(`/servers/fra-${tag}`);
   await hydrated(page);
   await expect(page.getByTestId('live')).toHaveAttribute('data-live', 'on');
+  // Both words are on the page; only the one that holds shows.
+  await expect(page.getByTestId('live')).toHaveText('Live', { useInnerText: true });
   await expect(page.getByTestId('server-status')).toContainText('No data from server');
   await page.evaluate(() => { (window as unknown as { stillHere: boolean }).stillHere = true; });
   // What the operator is typing in the card's forms outlives the refresh.

@@ -1,5 +1,6 @@
 //! Panel page benchmark: server-side rendering of the user card, the
-//! server card and the public status page for a 1000-server, 10 000-user
+//! server card and the public status page, and subscriptions
+//! (`/sub/{token}`), for a 1000-server, 10 000-user
 //! fleet on a fresh SQLite file,
 //! under 50 concurrent connections on loopback; then the mesh page of a
 //! 300- and a 1000-server fleet whose every pair has evidence (the latter
@@ -22,7 +23,7 @@ use std::time::Duration;
 use support::env_or;
 use support::signed_in::{
     keep_reporting, load, page_bytes, panel, report, Evidence, MESH, MESH_PICTURE, SERVER_CARDS,
-    SIGN_IN, STATUS_JSON, STATUS_PAGE, USER_CARDS,
+    SIGN_IN, STATUS_JSON, STATUS_PAGE, SUBSCRIPTIONS, USER_CARDS,
 };
 
 #[tokio::main]
@@ -63,6 +64,10 @@ async fn cards_and_status_page(seconds: usize, clients: usize) {
     report("status page (public)", &run);
     let run = load(&big, clients, seconds, &STATUS_JSON).await;
     report("status.json (public)", &run);
+    // Every user's VPN app refreshing its subscription (base64 links).
+    load(&big, clients, 3, &SUBSCRIPTIONS).await;
+    let run = load(&big, clients, seconds, &SUBSCRIPTIONS).await;
+    report("subscription (/sub)", &run);
     reporting.ingest().print();
     reporting.stop();
     // No data and no session to look up: what rendering any page costs.

@@ -106,32 +106,53 @@ pub fn StaleBadge() -> impl IntoView {
     view! { <span class="badge">{use_lang().text(Text::Stale)}</span> }
 }
 
-/// Copies `text` to the clipboard (an island: the one part of the user
-/// card that needs the browser). Without JavaScript the text stays
-/// selectable next to it.
-#[island]
+/// Copies `text` to the clipboard (the one part of the user card that
+/// needs the browser). Without JavaScript the text stays selectable next
+/// to it.
+#[component]
 pub fn CopyButton(
     /// What to copy.
     text: String,
     /// The button's label.
-    copy: String,
+    copy: &'static str,
     /// Its label once copied.
-    copied: String,
+    copied: &'static str,
 ) -> impl IntoView {
-    let done = RwSignal::new(false);
-    let on_click = move |_| {
+    // The text and both labels are rendered on the panel; `data-copied`
+    // shows one label.
+    view! {
+        <CopyOnClick>
+            <data value=text></data>
+            <span class="group-data-[copied=true]:hidden">{copy}</span>
+            <span class="hidden group-data-[copied=true]:inline">{copied}</span>
+        </CopyOnClick>
+    }
+}
+
+/// The copy button's island. It takes no props (what it copies and its
+/// labels come as children): the islands' WASM then decodes no JSON.
+#[island]
+fn CopyOnClick(children: Children) -> impl IntoView {
+    let copied = RwSignal::new(false);
+    let on_click = move |_ev: leptos::ev::MouseEvent| {
         #[cfg(feature = "hydrate")]
         {
-            let _ = window().navigator().clipboard().write_text(&text);
-            done.set(true);
+            use wasm_bindgen::JsCast;
+            let text = _ev
+                .current_target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|button| button.query_selector("data").ok().flatten())
+                .and_then(|data| data.get_attribute("value"));
+            if let Some(text) = text {
+                let _ = window().navigator().clipboard().write_text(&text);
+                copied.set(true);
+            }
         }
-        #[cfg(not(feature = "hydrate"))]
-        let _ = &text;
     };
     view! {
-        <button type="button" on:click=on_click
-            class="rounded-md border border-slate-300 px-3 py-1 text-sm font-medium hover:bg-slate-100 focus:outline-none focus:ring-2 focus:ring-sky-400">
-            {move || if done.get() { copied.clone() } else { copy.clone() }}
+        <button type="button" on:click=on_click data-copied=move || copied.get().to_string()
+            class="group rounded-md border border-slate-300 px-3 py-1 text-sm font-medium hover:bg-slate-100 focus:outline-none focus:ring-2 focus:ring-sky-400">
+            {children()}
         </button>
     }
 }

@@ -43,7 +43,7 @@ pub fn Frame<C: IntoView + 'static>(
                     <a href="/settings" class=NAV_LINK aria-current=current("/settings")>{lang.ui(Ui::Settings)}</a>
                 </nav>
                 <div class="ml-auto flex flex-wrap items-center gap-x-3 gap-y-2 text-sm text-slate-600">
-                    <LiveIndicator on=lang.ui(Ui::Live).to_owned() off=lang.ui(Ui::NotLive).to_owned()/>
+                    <LiveIndicator on=lang.ui(Ui::Live) off=lang.ui(Ui::NotLive)/>
                     {operator.map(|o| view! {
                         <span>{lang.ui(Ui::SignedInAs)} <strong class="font-medium text-slate-900">{o.username}</strong></span>
                     })}

@@ -66,7 +66,13 @@ pub const OPERATOR: (&str, &str) = ("bench", "bench password 123");
 /// A real panel with `servers` servers and `users` users that has had
 /// `evidence`, and the session of its operator.
 pub async fn panel(servers: usize, users: usize, evidence: Evidence) -> Panel {
-    let panel = BenchPanel::start(&fleet(servers, users)).await;
+    let mut document = fleet(servers, users);
+    let token = SUBSCRIPTIONS.prefix.trim_start_matches("/sub/");
+    let listed = document["users"].as_array_mut().expect("users");
+    for (i, user) in listed.iter_mut().enumerate() {
+        user["sub_token"] = json!(format!("{token}{i}"));
+    }
+    let panel = BenchPanel::start(&document).await;
     let mesh = evidence == Evidence::FullMesh;
     for i in 0..servers {
         send_report(&panel.http, &panel.base, i, &agent_report(i, servers, mesh)).await;
@@ -218,6 +224,13 @@ pub const SERVER_CARDS: Pages = Pages {
     step: 7,
     modulo: 1000,
 };
+/// Subscriptions as apps refresh them: signed out, in the default format
+/// (user `u{i}`'s token is the prefix's last part followed by `i`).
+pub const SUBSCRIPTIONS: Pages = Pages {
+    prefix: "/sub/bench-sub-token-",
+    step: 37,
+    modulo: 10_000,
+};
 pub const SIGN_IN: Pages = Pages::only("/login");
 pub const STATUS_PAGE: Pages = Pages::only("/status");
 pub const STATUS_JSON: Pages = Pages::only("/status.json");
@@ -243,12 +256,14 @@ pub fn wrk_script(pages: &Pages, cookie: &str) -> String {
         step,
         modulo,
     } = pages;
-    // The sign-in page and the public status page are asked for signed out.
-    let cookie = if *prefix == "/login" || prefix.starts_with("/status") {
-        ""
-    } else {
-        cookie
-    };
+    // The sign-in page, the public status page and subscriptions are asked
+    // for signed out.
+    let cookie =
+        if *prefix == "/login" || prefix.starts_with("/status") || prefix.starts_with("/sub/") {
+            ""
+        } else {
+            cookie
+        };
     // n × step mod modulo visits every page once in `modulo` requests
     // (step and modulo are coprime); two threads start half-way apart,
     // so together they cover them all in that many requests.

@@ -13,7 +13,7 @@ use rand::RngCore;
 use sha2::{Digest, Sha256};
 
 /// The stored form of a bearer token. Deliberately not `Serialize`.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct TokenHash(String);
 
 impl TokenHash {

@@ -7,6 +7,7 @@
 use super::per_fleet::PerFleet;
 use super::serving::Serving;
 use super::snapshot::SharedSnapshot;
+use crate::crypto::secrets::TokenHash;
 use crate::store::{Endpoint, Store, StoreError};
 use meshwatch::mesh::Mesh;
 use meshwatch::settings::Settings;
@@ -26,11 +27,16 @@ pub type Endpoints = Arc<HashMap<EntryPointId, Endpoint>>;
 /// A user with their routes, and their subscription token when known.
 pub type KeptUser = Arc<(UserSummary, Option<String>)>;
 
+/// The user holding a subscription token, with their proxy credential
+/// (`None` when its sealed value does not open with this panel's key).
+pub type Subscriber = Arc<(UserSummary, Option<String>)>;
+
 pub struct ReadModel {
     snapshot: SharedSnapshot,
     store: Store,
     endpoints: PerFleet<(), Endpoints>,
     users: PerFleet<UserId, KeptUser>,
+    subscribers: PerFleet<TokenHash, Subscriber>,
     servers: PerFleet<ServerId, Arc<ServerSummary>>,
     listed_servers: PerFleet<(), Arc<ListedServers>>,
     searchable_users: PerFleet<(), Arc<SearchableUsers>>,
@@ -58,6 +64,7 @@ impl ReadModel {
             store,
             endpoints: PerFleet::default(),
             users: PerFleet::default(),
+            subscribers: PerFleet::default(),
             servers: PerFleet::default(),
             listed_servers: PerFleet::default(),
             searchable_users: PerFleet::default(),
@@ -209,6 +216,22 @@ impl ReadModel {
     pub async fn user(&self, id: &UserId) -> Result<Option<KeptUser>, StoreError> {
         let read = async { self.store.user(id).await.map(|u| u.map(Arc::new)) };
         self.users.get_or_read(self.mesh(), id.clone(), read).await
+    }
+
+    /// The user holding a subscription token, read once per fleet change
+    /// (users, their tokens and credentials change only with the fleet):
+    /// an app's refresh costs no store read and no unsealing. `None` for an
+    /// unknown token, which is not kept.
+    pub async fn subscriber(&self, token: &TokenHash) -> Result<Option<Subscriber>, StoreError> {
+        let read = async {
+            self.store
+                .user_for_sub_token(token)
+                .await
+                .map(|s| s.map(Arc::new))
+        };
+        self.subscribers
+            .get_or_read(self.mesh(), token.clone(), read)
+            .await
     }
 
     /// A server's fleet data (name, routes, entry points, verifier mark:

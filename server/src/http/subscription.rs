@@ -97,21 +97,22 @@ pub async fn serve(
     let user_agent = headers.get(USER_AGENT).and_then(|v| v.to_str().ok());
     let format = Format::choose(query.format.as_deref(), user_agent)
         .map_err(|msg| ApiError::new(StatusCode::BAD_REQUEST, "unknown_format", msg))?;
-    let (user, credential) = core
-        .store
-        .user_for_sub_token(&TokenHash::of(&token))
+    let subscriber = core
+        .read_model
+        .subscriber(&TokenHash::of(&token))
         .await?
         .ok_or_else(|| ApiError::not_found("no subscription with this token"))?;
+    let (user, credential) = &*subscriber;
     // A lost key: a broken subscription would replace the app's working
     // configuration, an error keeps it.
-    let credential = credential.ok_or_else(|| {
+    let credential = credential.as_deref().ok_or_else(|| {
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "credential_unavailable",
             "this subscription cannot be served right now",
         )
     })?;
-    let serving = core.read_model.serving(&user);
+    let serving = core.read_model.serving(user);
     let details = core.read_model.endpoints().await?;
     let endpoints: Vec<Endpoint> = serving
         .entry_points(&details)
@@ -121,20 +122,20 @@ pub async fn serve(
     let (content_type, body) = match format {
         Format::Plain => (
             "text/plain; charset=utf-8",
-            links::all(&endpoints, &credential).join("\n"),
+            links::all(&endpoints, credential).join("\n"),
         ),
         Format::Base64 => (
             "text/plain; charset=utf-8",
             base64::engine::general_purpose::STANDARD
-                .encode(links::all(&endpoints, &credential).join("\n")),
+                .encode(links::all(&endpoints, credential).join("\n")),
         ),
         Format::SingBox => (
             "application/json",
-            singbox::document(&endpoints, &credential),
+            singbox::document(&endpoints, credential),
         ),
         Format::Clash => (
             "text/yaml; charset=utf-8",
-            clash::document(&endpoints, &credential)?,
+            clash::document(&endpoints, credential)?,
         ),
     };
     let mut response = body.into_response();

@@ -203,3 +203,40 @@ async fn a_moved_entry_point_is_served_at_its_new_address_at_once() {
     assert!(after[0].contains("@127.0.30.9:8443"), "{after:?}");
     assert!(after[0].contains("moved"), "the new name too: {after:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_token_credential_or_route_is_served_at_once() {
+    let app = spawn_app().await;
+    let tokens = with_subscription(&app).await;
+    all_report(&app, &tokens, 100).await;
+    // Served once: the panel now keeps who holds the token.
+    let before = plain_links(&app).await;
+    assert!(
+        before[0].starts_with(&format!("vless://{CREDENTIAL}@")),
+        "{before:?}"
+    );
+
+    const NEW_SUB: &str = "alice-subscription-token-0002";
+    const NEW_CREDENTIAL: &str = "4f1c2a9e-0000-4000-8000-000000000002";
+    let user = json!({"users": [{"id": "alice", "name": "Alice", "routes": ["nl"],
+                                  "sub_token": NEW_SUB, "credential": NEW_CREDENTIAL}]});
+    assert_eq!(app.put_fleet(&user).await.status(), 200);
+
+    let old = fetch(&app, "?format=plain", "test").await;
+    assert_eq!(old.status(), 404, "the old token is gone at once");
+    let new = app
+        .client
+        .get(app.url(&format!("/sub/{NEW_SUB}?format=plain")))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(new.status(), 200);
+    let links = new.text().await.expect("text");
+    let on_the_new_route = ["NL-1", "FI-1", "IR-1"].iter().any(|n| links.contains(n));
+    assert!(
+        links.starts_with(&format!("vless://{NEW_CREDENTIAL}@"))
+            && on_the_new_route
+            && !links.contains("DE-"),
+        "the new credential, on the new route: {links}"
+    );
+}

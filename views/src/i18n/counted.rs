@@ -28,6 +28,16 @@ impl Slotted {
         }
     }
 
+    /// The words before and after the count.
+    pub fn parts(&self) -> (&str, &str) {
+        (&self.before, &self.after)
+    }
+
+    /// The phrase from its [`parts`](Self::parts).
+    pub fn from_parts(before: String, after: String) -> Slotted {
+        Slotted { before, after }
+    }
+
     /// The phrase with `n`, written as `lang` writes numbers.
     pub fn fill(&self, lang: Lang, n: u64) -> String {
         format!("{}{}{}", self.before, lang.number(n), self.after)

@@ -17,7 +17,6 @@ use meshwatch::status::ServerStatus;
 use meshwatch_views::i18n::{Lang, Slotted, Ui};
 use meshwatch_views::server_list::{ServerFilter, ServersPage};
 use meshwatch_views::views::ServerListItem;
-use serde::{Deserialize, Serialize};
 
 #[component]
 pub fn ServersPage() -> impl IntoView {
@@ -43,7 +42,7 @@ pub fn ServersPage() -> impl IntoView {
 
 /// The values each facet offers: (value, label) for statuses, the fleet's
 /// countries and routes.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub struct FacetOptions {
     statuses: Vec<(String, String)>,
     countries: Vec<String>,
@@ -124,12 +123,22 @@ fn ServersList(
     }
 }
 
+/// The filter form's id, its text field's, and its count's.
+const FILTER_FORM: &str = "server-filters";
+const TEXT_FIELD: &str = "server-filter";
+const SHOWN_COUNT: &str = "servers-shown";
+
+/// A facet's field id.
+fn facet_id(name: &str) -> String {
+    format!("facet-{name}")
+}
+
 /// The search box and the facets: a plain GET form (the panel filters);
-/// hydrated, every keystroke and choice filters the rows on the page at
-/// once, then the filter's first page comes from the panel (the rows on
-/// other pages too) and the address follows, so a reload or a shared link
-/// shows the same.
-#[island]
+/// hydrated ([`FilterAsYouType`]), every keystroke and choice filters the
+/// rows on the page at once, then the filter's first page comes from the
+/// panel (the rows on other pages too) and the address follows, so a
+/// reload or a shared link shows the same.
+#[component]
 fn ServerFilters(
     lang: Lang,
     filter: ServerFilter,
@@ -139,27 +148,16 @@ fn ServerFilters(
     /// "Showing … of 10 servers", in its form for the fleet's size.
     showing: Slotted,
 ) -> impl IntoView {
-    let current = RwSignal::new(filter.clone());
-    let shown = RwSignal::new(shown);
-    let apply = move || browser::filter(current.get_untracked(), shown);
-    // Rows redrawn by the live refresh are filtered again (effects run only
-    // in the browser).
-    Effect::new(move |_| {
-        browser::on_refresh(move || browser::refreshed(&current.get_untracked(), shown))
-    });
-    let any = lang.ui(Ui::Any);
     let facet = move |name: &'static str,
                       label: Ui,
                       chosen: String,
-                      options: Vec<(String, String)>,
-                      set: fn(&mut ServerFilter, String)| {
-        let id = format!("facet-{name}");
+                      options: Vec<(String, String)>| {
+        let id = facet_id(name);
         view! {
             <div>
                 <label for=id.clone() class="block text-xs font-medium text-slate-600">{lang.ui(label)}</label>
-                <select id=id name=name class="mt-1 rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm"
-                    on:change=move |ev| { current.update(|f| set(f, event_target_value(&ev))); apply(); }>
-                    <option value="" selected=chosen.is_empty()>{any}</option>
+                <select id=id name=name class="mt-1 rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm">
+                    <option value="" selected=chosen.is_empty()>{lang.ui(Ui::Any)}</option>
                     {options.into_iter().map(|(value, text)| {
                         let selected = value == chosen;
                         view! { <option value=value selected=selected>{text}</option> }
@@ -169,36 +167,52 @@ fn ServerFilters(
         }
     };
     let pairs = |v: Vec<String>| v.into_iter().map(|x| (x.clone(), x)).collect::<Vec<_>>();
+    let count = showing.fill(lang, shown as u64);
+    let (before, after) = showing.parts();
+    let (before, after) = (before.to_owned(), after.to_owned());
     view! {
-        <form method="get" role="search" aria-label=lang.ui(Ui::FilterFacets)
-            class="mt-4 flex flex-wrap items-end gap-3"
-            on:submit=move |ev| { ev.prevent_default(); apply(); }>
-            <div class="w-full sm:w-80">
-                <label for="server-filter" class="block text-sm font-medium text-slate-700">{lang.ui(Ui::FilterServers)}</label>
-                <input id="server-filter" name="q" type="search" value=filter.text.clone()
-                    placeholder=lang.ui(Ui::ServerFilterPlaceholder)
-                    class="mt-1 block w-full rounded-md border border-slate-300 px-3 py-1.5 shadow-sm focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200"
-                    on:input=move |ev| { current.update(|f| f.text = event_target_value(&ev)); apply(); }/>
-            </div>
-            {facet("status", Ui::Status, filter.status.clone(), options.statuses, |f, v| f.status = v)}
-            {facet("country", Ui::Country, filter.country.clone(), pairs(options.countries), |f, v| f.country = v)}
-            {facet("route", Ui::Route, filter.route.clone(), pairs(options.routes), |f, v| f.route = v)}
-            <button type="submit" class="rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-100">{lang.ui(Ui::ApplyFilters)}</button>
-        </form>
-        <p class="mt-1 text-sm text-slate-500" aria-live="polite">
-            {move || showing.fill(lang, shown.get() as u64)}
-        </p>
+        <FilterAsYouType>
+            <form id=FILTER_FORM method="get" role="search" aria-label=lang.ui(Ui::FilterFacets)
+                class="mt-4 flex flex-wrap items-end gap-3">
+                <div class="w-full sm:w-80">
+                    <label for=TEXT_FIELD class="block text-sm font-medium text-slate-700">{lang.ui(Ui::FilterServers)}</label>
+                    <input id=TEXT_FIELD name="q" type="search" value=filter.text.clone()
+                        placeholder=lang.ui(Ui::ServerFilterPlaceholder)
+                        class="mt-1 block w-full rounded-md border border-slate-300 px-3 py-1.5 shadow-sm focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-200"/>
+                </div>
+                {facet("status", Ui::Status, filter.status.clone(), options.statuses)}
+                {facet("country", Ui::Country, filter.country.clone(), pairs(options.countries))}
+                {facet("route", Ui::Route, filter.route.clone(), pairs(options.routes))}
+                <button type="submit" class="rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-100">{lang.ui(Ui::ApplyFilters)}</button>
+            </form>
+            // The browser writes the count into the same words.
+            <p id=SHOWN_COUNT class="mt-1 text-sm text-slate-500" aria-live="polite"
+                data-lang=lang.code() data-before=before data-after=after>
+                {count}
+            </p>
+        </FilterAsYouType>
     }
+}
+
+/// Makes the filter form in its children filter as the operator types. It
+/// takes no props (it reads the filter from the form's fields and the
+/// count's words from its element): the islands' WASM then decodes no JSON.
+#[island]
+fn FilterAsYouType(children: Children) -> impl IntoView {
+    // Effects run only in the browser.
+    Effect::new(move |_| browser::attach());
+    children()
 }
 
 #[cfg(feature = "hydrate")]
 mod browser {
-    use super::filter_params;
-    use leptos::prelude::*;
+    use super::{facet_id, filter_params, FILTER_FORM, SHOWN_COUNT, TEXT_FIELD};
+    use meshwatch_views::i18n::{Lang, Slotted};
     use meshwatch_views::server_list::{FilterKeys, ServerFilter};
     use std::cell::Cell;
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::JsCast;
+    use web_sys::{Document, Event, EventTarget, HtmlInputElement, HtmlSelectElement};
 
     thread_local! {
         /// The latest filter asked of the panel: an answer to an older one
@@ -206,11 +220,75 @@ mod browser {
         static ASKED: Cell<u64> = const { Cell::new(0) };
     }
 
+    fn document() -> Option<Document> {
+        web_sys::window().and_then(|w| w.document())
+    }
+
+    /// Filters as the form's fields change and when it is sent, and again
+    /// after the live refresh redrew the rows.
+    pub fn attach() {
+        let Some(document) = document() else {
+            return;
+        };
+        let Some(form) = document.get_element_by_id(FILTER_FORM) else {
+            return;
+        };
+        // Typing and choosing a facet both fire `input` on the form.
+        listen(&form, "input", |_| filter(&read_filter()));
+        listen(&form, "submit", |event| {
+            event.prevent_default();
+            filter(&read_filter());
+        });
+        listen(&document, crate::live::REFRESHED_EVENT, |_| {
+            refreshed(&read_filter())
+        });
+    }
+
+    /// Calls `f` on every `name` event at `target`, as long as the page lives.
+    fn listen(target: &EventTarget, name: &str, f: impl Fn(Event) + 'static) {
+        let callback = Closure::<dyn Fn(Event)>::new(f);
+        let _ = target.add_event_listener_with_callback(name, callback.as_ref().unchecked_ref());
+        callback.forget();
+    }
+
+    /// The filter the form's fields hold now.
+    fn read_filter() -> ServerFilter {
+        let value = |id: &str| {
+            let field = document().and_then(|d| d.get_element_by_id(id));
+            match field {
+                Some(f) if f.is_instance_of::<HtmlInputElement>() => {
+                    f.unchecked_into::<HtmlInputElement>().value()
+                }
+                Some(f) if f.is_instance_of::<HtmlSelectElement>() => {
+                    f.unchecked_into::<HtmlSelectElement>().value()
+                }
+                _ => String::new(),
+            }
+        };
+        ServerFilter {
+            text: value(TEXT_FIELD),
+            status: value(&facet_id("status")),
+            country: value(&facet_id("country")),
+            route: value(&facet_id("route")),
+        }
+    }
+
+    /// Writes `n` into "Showing … of 10 servers".
+    fn show_count(n: usize) {
+        let Some(count) = document().and_then(|d| d.get_element_by_id(SHOWN_COUNT)) else {
+            return;
+        };
+        let read = |name: &str| count.get_attribute(name).unwrap_or_default();
+        let lang = Lang::from_code(&read("data-lang")).unwrap_or_default();
+        let words = Slotted::from_parts(read("data-before"), read("data-after"));
+        count.set_text_content(Some(&words.fill(lang, n as u64)));
+    }
+
     /// Filters the rows on the page at once, then (after a short pause, so
     /// typing asks once) shows the filter's first page from the panel.
-    pub fn filter(filter: ServerFilter, shown: RwSignal<usize>) {
-        shown.set(filter_rows(&filter));
-        let address = crate::ui::format::list_address("/", &filter_params(&filter), 1);
+    fn filter(filter: &ServerFilter) {
+        show_count(filter_rows(filter));
+        let address = crate::ui::format::list_address("/", &filter_params(filter), 1);
         remember(&address);
         let asked = ASKED.with(|a| {
             a.set(a.get() + 1);
@@ -228,7 +306,7 @@ mod browser {
                         leptos::logging::warn!("servers filter: {error:?}");
                     }
                     if let Some(matched) = matched_in_page() {
-                        shown.set(matched);
+                        show_count(matched);
                     }
                 }
                 Ok(_) => {}
@@ -239,9 +317,9 @@ mod browser {
 
     /// After the live refresh redrew the rows: filtered again, and counted
     /// as the panel counted them.
-    pub fn refreshed(filter: &ServerFilter, shown: RwSignal<usize>) {
+    fn refreshed(filter: &ServerFilter) {
         let on_page = filter_rows(filter);
-        shown.set(matched_in_page().unwrap_or(on_page));
+        show_count(matched_in_page().unwrap_or(on_page));
     }
 
     /// How long typing must pause before the panel is asked.
@@ -250,7 +328,7 @@ mod browser {
     /// Hides the rows on the page `filter` does not admit; how many are
     /// left.
     fn filter_rows(filter: &ServerFilter) -> usize {
-        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        let Some(document) = document() else {
             return 0;
         };
         let Ok(rows) = document.query_selector_all("tr[data-filter-text]") else {
@@ -280,8 +358,7 @@ mod browser {
 
     /// How many servers the page's region says its filter admits.
     fn matched_in_page() -> Option<usize> {
-        web_sys::window()
-            .and_then(|w| w.document())
+        document()
             .and_then(|d| d.query_selector("[data-servers-matched]").ok().flatten())
             .and_then(|e| e.get_attribute("data-servers-matched"))
             .and_then(|n| n.parse().ok())
@@ -292,28 +369,11 @@ mod browser {
             let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(address));
         }
     }
-
-    pub fn on_refresh(again: impl Fn() + 'static) {
-        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-            return;
-        };
-        let callback = Closure::<dyn Fn(web_sys::Event)>::new(move |_| again());
-        let _ = document.add_event_listener_with_callback(
-            crate::live::REFRESHED_EVENT,
-            callback.as_ref().unchecked_ref(),
-        );
-        callback.forget();
-    }
 }
 
 #[cfg(not(feature = "hydrate"))]
 mod browser {
-    use leptos::prelude::RwSignal;
-    use meshwatch_views::server_list::ServerFilter;
-
-    pub fn filter(_: ServerFilter, _: RwSignal<usize>) {}
-    pub fn refreshed(_: &ServerFilter, _: RwSignal<usize>) {}
-    pub fn on_refresh(_: impl Fn() + 'static) {}
+    pub fn attach() {}
 }
 
 #[component]

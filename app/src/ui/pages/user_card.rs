@@ -139,7 +139,7 @@ fn Subscription(url: Option<String>, qr: Option<String>) -> impl IntoView {
             <div class="mt-1 flex gap-2">
                 <input id="subscription-link" readonly value=url.clone()
                     class="min-w-0 flex-1 rounded-md border border-slate-300 bg-slate-50 px-2 py-1 font-mono text-xs"/>
-                <CopyButton text=url.clone() copy=lang.ui(Ui::Copy).to_owned() copied=lang.ui(Ui::Copied).to_owned()/>
+                <CopyButton text=url.clone() copy=lang.ui(Ui::Copy) copied=lang.ui(Ui::Copied)/>
             </div>
             {qr.map(|src| view! {
                 <figure class="mt-4">

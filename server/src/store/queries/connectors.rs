@@ -45,13 +45,16 @@ const SELECT_TURNED_OFF: &str = "SELECT connector_id, external_id, server_id, en
 impl Store {
     /// Every connector, by id, with what it turned off.
     pub async fn connectors(&self) -> Result<Vec<StoredConnector>, StoreError> {
+        // One snapshot: a sync recorded between the reads would show a host
+        // confirmed off beside the hosts as they were before it.
+        let mut tx = self.read_snapshot().await?;
         let rows = sqlx::query_as::<_, ConnectorRow>(&format!("{SELECT_CONNECTORS} ORDER BY id"))
-            .fetch_all(&self.reader)
+            .fetch_all(&mut *tx)
             .await?;
         let off = sqlx::query_as::<_, TurnedOffRow>(&format!(
             "{SELECT_TURNED_OFF} ORDER BY connector_id, since, external_id"
         ))
-        .fetch_all(&self.reader)
+        .fetch_all(&mut *tx)
         .await?;
         rows.into_iter()
             .map(|row| {
@@ -71,10 +74,12 @@ impl Store {
 
     /// One connector, with what it turned off.
     pub async fn connector(&self, id: &ConnectorId) -> Result<Option<StoredConnector>, StoreError> {
+        // One snapshot, as in `connectors`.
+        let mut tx = self.read_snapshot().await?;
         let Some(row) =
             sqlx::query_as::<_, ConnectorRow>(&format!("{SELECT_CONNECTORS} WHERE id = $1"))
                 .bind(id)
-                .fetch_optional(&self.reader)
+                .fetch_optional(&mut *tx)
                 .await?
         else {
             return Ok(None);
@@ -83,7 +88,7 @@ impl Store {
             "{SELECT_TURNED_OFF} WHERE connector_id = $1 ORDER BY since, external_id"
         ))
         .bind(id)
-        .fetch_all(&self.reader)
+        .fetch_all(&mut *tx)
         .await?;
         self.stored_connector(row, off.iter()).map(Some)
     }
