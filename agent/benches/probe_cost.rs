@@ -8,7 +8,7 @@
 //! memory are read from /proc/<pid>, so the listeners' work in this process
 //! is not counted against it.
 //!
-//! `cargo bench --features agent --bench probe_cost`
+//! `cargo bench -p meshwatch-agent --bench probe_cost`
 //! (`PROBE_BENCH_SECONDS`, default 95: three probe rounds.)
 
 use axum::extract::State;

@@ -3,9 +3,10 @@
 //! (`/sub/{token}`), for a 1000-server, 10 000-user
 //! fleet on a fresh SQLite file,
 //! under 50 concurrent connections on loopback; then the mesh page of a
-//! 300- and a 1000-server fleet whose every pair has evidence (the latter
-//! a picture, also painted in Debian's Chromium when Playwright is
-//! installed in `end2end/`). The load comes from
+//! 300- and a 1000-server fleet whose every pair has evidence, first as
+//! witness sets (the default beyond 64 servers), then with the full mesh
+//! kept (the latter a picture, also painted in Debian's Chromium when
+//! Playwright is installed in `end2end/`). The load comes from
 //! `wrk` (Debian's package), a separate process, which gives the latency
 //! percentiles; the panel's own CPU time per request is read from
 //! `/proc/self/stat`. Pages are fetched as a browser without JavaScript
@@ -15,7 +16,7 @@
 //! Run: `cargo bench -p server --bench panel_ssr` (needs `wrk`:
 //! `apt-get install wrk`; `MESHWATCH_BENCH_SECONDS` per page, default 15;
 //! `MESHWATCH_BENCH_CLIENTS`, default 50; `MESHWATCH_BENCH_ONLY=mesh` for
-//! the mesh pages alone).
+//! the mesh pages alone, `=cards` for the rest alone).
 
 mod support;
 
@@ -31,11 +32,15 @@ async fn main() {
     let seconds = env_or("MESHWATCH_BENCH_SECONDS", 15);
     let clients = env_or("MESHWATCH_BENCH_CLIENTS", 50);
 
-    // `MESHWATCH_BENCH_ONLY=mesh` measures the mesh pages alone.
-    if std::env::var("MESHWATCH_BENCH_ONLY").as_deref() != Ok("mesh") {
+    // `MESHWATCH_BENCH_ONLY=mesh` measures the mesh pages alone, `=cards`
+    // the cards, the status page and subscriptions alone.
+    let only = std::env::var("MESHWATCH_BENCH_ONLY").ok();
+    if only.as_deref() != Some("mesh") {
         cards_and_status_page(seconds, clients).await;
     }
-    mesh_pages(seconds).await;
+    if only.as_deref() != Some("cards") {
+        mesh_pages(seconds).await;
+    }
 }
 
 async fn cards_and_status_page(seconds: usize, clients: usize) {
@@ -79,8 +84,16 @@ async fn cards_and_status_page(seconds: usize, clients: usize) {
 async fn mesh_pages(seconds: usize) {
     for servers in [300, 1000] {
         let mesh = panel(servers, 10, Evidence::FullMesh).await;
+        // Beyond witness_set_threshold the page lists each server's set.
+        println!("panel_ssr: mesh page of {servers} servers, witness sets, one connection");
+        load(&mesh, 1, 2, &MESH).await;
+        report(
+            "mesh page, sets (SSR)",
+            &load(&mesh, 1, seconds, &MESH).await,
+        );
+        keep_full_mesh(&mesh, servers).await;
         println!(
-            "panel_ssr: mesh page of {servers} servers ({} cells), one connection",
+            "panel_ssr: mesh page of {servers} servers ({} cells), full mesh kept, one connection",
             servers * servers
         );
         load(&mesh, 1, 2, &MESH).await;
@@ -99,6 +112,22 @@ async fn mesh_pages(seconds: usize) {
         }
         mesh.panel.stop().await;
     }
+}
+
+/// The operator keeps the full mesh at this size (the witness set threshold
+/// at the fleet's size): the page then draws the N × N picture whose cost
+/// this measures, from the evidence of every pair.
+async fn keep_full_mesh(mesh: &support::signed_in::Panel, servers: usize) {
+    let put = mesh
+        .panel
+        .http
+        .put(format!("{}/api/v1/settings", mesh.panel.base))
+        .bearer_auth(support::ADMIN)
+        .json(&serde_json::json!({ "witness_set_threshold": servers }))
+        .send()
+        .await
+        .expect("settings sent");
+    assert_eq!(put.status(), 200, "settings accepted");
 }
 
 /// The mesh page's paint in Debian's Chromium (`end2end/bench/mesh_paint.mjs`,
