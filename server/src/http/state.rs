@@ -8,9 +8,15 @@ use crate::http::Surfaces;
 use crate::outbound::Outbound;
 use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
+use std::sync::Arc;
 
+/// A handle on the parts (one `Arc`): axum clones the state for every
+/// middleware and extractor of every request, and cloning the parts
+/// themselves took a quarter of a subscription's CPU.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Parts>);
+
+pub struct Parts {
     /// The evidence, the verdicts and the database.
     pub core: Core,
     /// Who may ask: sign-in, sessions, proxies, report limits.
@@ -19,6 +25,20 @@ pub struct AppState {
     pub outbound: Outbound,
     /// The rendered and public surfaces: Leptos, the status page, /metrics.
     pub surfaces: Surfaces,
+}
+
+impl AppState {
+    pub fn new(parts: Parts) -> Self {
+        Self(Arc::new(parts))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Parts;
+
+    fn deref(&self) -> &Parts {
+        &self.0
+    }
 }
 
 macro_rules! sub_state {

@@ -12,7 +12,7 @@ use crate::http::api::{self, ApiError};
 use crate::http::health;
 use crate::http::metrics::ScrapeToken;
 use crate::http::site::SiteSource;
-use crate::http::state::AppState;
+use crate::http::state::{AppState, Parts};
 use crate::http::Surfaces;
 use crate::ops::config::Config;
 use crate::ops::database_lock::DatabaseLock;
@@ -167,7 +167,7 @@ impl Application {
         let read_model = Arc::new(ReadModel::new(evaluator.snapshot(), store.clone()));
         let broadcaster = Broadcaster::default();
         let (stopping, stopping_seen) = tokio::sync::watch::channel(false);
-        let state = AppState {
+        let state = AppState::new(Parts {
             core: Core {
                 store: store.clone(),
                 evaluator: evaluator.clone(),
@@ -206,7 +206,7 @@ impl Application {
                     .map(|token| ScrapeToken::new(token.expose())),
                 demo: demo.as_ref().map(demo::live::LiveDemo::control),
             },
-        };
+        });
         let targets = state.outbound.targets.as_ref().clone();
         let delivery = Delivery {
             clock: clock.clone(),
