@@ -77,6 +77,10 @@ impl PageRequest<'_> {
 /// The query string `query` (without `?`) as the router reads it.
 #[cfg(feature = "ssr")]
 pub fn query_params(query: &str) -> leptos_router::params::ParamsMap {
+    // Most page views (every card) have no query: nothing to parse.
+    if query.is_empty() {
+        return Default::default();
+    }
     leptos_router::location::RequestUrl::new(&format!("/?{query}"))
         .parse()
         .map(|url| url.search_params().clone())

@@ -20,4 +20,7 @@ pub struct Outbound {
     pub action_policy: Arc<meshwatch::actions::HostPolicy>,
     /// Wakes the connected panels' sync when a connector changes.
     pub connector_nudge: Arc<tokio::sync::Notify>,
+    /// Which panels hide each server's hosts, as the cards show it; the
+    /// sync renews it.
+    pub hidden_hosts: Arc<crate::read::runs_index::HiddenIndex>,
 }

@@ -5,4 +5,5 @@
 pub mod card_cache;
 pub mod pages;
 pub mod panel_adapter;
+pub mod recent;
 pub mod runs_index;

@@ -315,7 +315,7 @@ delegate! {
     fn remove_connector(&self, id: &meshwatch::ConnectorId) -> Result<bool, StoreError>;
     fn set_connector_mode(&self, id: &meshwatch::ConnectorId, mode: meshwatch::connectors::ConnectorMode) -> Result<bool, StoreError>;
     fn connectors_failing(&self) -> Result<u32, StoreError>;
-    fn hidden_in(&self, server: &ServerId) -> Result<Vec<meshwatch::connectors::HiddenIn>, StoreError>;
+    fn hidden_hosts(&self) -> Result<HashMap<ServerId, Vec<meshwatch::connectors::HiddenIn>>, StoreError>;
     fn forget_connector(&self, id: &meshwatch::ConnectorId) -> Result<(), StoreError>;
     fn intend_turn_off(&self, id: &meshwatch::ConnectorId, hosts: &[meshwatch::connectors::TurnedOff]) -> Result<(), StoreError>;
     fn record_connector_sync(&self, id: &meshwatch::ConnectorId, sync: &ConnectorSync, messages: &[NewNotification]) -> Result<(), StoreError>;

@@ -4,6 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use std::sync::{Arc, OnceLock};
 
 /// What a chart shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,10 +31,36 @@ impl ChartMetric {
 }
 
 /// One metric per bucket, oldest first; `None` where no report fell in.
+/// The values are fixed once made: the drawing made of them is kept.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChartSeries {
     pub metric: ChartMetric,
-    pub values: Vec<Option<f32>>,
+    values: Vec<Option<f32>>,
+    #[serde(skip)]
+    drawing: Drawing,
+}
+
+/// A series' drawing, made on first use and shared by its clones: the
+/// server's card cache keeps a server's charts for a minute, and each card
+/// rendered meanwhile shows the same drawing instead of drawing it again.
+#[derive(Clone, Default)]
+struct Drawing(Arc<OnceLock<Arc<str>>>);
+
+/// The values alone say what a series is; the drawing follows from them.
+impl PartialEq for Drawing {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Drawing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "drawn"
+        } else {
+            "not drawn"
+        })
+    }
 }
 
 /// Every chart of one server over one window.
@@ -61,7 +88,21 @@ impl MetricCharts {
 
 impl ChartSeries {
     pub fn new(metric: ChartMetric, values: Vec<Option<f32>>) -> Self {
-        ChartSeries { metric, values }
+        ChartSeries {
+            metric,
+            values,
+            drawing: Drawing::default(),
+        }
+    }
+
+    pub fn values(&self) -> &[Option<f32>] {
+        &self.values
+    }
+
+    /// What `draw` makes of this series, drawn on the first call only
+    /// (this series and its clones share it).
+    pub fn drawing(&self, draw: impl FnOnce(&ChartSeries) -> String) -> Arc<str> {
+        self.drawing.0.get_or_init(|| draw(self).into()).clone()
     }
 
     /// The highest value (`None` when no bucket holds one).
@@ -98,5 +139,36 @@ mod tests {
         assert!(charts.is_empty());
         assert!(charts.series(ChartMetric::Load1).is_some());
         assert!(charts.series(ChartMetric::DiskPct).is_none());
+    }
+
+    #[test]
+    fn a_series_is_drawn_once_for_all_its_clones() {
+        let cpu = series(ChartMetric::CpuPct, &[Some(5.0)]);
+        let draws = std::cell::Cell::new(0);
+        let draw = |s: &ChartSeries| {
+            draws.set(draws.get() + 1);
+            format!("{} buckets", s.values().len())
+        };
+        let kept = cpu.clone();
+        assert_eq!(&*cpu.drawing(draw), "1 buckets");
+        assert_eq!(&*kept.drawing(draw), "1 buckets");
+        assert_eq!(draws.get(), 1);
+        // A series made anew (the next minute's charts) is drawn anew, and
+        // the drawing never makes two series differ.
+        let next = series(ChartMetric::CpuPct, &[Some(5.0)]);
+        assert_eq!(next, cpu);
+        next.drawing(draw);
+        assert_eq!(draws.get(), 2);
+    }
+
+    #[test]
+    fn a_series_travels_without_its_drawing() {
+        let cpu = series(ChartMetric::CpuPct, &[Some(5.0), None]);
+        cpu.drawing(|_| "svg".into());
+        let json = serde_json::to_string(&cpu).expect("serialized");
+        assert!(!json.contains("svg"), "{json}");
+        let back: ChartSeries = serde_json::from_str(&json).expect("parsed");
+        assert_eq!(back, cpu);
+        assert_eq!(&*back.drawing(|_| "again".into()), "again");
     }
 }

@@ -9,9 +9,9 @@ use meshwatch_views::chart::{ChartMetric, ChartSeries};
 use meshwatch_views::i18n::Ui;
 
 #[component]
-pub fn Sparkline(
+pub fn Sparkline<'a>(
     /// The values to draw, one per bucket, oldest first.
-    series: ChartSeries,
+    series: &'a ChartSeries,
     /// What it shows, for the text alternative ("CPU").
     label: &'static str,
     /// How the peak reads ("42.0 %").
@@ -24,7 +24,7 @@ pub fn Sparkline(
     };
     // The drawing has no words: they are the reader's and stay here. The
     // time axis is the list's (`ChartAxis`).
-    let svg = svg(&series);
+    let svg = series.drawing(svg);
     view! {
         <div role="img" aria-label=summary inner_html=svg
             class="mt-1 h-10 w-full rounded bg-slate-50 text-sky-600 *:size-full"></div>
@@ -46,11 +46,11 @@ pub fn ChartAxis() -> impl IntoView {
 /// The series as an SVG image: a line in `currentColor` stretched to the
 /// size of whatever holds it.
 pub fn svg(series: &ChartSeries) -> String {
-    let path = draw(&series.values, ceiling(series.metric, series.peak()));
+    let path = draw(series.values(), ceiling(series.metric, series.peak()));
     // The path's own units: one per bucket across, PATH_HEIGHT up.
     format!(
         r#"<svg viewBox="0 0 {} {PATH_HEIGHT}" preserveAspectRatio="none" aria-hidden="true"><path d="{path}" fill="none" stroke="currentColor" stroke-width="1.5" stroke-linejoin="round" vector-effect="non-scaling-stroke"/></svg>"#,
-        series.values.len().max(1)
+        series.values().len().max(1)
     )
 }
 

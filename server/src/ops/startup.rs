@@ -194,6 +194,7 @@ impl Application {
                 targets: Arc::new(notification_targets(&config)),
                 action_policy: Arc::new(config.action_policy.clone()),
                 connector_nudge: Arc::default(),
+                hidden_hosts: Arc::default(),
             },
             surfaces: Surfaces {
                 leptos,
@@ -269,6 +270,7 @@ impl Application {
                 clock: state.core.clock.clone(),
                 targets: state.outbound.targets.clone(),
                 nudge: state.outbound.connector_nudge.clone(),
+                hidden_hosts: state.outbound.hidden_hosts.clone(),
             }
             .run(),
         );
@@ -384,6 +386,7 @@ fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes)
             clock: state.core.clock.clone(),
             card_cache: Default::default(),
             runs_index: Default::default(),
+            hidden_hosts: state.outbound.hidden_hosts.clone(),
             action_policy: state.outbound.action_policy.clone(),
         },
         sessions: state.access.sessions.clone(),

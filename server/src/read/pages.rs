@@ -33,6 +33,8 @@ pub struct Reader {
     pub card_cache: CardCache,
     /// Which servers have action runs: the others' cards skip the query.
     pub runs_index: crate::read::runs_index::RunsIndex,
+    /// Which connected panels hide each server's hosts.
+    pub hidden_hosts: Arc<crate::read::runs_index::HiddenIndex>,
     /// What this host lets actions do (an action's view says what runs).
     pub action_policy: Arc<meshwatch::actions::HostPolicy>,
 }
@@ -122,7 +124,7 @@ impl Reader {
         } else {
             Vec::new()
         };
-        let hidden_in = self.store.hidden_in(id).await?;
+        let hidden_in = self.hidden_hosts.hidden_in(&self.store, id).await?;
         Ok(Some(ServerCard {
             hidden_in,
             action_runs,

@@ -286,12 +286,12 @@ async fn chart_buckets_average_their_window_and_leave_gaps() {
     let cpu = charts
         .series(meshwatch_views::chart::ChartMetric::CpuPct)
         .expect("cpu series");
-    assert_eq!(cpu.values, vec![Some(80.0), None, None, Some(20.0)]);
+    assert_eq!(cpu.values(), [Some(80.0), None, None, Some(20.0)]);
     let disk = charts
         .series(meshwatch_views::chart::ChartMetric::DiskPct)
         .expect("disk series");
     assert!(
-        disk.values.iter().all(Option::is_none),
+        disk.values().iter().all(Option::is_none),
         "unreported metrics stay empty"
     );
     let other = store
@@ -326,6 +326,6 @@ async fn the_demo_past_day_fills_the_charts_once() {
     let cpu = charts
         .series(meshwatch_views::chart::ChartMetric::CpuPct)
         .expect("cpu series");
-    let filled = cpu.values.iter().filter(|v| v.is_some()).count();
+    let filled = cpu.values().iter().filter(|v| v.is_some()).count();
     assert!(filled >= 94, "a whole day of quarter hours: {filled}");
 }

@@ -282,7 +282,7 @@ fn Metrics(card: Arc<ServerCard>) -> impl IntoView {
                 {charted.into_iter().map(|(label, now, metric, read)| {
                     let chart = card.charts.series(metric).map(|series| {
                         let peak = series.peak().map(|p| read(lang, f64::from(p)));
-                        view! { <Sparkline series=series.clone() label peak/> }
+                        view! { <Sparkline series label peak/> }
                     });
                     view! {
                         <div>

@@ -123,6 +123,8 @@ pub struct Syncer {
     pub targets: Arc<Vec<Target>>,
     /// Woken when a connector is added, changed or removed.
     pub nudge: Arc<Notify>,
+    /// The cards' view of hidden hosts, renewed after each recorded sync.
+    pub hidden_hosts: Arc<crate::read::runs_index::HiddenIndex>,
 }
 
 impl Syncer {
@@ -331,6 +333,7 @@ impl Syncer {
         match restored {
             Ok(()) => {
                 self.store.forget_connector(&connector.id).await?;
+                self.hidden_hosts.forget();
                 tracing::info!(connector = %connector.id, hosts = ids.len(), "connected panel removed; its hosts are back on");
                 Ok(true)
             }
@@ -357,6 +360,7 @@ impl Syncer {
         self.store
             .record_connector_sync(&connector.id, &sync, &[])
             .await?;
+        self.hidden_hosts.forget();
         Ok(true)
     }
 
@@ -407,6 +411,7 @@ impl Syncer {
         self.store
             .record_connector_sync(&connector.id, &sync, &messages)
             .await?;
+        self.hidden_hosts.forget();
         Ok(false)
     }
 }

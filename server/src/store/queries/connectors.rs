@@ -8,6 +8,7 @@ use meshwatch::connectors::{
     CheckedConnector, ConnectorMode, ConnectorState, PanelKind, TurnedOff, MAX_CONNECTORS,
 };
 use meshwatch::{ConnectorId, ServerStatus};
+use std::collections::HashMap;
 
 #[derive(sqlx::FromRow)]
 struct ConnectorRow {
@@ -235,32 +236,35 @@ impl Store {
         Ok(done.rows_affected() > 0)
     }
 
-    /// The connected panels that hide `server`'s hosts now: each
-    /// connector's id and kind, and since when (the earliest of its hosts).
-    pub async fn hidden_in(
+    /// The connected panels that hide each server's hosts now: each
+    /// connector's id and kind, and since when (the earliest of its hosts
+    /// on that server), by connector id.
+    pub async fn hidden_hosts(
         &self,
-        server: &meshwatch::ServerId,
-    ) -> Result<Vec<meshwatch::connectors::HiddenIn>, StoreError> {
-        let rows: Vec<(ConnectorId, String, DateTime<Utc>)> = sqlx::query_as(
-            "SELECT c.id, c.kind, MIN(h.since) FROM connector_hosts_off h
+    ) -> Result<HashMap<meshwatch::ServerId, Vec<meshwatch::connectors::HiddenIn>>, StoreError>
+    {
+        let rows: Vec<(meshwatch::ServerId, ConnectorId, String, DateTime<Utc>)> = sqlx::query_as(
+            "SELECT h.server_id, c.id, c.kind, MIN(h.since) FROM connector_hosts_off h
              JOIN connectors c ON c.id = h.connector_id
-             WHERE h.server_id = $1 AND h.confirmed = $2
-             GROUP BY c.id, c.kind ORDER BY c.id",
+             WHERE h.confirmed = $1
+             GROUP BY h.server_id, c.id, c.kind ORDER BY h.server_id, c.id",
         )
-        .bind(server)
         .bind(true)
         .fetch_all(&self.reader)
         .await?;
-        rows.into_iter()
-            .map(|(connector, kind, since)| {
-                Ok(meshwatch::connectors::HiddenIn {
+        let mut hidden: HashMap<_, Vec<_>> = HashMap::new();
+        for (server, connector, kind, since) in rows {
+            hidden
+                .entry(server)
+                .or_default()
+                .push(meshwatch::connectors::HiddenIn {
                     kind: PanelKind::parse(&kind)
                         .ok_or_else(|| corrupt("connector kind", &kind))?,
                     connector,
                     since,
-                })
-            })
-            .collect()
+                });
+        }
+        Ok(hidden)
     }
 
     /// How many connectors' syncs fail now (the Overview's count).

@@ -65,6 +65,9 @@ async fn settings_connect_a_panel_in_dry_run_apply_it_and_the_card_says_hidden()
     assert!(!html.contains(&token), "the token is never shown");
     assert!(fake.writes().is_empty());
 
+    // The card read before the sync: what it keeps must not outlive it.
+    let (_, card) = app.page(&cookie, "/servers/de-1").await;
+    assert!(!card.contains("data-testid=\"hidden-in\""));
     let applied = app
         .form_post(
             &cookie,
