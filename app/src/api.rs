@@ -12,6 +12,8 @@ use meshwatch_views::views::{
 
 #[cfg(feature = "ssr")]
 use crate::backend::{authorize, backend_failed, fail, Backend, PasswordChange};
+#[cfg(feature = "ssr")]
+use meshwatch_views::i18n::form_error::{FormError, WindowEnd};
 
 /// After a browser's plain form post, sends it back to `page`, which shows
 /// the outcome once (see `crate::flash`); a script's call gets the result
@@ -194,14 +196,19 @@ pub async fn plan_maintenance(
             .map(meshwatch::RouteId::parse)
             .transpose()
             .map_err(|_| fail(AppError::NotFound))?;
-        let time = |raw: &str, what: &str| {
-            parse_time(raw).ok_or_else(|| invalid(format!("the {what} is not a date and time: {raw:?}")))
+        let time = |raw: &str, end: WindowEnd| {
+            parse_time(raw).ok_or_else(|| {
+                refused(FormError::NotATime {
+                    end,
+                    typed: raw.to_owned(),
+                })
+            })
         };
         let plan = MaintenancePlan {
             servers: servers.into_iter().collect(),
             routes: routes.into_iter().collect(),
-            start: time(&start, "start")?,
-            end: time(&end, "end")?,
+            start: time(&start, WindowEnd::Start)?,
+            end: time(&end, WindowEnd::End)?,
             // A checked box posts its value ("on"); an unchecked one nothing.
             weekly: weekly.is_some_and(|w| !w.is_empty() && w != "false"),
             note: note.unwrap_or_default(),
@@ -332,9 +339,9 @@ pub async fn save_settings(
         // As the form shows it: "0,5" or "0.5".
         let unreliable_fraction = meshwatch_views::i18n::Lang::parse_decimal(&unreliable_fraction)
             .ok_or_else(|| {
-                invalid(format!(
-                    "unreliable_fraction: {unreliable_fraction:?} is not a decimal number"
-                ))
+                refused(FormError::NotADecimal {
+                    typed: unreliable_fraction.clone(),
+                })
             })?;
         let current = backend
             .settings()
@@ -370,6 +377,11 @@ fn invalid(message: impl std::fmt::Display) -> AppError {
     fail(AppError::Invalid(message.to_string()))
 }
 
+#[cfg(feature = "ssr")]
+fn refused(error: FormError) -> AppError {
+    fail(AppError::Form(error))
+}
+
 /// Changes the signed-in operator's password; their other sessions end.
 #[server(prefix = "/rpc", endpoint = "change_password")]
 pub async fn change_password(
@@ -391,7 +403,7 @@ pub async fn change_password(
             .map_err(|e| fail(backend_failed(e)))?;
         let revoked = match outcome {
             PasswordChange::Changed { revoked } => revoked,
-            PasswordChange::WrongCurrent => return Err(invalid("The current password is wrong.")),
+            PasswordChange::WrongCurrent => return Err(refused(FormError::WrongCurrentPassword)),
             PasswordChange::TooManyAttempts { retry_after } => {
                 let seconds = retry_after.as_secs().max(1);
                 if let Some(res) = use_context::<leptos_axum::ResponseOptions>() {
@@ -430,7 +442,7 @@ async fn reauthenticate(
         .map_err(|e| fail(backend_failed(e)))?
     {
         PasswordCheck::Confirmed => Ok(()),
-        PasswordCheck::Wrong => Err(invalid("Your password is wrong: nothing was changed.")),
+        PasswordCheck::Wrong => Err(refused(FormError::WrongPassword)),
         PasswordCheck::TooManyAttempts { retry_after } => Err(fail(AppError::TooManyAttempts {
             minutes: retry_after.as_secs().max(1).div_ceil(60),
         })),
@@ -471,7 +483,7 @@ pub async fn create_action(
             "" => 0,
             raw => raw
                 .parse()
-                .map_err(|_| invalid(format!("{raw:?} is not a number of minutes")))?,
+                .map_err(|_| refused(FormError::NotMinutes { typed: raw.to_owned() }))?,
         };
         let blank = |v: &Option<String>| v.as_deref().is_none_or(|t| t.trim().is_empty());
         let command = (!blank(&command)).then(|| {
@@ -497,7 +509,7 @@ pub async fn create_action(
                 None | Some("") => None,
                 Some(raw) => Some(
                     serde_json::from_str(raw)
-                        .map_err(|e| invalid(format!("the body is not JSON: {e}")))?,
+                        .map_err(|e| refused(FormError::BodyNotJson { detail: e.to_string() }))?,
                 ),
             };
             Some(HttpCall {
@@ -807,9 +819,9 @@ pub async fn create_api_token(
         .await
         .map_err(|e| fail(backend_failed(e)))?
         .ok_or_else(|| {
-            invalid(format!(
-                "A token named \"{name}\" exists already: revoke it first or choose another name."
-            ))
+            refused(FormError::TokenNameTaken {
+                name: name.to_string(),
+            })
         })?;
     tracing::info!(token = name, scope = scope.as_str(), operator = %operator.username, "API token created in the panel");
     Ok(NewApiToken {

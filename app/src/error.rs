@@ -3,26 +3,25 @@
 
 use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+use meshwatch_views::i18n::form_error::FormError;
+use meshwatch_views::i18n::{Lang, Ui};
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AppError {
-    #[error("Your session has ended. Please sign in again.")]
     Unauthorized,
-    #[error("This request came from another site and was refused.")]
     CrossSite,
-    #[error("Too many wrong passwords. Try again in {minutes} min.")]
-    TooManyAttempts { minutes: u64 },
-    #[error("Not found.")]
+    TooManyAttempts {
+        minutes: u64,
+    },
     NotFound,
-    #[error("{0}")]
     Invalid(String),
+    /// A form's refusal the panel writes itself (422), said in the
+    /// page's language.
+    Form(FormError),
     /// The request conflicts with what is stored; nothing was written.
-    #[error("{0}")]
     Conflict(String),
-    #[error("The panel could not be reached. Check your connection and try again.")]
     Unreachable,
-    #[error("Something went wrong on the panel server. The details are in its log.")]
     Internal,
 }
 
@@ -35,13 +34,37 @@ impl AppError {
             AppError::CrossSite => 403,
             AppError::TooManyAttempts { .. } => 429,
             AppError::NotFound => 404,
-            AppError::Invalid(_) => 422,
+            AppError::Invalid(_) | AppError::Form(_) => 422,
             AppError::Conflict(_) => 409,
             AppError::Unreachable => 503,
             AppError::Internal => 500,
         }
     }
+
+    /// What the operator reads, in the page's language. A refusal the
+    /// panel's checks wrote (`Invalid`, `Conflict`) is said as written.
+    pub fn message(&self, lang: Lang) -> String {
+        match self {
+            AppError::Unauthorized => lang.ui(Ui::ErrorSessionEnded).to_owned(),
+            AppError::CrossSite => lang.ui(Ui::ErrorCrossSite).to_owned(),
+            AppError::TooManyAttempts { minutes } => lang.too_many_attempts(*minutes),
+            AppError::NotFound => lang.ui(Ui::ErrorNotFound).to_owned(),
+            AppError::Form(error) => lang.form_error(error),
+            AppError::Invalid(message) | AppError::Conflict(message) => message.clone(),
+            AppError::Unreachable => lang.ui(Ui::ErrorUnreachable).to_owned(),
+            AppError::Internal => lang.ui(Ui::ErrorInternal).to_owned(),
+        }
+    }
 }
+
+/// In English: logs and tests read it; pages say [`AppError::message`].
+impl std::fmt::Display for AppError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message(Lang::En))
+    }
+}
+
+impl std::error::Error for AppError {}
 
 impl FromServerFnError for AppError {
     type Encoder = JsonEncoding;
@@ -54,5 +77,46 @@ impl FromServerFnError for AppError {
             }
             _ => AppError::Internal,
         }
+    }
+}
+
+#[cfg(test)]
+mod message_tests {
+    use super::*;
+
+    #[test]
+    fn the_operator_reads_each_error_in_the_pages_language() {
+        let fixed = [
+            AppError::Unauthorized,
+            AppError::CrossSite,
+            AppError::TooManyAttempts { minutes: 5 },
+            AppError::NotFound,
+            AppError::Unreachable,
+            AppError::Internal,
+        ];
+        for error in &fixed {
+            assert_eq!(error.to_string(), error.message(Lang::En));
+            for lang in Lang::ALL.into_iter().filter(|l| *l != Lang::En) {
+                assert_ne!(
+                    error.message(lang),
+                    error.message(Lang::En),
+                    "{lang:?} {error:?}"
+                );
+            }
+        }
+        assert_eq!(
+            AppError::TooManyAttempts { minutes: 5 }.message(Lang::Sv),
+            "För många felaktiga lösenord. Försök igen om 5 min."
+        );
+        // The panel's own refusal is said as its check wrote it.
+        let refusal = AppError::Invalid("quorum must be at least 1".into());
+        assert_eq!(refusal.message(Lang::Ja), "quorum must be at least 1");
+        let form = AppError::Form(FormError::WrongCurrentPassword);
+        assert_eq!(form.status_code(), 422);
+        assert_eq!(
+            form.message(Lang::Es),
+            "La contraseña actual no es correcta."
+        );
+        assert_eq!(form.to_string(), "The current password is wrong.");
     }
 }

@@ -81,7 +81,7 @@ test('1. a server whose VPN service stops is unavailable and replaced on the use
   await statusOf(request, german.server_id, 'healthy');
 });
 
-test('2. a server two witnesses cannot reach reads "2 of N" on the user card', async ({ page, request }) => {
+test('2. a server two witnesses cannot reach reads "2 of N" on the user card, and in Hindi and Swedish on the server cards', async ({ page, request, context }) => {
   await fault(request, { fault: 'cut', witnesses: ['de-1', 'de-3'], target: 'nl-2', active: true });
   await statusOf(request, 'nl-2', 'unreachable');
   await signInDemo(page);
@@ -89,6 +89,32 @@ test('2. a server two witnesses cannot reach reads "2 of N" on the user card', a
   const row = serverRow(page, 'Amsterdam 2 (NL)');
   await expect(row).toContainText('Unreachable from your servers');
   await expect(row).toContainText(/2 of \d+ of your servers can't reach it/);
+
+  // The seeds' own words (§5 and the glossary of #35): the verdict, its
+  // count, the mesh, and the verifier jp-1 on its card; never a word the
+  // seeds replaced.
+  const cards = [
+    {
+      lang: 'hi', verdict: 'आपके सर्वरों से पहुँच योग्य नहीं', mesh: 'मेश दृश्य', verifier: 'जाँचकर्ता',
+      count: /^आपके \d+ में से 2 सर्वर इस तक नहीं पहुँच पा रहे$/, replaced: /साक्षी|सत्यापक|स्थायी/,
+    },
+    {
+      lang: 'sv', verdict: 'Onåbar från dina servrar', mesh: 'Meshvy', verifier: 'Kontrollserver',
+      count: /^2 av \d+ av dina servrar når den inte$/, replaced: /[Vv]erifierar/,
+    },
+  ];
+  for (const card of cards) {
+    await context.addCookies([{ name: 'meshwatch_lang', value: card.lang, url: demoURL }]);
+    await page.goto('/servers/nl-2');
+    await expect(page.locator('html')).toHaveAttribute('lang', card.lang);
+    await expect(page.getByTestId('server-status')).toContainText(card.verdict);
+    await expect(page.getByRole('heading', { name: card.mesh, exact: true })).toBeVisible();
+    await expect(page.getByTestId('mesh-summary')).toHaveText(card.count);
+    expect(await page.locator('body').innerText()).not.toMatch(card.replaced);
+    await page.goto('/servers/jp-1');
+    await expect(page.getByRole('heading', { name: card.verifier, exact: true })).toBeVisible();
+    expect(await page.locator('body').innerText()).not.toMatch(card.replaced);
+  }
   await fault(request, { fault: 'cut', witnesses: ['de-1', 'de-3'], target: 'nl-2', active: false });
   await statusOf(request, 'nl-2', 'healthy');
 });

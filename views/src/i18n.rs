@@ -9,6 +9,7 @@ use meshwatch::status::ServerStatus;
 use serde::{Deserialize, Serialize};
 
 mod counted;
+pub mod form_error;
 mod kinds;
 pub use counted::Slotted;
 pub mod notice;
@@ -22,6 +23,10 @@ pub fn caption_en(status: ServerStatus) -> &'static str {
     }
 }
 
+#[cfg(test)]
+mod agreement;
+#[cfg(test)]
+mod glossary;
 #[cfg(test)]
 mod pins;
 pub mod ui;
@@ -162,7 +167,7 @@ impl Lang {
             (Blocked, Ja) => "アドレスがブロックされています",
             (EntryPointsUnavailable, En) => "Some entry points not available",
             (EntryPointsUnavailable, Es) => "Algunos puntos de entrada no disponibles",
-            (EntryPointsUnavailable, Pt) => "Alguns pontos de entrada inacessíveis",
+            (EntryPointsUnavailable, Pt) => "Alguns pontos de entrada indisponíveis",
             (EntryPointsUnavailable, Sv) => "Vissa ingångspunkter är inte nåbara",
             (EntryPointsUnavailable, Hi) => "कुछ प्रवेश बिंदु अनुपलब्ध",
             (EntryPointsUnavailable, Ja) => "一部の接続ポイントに到達できません",
@@ -174,7 +179,7 @@ impl Lang {
             (NoData, Ja) => "サーバーからのデータがありません",
             (EpNotAvailable, En) => "Not available",
             (EpNotAvailable, Es) => "No disponible",
-            (EpNotAvailable, Pt) => "Não acessível",
+            (EpNotAvailable, Pt) => "Indisponível",
             (EpNotAvailable, Sv) => "Inte nåbar",
             (EpNotAvailable, Hi) => "अनुपलब्ध",
             (EpNotAvailable, Ja) => "到達不可",
@@ -213,7 +218,7 @@ impl Lang {
             (Healthy, En) => "Healthy",
             (Healthy, Es) => "En buen estado",
             (Healthy, Pt) => "Saudável",
-            (Healthy, Sv) => "Felfri",
+            (Healthy, Sv) => "Frisk",
             (Healthy, Hi) => "स्वस्थ",
             (Healthy, Ja) => "正常",
             (Maintenance, En) => "In maintenance",
@@ -283,8 +288,25 @@ mod tests {
             "आपके 7 में से 2 सर्वर इस तक नहीं पहुँच पा रहे"
         );
         assert_eq!(
+            Lang::Pt.unreachable_count(2, 3),
+            "2 de 3 dos seus servidores não conseguem alcançá-lo"
+        );
+        // At k = 1 the verb agrees with the one server (issue #35).
+        assert_eq!(
             Lang::Pt.unreachable_count(1, 3),
-            "1 de 3 dos seus servidores não conseguem alcançá-lo"
+            "1 dos seus 3 servidores não consegue alcançá-lo"
+        );
+        assert_eq!(
+            Lang::Es.unreachable_count(1, 30),
+            "1 de tus 30 servidores no puede alcanzarlo"
+        );
+        assert_eq!(
+            Lang::Sv.unreachable_count(1, 30),
+            "1 av dina 30 servrar når den inte"
+        );
+        assert_eq!(
+            Lang::Hi.unreachable_count(1, 30),
+            "आपके 30 में से 1 सर्वर इस तक नहीं पहुँच पा रहा"
         );
     }
 
@@ -374,7 +396,7 @@ mod tests {
     fn the_reviewed_wording_is_kept() {
         let (es, pt, sv, hi, ja) = (Lang::Es, Lang::Pt, Lang::Sv, Lang::Hi, Lang::Ja);
         assert_eq!(es.ui(Ui::Breadcrumb), "Migas de pan");
-        assert_eq!(es.ui(Ui::TrafficListener), "Puerto de escucha");
+        assert_eq!(es.ui(Ui::TrafficListener), "Receptor de tráfico");
         assert!(es.ui(Ui::UptimeHelp).starts_with(
             "La disponibilidad es la proporción del tiempo en rotación, es decir, fuera de «Servidor no disponible», «Inaccesible desde tus servidores» y «Dirección bloqueada»."
         ));
@@ -387,10 +409,10 @@ mod tests {
         assert!(pt
             .ui(Ui::FailureStreakHelp)
             .contains("uma única tentativa malsucedida"));
-        assert_eq!(sv.status(ServerStatus::Healthy), "Felfri");
+        assert_eq!(sv.status(ServerStatus::Healthy), "Frisk");
         assert_eq!(sv.ui(Ui::KindTest), "Test");
         assert_eq!(sv.ui(Ui::CheckFailing), "Fungerar inte");
-        assert_eq!(sv.ui(Ui::SendTestEmail), "Skicka testmeddelande via e-post");
+        assert_eq!(sv.ui(Ui::SendTestEmail), "Skicka testmejl");
         assert_eq!(
             sv.check_fails_since("a", "b", "12:00", "5 min"),
             "Kontrollen från a till b har misslyckats sedan 12:00 (5 min)"
@@ -459,8 +481,8 @@ mod tests {
             "Token \"ci\" created. Copy it now: it is not shown again."
         );
         assert_eq!(
-            en.chart_summary("CPU", "42.0 %"),
-            "CPU over the last 24 hours, peak 42.0 %"
+            en.chart_summary("CPU", "42.0%"),
+            "CPU over the last 24 hours, peak 42.0%"
         );
         let now = chrono::Utc::now();
         for (s, reads) in [
@@ -555,7 +577,7 @@ mod tests {
         assert_eq!(Lang::Hi.page_of(2, 5), "5 में से पृष्ठ 2");
         assert_eq!(
             Lang::Es.stale_servers(2),
-            "2 servidores con evidencia desactualizada (desactualizado)."
+            "2 servidores con datos desactualizados (desactualizado)."
         );
         let now = chrono::Utc::now();
         let ago = |lang: Lang, s: i64| lang.age(now - chrono::Duration::seconds(s), now);

@@ -14,7 +14,7 @@ pub fn Sparkline<'a>(
     series: &'a ChartSeries,
     /// What it shows, for the text alternative ("CPU").
     label: &'static str,
-    /// How the peak reads ("42.0 %").
+    /// How the peak reads ("42.0%").
     peak: Option<String>,
 ) -> impl IntoView {
     let lang = use_lang();

@@ -19,7 +19,7 @@ pub fn ErrorNote(
     });
     view! {
         <p role="alert" class="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
-            {error.to_string()}
+            {error.message(lang)}
             {sign_in}
         </p>
     }

@@ -25,7 +25,7 @@ async fn changing_the_password_keeps_this_session_and_ends_the_others() {
             "wrong password",
             "second password",
             "second password",
-            "current password is wrong",
+            "WrongCurrentPassword",
         ),
         (
             "first password",
@@ -137,7 +137,7 @@ async fn api_tokens_are_shown_once_work_at_once_and_revoke_at_once() {
         )
         .await;
     assert_eq!(again.status(), 422);
-    assert!(again.text().await.expect("body").contains("exists already"));
+    assert!(again.text().await.expect("body").contains("TokenNameTaken"));
     for bad in ["", "two words", "<script>"] {
         let refused = app
             .rpc(

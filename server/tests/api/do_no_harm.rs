@@ -858,11 +858,12 @@ async fn creating_a_token_or_an_action_in_the_panel_asks_for_the_password_again(
     ];
     let refused = app.rpc(&cookie, "create_action", &form).await;
     assert_eq!(refused.status(), 422);
+    // The panel's own refusal travels typed; the page says it in its language.
     assert!(refused
         .text()
         .await
         .expect("body")
-        .contains("password is wrong"));
+        .contains("WrongPassword"));
     assert_eq!(get(&app, "/api/v1/actions").await, json!([]));
     let (_, html) = app.page(&cookie, "/settings").await;
     assert!(!html.contains(">x<"), "no token was made");

@@ -174,7 +174,7 @@ async fn decimals_are_shown_and_read_in_the_page_s_language() {
     let refused = save("0,5,0").await;
     let (_, html) = app.page(&with_flash(&es, &refused), "/settings").await;
     assert!(
-        html.contains("role=\"alert\"") && html.contains("is not a decimal number"),
+        html.contains("role=\"alert\"") && html.contains("no es un número decimal"),
         "{html}"
     );
     assert_eq!(

@@ -184,7 +184,7 @@ async fn the_card_shows_the_status_history_and_uptime() {
         "history recorded"
     );
     assert!(html.contains("Uptime 24 h") && html.contains("Uptime 30 d"));
-    // Out of rotation since its unavailable record: uptime 0.00 % when
+    // Out of rotation since its unavailable record: uptime 0.00% when
     // that is the first record. A tick of the evaluator's own may have
     // recorded "No data" (in rotation) between the fleet and the report;
     // then the few moments before count, and only they.
@@ -192,7 +192,7 @@ async fn the_card_shows_the_status_history_and_uptime() {
     let uptime_24h = html
         .split("Uptime 24 h</dt><dd class=\"text-lg font-medium tabular-nums\">")
         .nth(1)
-        .and_then(|rest| rest.split(" %").next())
+        .and_then(|rest| rest.split('%').next())
         .and_then(|figure| figure.parse::<f64>().ok())
         .expect("an uptime figure");
     if records == 1 {
@@ -219,8 +219,8 @@ async fn the_card_charts_each_metric_over_the_last_day() {
     let (_, html) = app.page(&cookie, "/servers/de-1").await;
     // Both reports fall in the current quarter hour: one averaged point.
     for label in [
-        "CPU over the last 24 hours, peak 30.0 %",
-        "Memory over the last 24 hours, peak 25.0 %",
+        "CPU over the last 24 hours, peak 30.0%",
+        "Memory over the last 24 hours, peak 25.0%",
         "Connections over the last 24 hours, peak 10",
         "Load (1 min): no reports in the last 24 hours",
     ] {

@@ -5,26 +5,38 @@
 //! digits). Counts are written with the language's digit grouping, and
 //! lists of names joined as the language joins them.
 
-use super::{Lang, Plural, Text};
+use super::{Lang, Text};
 use serde::{Deserialize, Serialize};
 
 /// A phrase with one count still to fill in: the text before and after
-/// it. The phrase's form was chosen already (it follows another count).
+/// it. Its form follows another count, chosen already; where a verb
+/// agrees with the count still to come, the phrase also carries its
+/// words for exactly one ([`Lang::is_one`] is `n == 1` for every whole
+/// count in all six languages), so the browser fills it in without the
+/// plural rules.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Slotted {
     before: String,
     after: String,
+    /// The words around a count of one, when they differ.
+    one: Option<(String, String)>,
 }
 
 impl Slotted {
     /// Where the count goes while the phrase is rendered.
     const SLOT: &'static str = "\u{1}";
 
-    fn split(text: String) -> Slotted {
-        let (before, after) = text.split_once(Self::SLOT).unwrap_or((&text, ""));
+    fn split_one(text: &str) -> (String, String) {
+        let (before, after) = text.split_once(Self::SLOT).unwrap_or((text, ""));
+        (before.to_owned(), after.to_owned())
+    }
+
+    fn split(text: String, one: Option<String>) -> Slotted {
+        let (before, after) = Self::split_one(&text);
         Slotted {
-            before: before.to_owned(),
-            after: after.to_owned(),
+            before,
+            after,
+            one: one.map(|one| Self::split_one(&one)),
         }
     }
 
@@ -33,23 +45,56 @@ impl Slotted {
         (&self.before, &self.after)
     }
 
-    /// The phrase from its [`parts`](Self::parts).
-    pub fn from_parts(before: String, after: String) -> Slotted {
-        Slotted { before, after }
+    /// The words before and after a count of one, when they differ.
+    pub fn one_parts(&self) -> Option<(&str, &str)> {
+        self.one.as_ref().map(|(b, a)| (b.as_str(), a.as_str()))
+    }
+
+    /// The phrase from its [`parts`](Self::parts) and
+    /// [`one_parts`](Self::one_parts).
+    pub fn from_parts(before: String, after: String, one: Option<(String, String)>) -> Slotted {
+        Slotted { before, after, one }
     }
 
     /// The phrase with `n`, written as `lang` writes numbers.
     pub fn fill(&self, lang: Lang, n: u64) -> String {
-        format!("{}{}{}", self.before, lang.number(n), self.after)
+        let (before, after) = match &self.one {
+            Some((before, after)) if n == 1 => (before, after),
+            _ => (&self.before, &self.after),
+        };
+        format!("{before}{}{after}", lang.number(n))
     }
 }
 
 impl Lang {
     /// "k of n of your servers can't reach it": docs/PRODUCT.md §5's
-    /// template, the same at every k. Its verb agrees with the partitive
-    /// ("of your servers"), which each language accepts for "1 of 3" too.
+    /// template for every k but one. At k = 1 the verb agrees with the
+    /// one server, which the languages with a verb in the singular say
+    /// as "1 of your 30 servers" ("1 de tus 30 servidores no puede…").
     pub fn unreachable_count(self, k: u32, n: u32) -> String {
+        let k_one = self.is_one(k.into());
+        let n_one = n == 1;
         let (k, n) = (self.number(k.into()), self.number(n.into()));
+        match (self, k_one) {
+            // "1 de tus 1 servidores" reads wrong: a fleet of one keeps
+            // the template, its verb in the singular.
+            (Lang::Es, true) if n_one => {
+                format!("{k} de {n} de tus servidores no puede alcanzarlo")
+            }
+            (Lang::Pt, true) if n_one => {
+                format!("{k} de {n} dos seus servidores não consegue alcançá-lo")
+            }
+            (Lang::Sv, true) if n_one => self.unreachable_count_template(&k, &n),
+            (Lang::Es, true) => format!("{k} de tus {n} servidores no puede alcanzarlo"),
+            (Lang::Pt, true) => format!("{k} dos seus {n} servidores não consegue alcançá-lo"),
+            (Lang::Sv, true) => format!("{k} av dina {n} servrar når den inte"),
+            (Lang::Hi, true) => format!("आपके {n} में से {k} सर्वर इस तक नहीं पहुँच पा रहा"),
+            _ => self.unreachable_count_template(&k, &n),
+        }
+    }
+
+    /// docs/PRODUCT.md §5's `unreachable_count`, exactly.
+    fn unreachable_count_template(self, k: &str, n: &str) -> String {
         match self {
             Lang::En => format!("{k} of {n} of your servers can't reach it"),
             Lang::Es => format!("{k} de {n} de tus servidores no pueden alcanzarlo"),
@@ -63,8 +108,8 @@ impl Lang {
     /// "3 notifications not delivered (…), 1 failed. " — followed by a
     /// link to the outbox.
     pub fn undelivered_notifications(self, undelivered: u32, failed: u32) -> String {
-        let u_one = self.plural(undelivered.into()) == Plural::One;
-        let f_one = self.plural(failed.into()) == Plural::One;
+        let u_one = self.is_one(undelivered.into());
+        let f_one = self.is_one(failed.into());
         let (u, f) = (self.number(undelivered.into()), self.number(failed.into()));
         let undelivered = match (self, u_one) {
             (Lang::En, true) => format!("{u} notification not delivered"),
@@ -106,14 +151,14 @@ impl Lang {
     /// "2 servers with stale evidence (stale)." — the badge's word last.
     pub fn stale_servers(self, n: u32) -> String {
         let stale = self.text(Text::Stale);
-        let one = self.plural(n.into()) == Plural::One;
+        let one = self.is_one(n.into());
         let n = self.number(n.into());
         match (self, one) {
             (Lang::En, true) => format!("{n} server with stale evidence ({stale})."),
             (Lang::En, false) => format!("{n} servers with stale evidence ({stale})."),
-            (Lang::Es, true) => format!("{n} servidor con evidencia desactualizada ({stale})."),
+            (Lang::Es, true) => format!("{n} servidor con datos desactualizados ({stale})."),
             (Lang::Es, false) => {
-                format!("{n} servidores con evidencia desactualizada ({stale}).")
+                format!("{n} servidores con datos desactualizados ({stale}).")
             }
             (Lang::Pt, true) => format!("{n} servidor com evidências desatualizadas ({stale})."),
             (Lang::Pt, false) => {
@@ -122,13 +167,13 @@ impl Lang {
             (Lang::Sv, true) => format!("{n} server med inaktuellt underlag ({stale})."),
             (Lang::Sv, false) => format!("{n} servrar med inaktuellt underlag ({stale})."),
             (Lang::Hi, _) => format!("पुराने साक्ष्य वाले {n} सर्वर ({stale})।"),
-            (Lang::Ja, _) => format!("データが古いサーバー: {n}台（{stale}）。"),
+            (Lang::Ja, _) => format!("データが古いサーバー：{n}台（{stale}）。"),
         }
     }
 
     /// The Overview's line: `n` connected panels fail to sync.
     pub fn connectors_failing(self, n: u32) -> String {
-        let one = self.plural(n.into()) == Plural::One;
+        let one = self.is_one(n.into());
         let n = self.number(n.into());
         match (self, one) {
             (Lang::En, true) => format!("{n} connected panel is failing to sync: its hosts stay as they are."),
@@ -147,7 +192,7 @@ impl Lang {
 
     /// "2 servers per user".
     pub fn servers_per_user(self, k: u32) -> String {
-        let one = self.plural(k.into()) == Plural::One;
+        let one = self.is_one(k.into());
         let k = self.number(k.into());
         match (self, one) {
             (Lang::En, true) => format!("{k} server per user"),
@@ -166,7 +211,7 @@ impl Lang {
     /// An out-of-rotation server whose users get the `cover` servers
     /// (named), joined as a list.
     pub fn out_of_rotation_served_by<S: AsRef<str>>(self, cover: &[S]) -> String {
-        let one = self.plural(cover.len() as u64) == Plural::One;
+        let one = self.is_one(cover.len() as u64);
         let cover = self.list(cover);
         match (self, one) {
             (Lang::En, _) => format!("Out of rotation — its users are served by {cover}"),
@@ -185,7 +230,7 @@ impl Lang {
 
     /// "196 of 200 servers in rotation" (a big route's card).
     pub fn in_rotation_of(self, in_rotation: usize, total: usize) -> String {
-        let one = self.plural(total as u64) == Plural::One;
+        let one = self.is_one(total as u64);
         let (n, total) = (self.number(in_rotation as u64), self.number(total as u64));
         match (self, one) {
             (Lang::En, true) => format!("{n} of {total} server in rotation"),
@@ -203,7 +248,7 @@ impl Lang {
 
     /// "Test message queued for 2 targets."
     pub fn test_message_queued(self, targets: usize) -> String {
-        let one = self.plural(targets as u64) == Plural::One;
+        let one = self.is_one(targets as u64);
         let n = self.number(targets as u64);
         match (self, one) {
             (Lang::En, true) => format!("Test message queued for {n} target."),
@@ -228,7 +273,7 @@ impl Lang {
     /// A delivery error and how many attempts it took.
     pub fn after_attempts(self, error: &str, attempts: i64) -> String {
         let attempts = attempts.max(0) as u64;
-        let one = self.plural(attempts) == Plural::One;
+        let one = self.is_one(attempts);
         let n = self.number(attempts);
         match (self, one) {
             (Lang::En, true) => format!("{error} (after {n} attempt)"),
@@ -250,28 +295,36 @@ impl Lang {
     }
 
     /// "Showing … of 10 servers", the shown count filled in later: the
-    /// form follows the total, so the servers filter (an island) counts
-    /// in the browser without the plural rules in its WASM.
+    /// noun follows the total, so the servers filter (an island) counts
+    /// in the browser without the plural rules in its WASM; the Hindi
+    /// verb, which agrees with the shown count, comes in both forms.
     pub fn showing_servers_of(self, total: usize) -> Slotted {
-        let one = self.plural(total as u64) == Plural::One;
+        let one = self.is_one(total as u64);
         let (shown, total) = (Slotted::SLOT, self.number(total as u64));
-        Slotted::split(match (self, one) {
-            (Lang::En, true) => format!("Showing {shown} of {total} server"),
-            (Lang::En, false) => format!("Showing {shown} of {total} servers"),
-            (Lang::Es, true) => format!("Mostrando {shown} de {total} servidor"),
-            (Lang::Es, false) => format!("Mostrando {shown} de {total} servidores"),
-            (Lang::Pt, true) => format!("Mostrando {shown} de {total} servidor"),
-            (Lang::Pt, false) => format!("Mostrando {shown} de {total} servidores"),
-            (Lang::Sv, true) => format!("Visar {shown} av {total} server"),
-            (Lang::Sv, false) => format!("Visar {shown} av {total} servrar"),
-            (Lang::Hi, _) => format!("{total} में से {shown} सर्वर दिखाए जा रहे हैं"),
-            (Lang::Ja, _) => format!("{total}台中{shown}台のサーバーを表示"),
-        })
+        let shown_one = match self {
+            Lang::Hi => Some(format!("{total} में से {shown} सर्वर दिखाया जा रहा है")),
+            Lang::En | Lang::Es | Lang::Pt | Lang::Sv | Lang::Ja => None,
+        };
+        Slotted::split(
+            match (self, one) {
+                (Lang::En, true) => format!("Showing {shown} of {total} server"),
+                (Lang::En, false) => format!("Showing {shown} of {total} servers"),
+                (Lang::Es, true) => format!("Mostrando {shown} de {total} servidor"),
+                (Lang::Es, false) => format!("Mostrando {shown} de {total} servidores"),
+                (Lang::Pt, true) => format!("Mostrando {shown} de {total} servidor"),
+                (Lang::Pt, false) => format!("Mostrando {shown} de {total} servidores"),
+                (Lang::Sv, true) => format!("Visar {shown} av {total} server"),
+                (Lang::Sv, false) => format!("Visar {shown} av {total} servrar"),
+                (Lang::Hi, _) => format!("{total} में से {shown} सर्वर दिखाए जा रहे हैं"),
+                (Lang::Ja, _) => format!("{total}台中{shown}台のサーバーを表示"),
+            },
+            shown_one,
+        )
     }
 
     /// "Showing 51–100 of 230 users".
     pub fn showing_users(self, first: usize, last: usize, total: u32) -> String {
-        let one = self.plural(total.into()) == Plural::One;
+        let one = self.is_one(total.into());
         let (first, last) = (self.number(first as u64), self.number(last as u64));
         let total = self.number(total.into());
         match (self, one) {
@@ -282,6 +335,10 @@ impl Lang {
             (Lang::Pt, true) => format!("Mostrando {first}–{last} de {total} usuário"),
             (Lang::Pt, false) => format!("Mostrando {first}–{last} de {total} usuários"),
             (Lang::Sv, _) => format!("Visar {first}–{last} av {total} användare"),
+            // The verb agrees with how many are shown.
+            (Lang::Hi, _) if first == last => {
+                format!("{total} में से {first} उपयोगकर्ता दिखाया जा रहा है")
+            }
             (Lang::Hi, _) => format!("{total} में से {first}–{last} उपयोगकर्ता दिखाए जा रहे हैं"),
             (Lang::Ja, _) => format!("全{total}人中{first}–{last}人目を表示"),
         }
@@ -293,8 +350,8 @@ impl Lang {
     pub fn unreliable_witness(self, failing: u32, of: u32) -> String {
         // The noun follows n ("of 1 server"), except in Hindi, where it
         // follows k.
-        let n_one = self.plural(of.into()) == Plural::One;
-        let k_one = self.plural(failing.into()) == Plural::One;
+        let n_one = self.is_one(of.into());
+        let k_one = self.is_one(failing.into());
         let (k, n) = (self.number(failing.into()), self.number(of.into()));
         match (self, n_one) {
             (Lang::En, true) => format!("Unreliable witness: can't reach {k} of {n} server — its votes are ignored."),
@@ -305,15 +362,15 @@ impl Lang {
             (Lang::Pt, false) => format!("Testemunha não confiável: não alcança {k} de {n} servidores — seus votos são ignorados."),
             (Lang::Sv, true) => format!("Opålitligt vittne: når inte {k} av {n} server — dess röster ignoreras."),
             (Lang::Sv, false) => format!("Opålitligt vittne: når inte {k} av {n} servrar — dess röster ignoreras."),
-            (Lang::Hi, _) if k_one => format!("अविश्वसनीय साक्षी: {n} में से {k} सर्वर तक नहीं पहुँच पाता — इसके वोट अनदेखे किए जाते हैं।"),
-            (Lang::Hi, _) => format!("अविश्वसनीय साक्षी: {n} में से {k} सर्वरों तक नहीं पहुँच पाता — इसके वोट अनदेखे किए जाते हैं।"),
-            (Lang::Ja, _) => format!("信頼できない観測元: {n}台中{k}台のサーバーに到達できません — この観測元の判定は無視されます。"),
+            (Lang::Hi, _) if k_one => format!("अविश्वसनीय गवाह: {n} में से {k} सर्वर तक नहीं पहुँच पाता — इसके वोट अनदेखे किए जाते हैं।"),
+            (Lang::Hi, _) => format!("अविश्वसनीय गवाह: {n} में से {k} सर्वरों तक नहीं पहुँच पाता — इसके वोट अनदेखे किए जाते हैं।"),
+            (Lang::Ja, _) => format!("信頼できない証人：{n}台中{k}台のサーバーに到達できません — その投票は破棄されます。"),
         }
     }
 
     /// The banner of a whole-fleet fault (Overview and server cards).
     pub fn witness_fault(self, fault: meshwatch::verdict::WitnessFault) -> String {
-        let one = self.plural(fault.unreliable.into()) == Plural::One;
+        let one = self.is_one(fault.unreliable.into());
         let (k, n) = (
             self.number(fault.unreliable.into()),
             self.number(fault.witnesses.into()),
@@ -337,15 +394,15 @@ impl Lang {
             Lang::Es => format!("La mayoría de los testigos no alcanza a la mayoría de los servidores ({figure}): el problema probablemente está en la red de los testigos, no en los servidores. No se ha sacado nada de la rotación."),
             Lang::Pt => format!("A maioria das testemunhas não alcança a maioria dos servidores ({figure}): o problema provavelmente está na rede das testemunhas, não nos servidores. Nada foi tirado de rotação."),
             Lang::Sv => format!("De flesta vittnen når inte de flesta servrar ({figure}): felet ligger troligen i vittnenas nätverk, inte i servrarna. Inget har tagits ur rotation."),
-            Lang::Hi => format!("अधिकांश साक्षी अधिकांश सर्वरों तक नहीं पहुँच पा रहे ({figure}): समस्या शायद साक्षियों के नेटवर्क में है, सर्वरों में नहीं। किसी भी सर्वर को रोटेशन से नहीं हटाया गया है।"),
-            Lang::Ja => format!("ほとんどの観測元がほとんどのサーバーに到達できません（{figure}）。問題はサーバーではなく、観測元のネットワークにある可能性が高いです。ローテーションから外されたサーバーはありません。"),
+            Lang::Hi => format!("अधिकांश गवाह अधिकांश सर्वरों तक नहीं पहुँच पा रहे ({figure}): समस्या शायद गवाहों के नेटवर्क में है, सर्वरों में नहीं। किसी भी सर्वर को रोटेशन से नहीं हटाया गया है।"),
+            Lang::Ja => format!("ほとんどの証人がほとんどのサーバーに到達できません（{figure}）。問題はサーバーではなく、証人のネットワークにある可能性が高いです。ローテーションから外されたサーバーはありません。"),
         }
     }
 
     /// The note on a blocked address; `verifiers` are the ones that see
     /// the block (named), joined as a list.
     pub fn blocked_by_verifier<S: AsRef<str>>(self, verifiers: &[S]) -> String {
-        let one = self.plural(verifiers.len() as u64) == Plural::One;
+        let one = self.is_one(verifiers.len() as u64);
         let by = self.list(verifiers);
         match (self, one) {
             (Lang::En, true) => format!("Address blocked as seen by the verifier {by}: consider changing this server's IP address."),
@@ -354,10 +411,10 @@ impl Lang {
             (Lang::Es, false) => format!("Dirección bloqueada según los verificadores {by}: considera cambiar la dirección IP de este servidor."),
             (Lang::Pt, true) => format!("Endereço bloqueado segundo o verificador {by}: considere trocar o endereço IP deste servidor."),
             (Lang::Pt, false) => format!("Endereço bloqueado segundo os verificadores {by}: considere trocar o endereço IP deste servidor."),
-            (Lang::Sv, true) => format!("Adressen är blockerad enligt verifieraren {by}: överväg att byta den här serverns IP-adress."),
-            (Lang::Sv, false) => format!("Adressen är blockerad enligt verifierarna {by}: överväg att byta den här serverns IP-adress."),
-            (Lang::Hi, true) => format!("सत्यापक {by} के अनुसार पता ब्लॉक है: इस सर्वर का IP पता बदलने पर विचार करें।"),
-            (Lang::Hi, false) => format!("सत्यापकों {by} के अनुसार पता ब्लॉक है: इस सर्वर का IP पता बदलने पर विचार करें।"),
+            (Lang::Sv, true) => format!("Adressen är blockerad enligt kontrollservern {by}: överväg att byta den här serverns IP-adress."),
+            (Lang::Sv, false) => format!("Adressen är blockerad enligt kontrollservrarna {by}: överväg att byta den här serverns IP-adress."),
+            (Lang::Hi, true) => format!("जाँचकर्ता {by} के अनुसार पता ब्लॉक है: इस सर्वर का IP पता बदलने पर विचार करें।"),
+            (Lang::Hi, false) => format!("जाँचकर्ताओं {by} के अनुसार पता ब्लॉक है: इस सर्वर का IP पता बदलने पर विचार करें।"),
             (Lang::Ja, _) => format!("検証サーバー {by} から見てアドレスがブロックされています。このサーバーの IP アドレスの変更を検討してください。"),
         }
     }
@@ -407,7 +464,7 @@ impl Lang {
     /// One network's count of blocked servers: "MTS mobile: 3 servers
     /// blocked".
     pub fn blocked_servers_on(self, network: &str, servers: u32) -> String {
-        let one = self.plural(servers.into()) == Plural::One;
+        let one = self.is_one(servers.into());
         let n = self.number(servers.into());
         match (self, one) {
             (Lang::En, true) => format!("{network}: {n} server blocked"),
@@ -419,36 +476,53 @@ impl Lang {
             (Lang::Sv, true) => format!("{network}: {n} server blockerad"),
             (Lang::Sv, false) => format!("{network}: {n} servrar blockerade"),
             (Lang::Hi, _) => format!("{network}: {n} सर्वर ब्लॉक"),
-            (Lang::Ja, _) => format!("{network}: {n}台のサーバーがブロック中"),
+            (Lang::Ja, _) => format!("{network}：{n}台のサーバーがブロック中"),
         }
     }
 
     /// The mesh summary when every probing server reaches it. The card
     /// shows it for one server or more (none reads "no fresh witness").
     pub fn all_reach_it(self, of: u32) -> String {
-        let one = self.plural(of.into()) == Plural::One;
+        // "Your only server": one server, in Japanese too.
+        let only = of == 1;
         let n = self.number(of.into());
-        match (self, one) {
+        match (self, only) {
             (Lang::En, true) => "Your only server that probes it reaches it.".into(),
             (Lang::En, false) => format!("All {n} of your servers that probe it reach it."),
             (Lang::Es, true) => "Tu único servidor que lo sondea lo alcanza.".into(),
             (Lang::Es, false) => format!("Todos tus {n} servidores que lo sondean lo alcanzan."),
-            // Brazilian Portuguese counts 0 with 1, so this form keeps the number.
-            (Lang::Pt, true) => format!("{n} servidor seu o sonda e o alcança."),
+            (Lang::Pt, true) => "Seu único servidor que o sonda consegue alcançá-lo.".into(),
             (Lang::Pt, false) => format!("Todos os seus {n} servidores que o sondam o alcançam."),
             (Lang::Sv, true) => "Din enda server som sonderar den når den.".into(),
-            (Lang::Sv, false) => format!("Alla {n} av dina servrar som sonderar den når den."),
-            (Lang::Hi, true) => format!("इसकी जाँच करने वाला आपका {n} सर्वर इस तक पहुँच रहा है।"),
+            (Lang::Sv, false) => format!("Alla dina {n} servrar som sonderar den når den."),
+            (Lang::Hi, true) => "इसकी जाँच करने वाला आपका एकमात्र सर्वर इस तक पहुँच रहा है।".into(),
             (Lang::Hi, false) => {
                 format!("इसकी जाँच करने वाले आपके सभी {n} सर्वर इस तक पहुँच रहे हैं।")
             }
-            (Lang::Ja, _) => format!("プローブしている{n}台のサーバーすべてから到達できます。"),
+            (Lang::Ja, true) => "プローブしている唯一のサーバーから到達できます。".into(),
+            (Lang::Ja, false) => format!("プローブしている{n}台のサーバーすべてから到達できます。"),
+        }
+    }
+
+    /// Sign-ins refused for a while after too many wrong passwords.
+    pub fn too_many_attempts(self, minutes: u64) -> String {
+        // "min" is the same at every count.
+        let n = self.number(minutes);
+        match self {
+            Lang::En => format!("Too many wrong passwords. Try again in {n} min."),
+            Lang::Es => {
+                format!("Demasiadas contraseñas incorrectas. Vuelve a intentarlo en {n} min.")
+            }
+            Lang::Pt => format!("Muitas senhas incorretas. Tente novamente em {n} min."),
+            Lang::Sv => format!("För många felaktiga lösenord. Försök igen om {n} min."),
+            Lang::Hi => format!("बहुत अधिक गलत पासवर्ड। {n} मिनट बाद फिर से प्रयास करें।"),
+            Lang::Ja => format!("パスワードの誤りが多すぎます。{n}分後にもう一度お試しください。"),
         }
     }
 
     /// The password rule under the password fields.
     pub fn min_password_len(self, n: usize) -> String {
-        let one = self.plural(n as u64) == Plural::One;
+        let one = self.is_one(n as u64);
         let n = self.number(n as u64);
         match (self, one) {
             (Lang::En, true) => format!("At least {n} character."),
@@ -465,7 +539,7 @@ impl Lang {
 
     /// "3 d ago": whole days, in the language's word for them.
     pub(super) fn days_ago(self, days: u64) -> String {
-        let one = self.plural(days) == Plural::One;
+        let one = self.is_one(days);
         let n = self.number(days);
         match (self, one) {
             (Lang::En, _) => format!("{n} d ago"),
@@ -555,6 +629,7 @@ pub(super) fn phrases() -> Vec<(&'static str, CountedPhrase)> {
             l.blocked_on_networks(&names(n), &[] as &[String])
         }),
         ("min_password_len", |l, n| l.min_password_len(n as usize)),
+        ("too_many_attempts", |l, n| l.too_many_attempts(n)),
         ("blocked_servers_on", |l, n| {
             l.blocked_servers_on("MTS mobile", n as u32)
         }),

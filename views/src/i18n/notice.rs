@@ -8,7 +8,7 @@
 //! words differ between languages, never the layout, and every line break
 //! is a real one.
 
-use super::{Lang, Plural};
+use super::Lang;
 use crate::views::ServerRef;
 use chrono::{DateTime, Utc};
 
@@ -66,8 +66,10 @@ struct Words {
     blocked_advice: &'static str,
     cleared_effect: &'static str,
     cleared_advice: &'static str,
-    /// An empty list.
-    none: &'static str,
+    /// An empty list of addresses, and of verifiers (the word agrees
+    /// with each field's noun).
+    no_addresses: &'static str,
+    no_verifiers: &'static str,
     list_separator: &'static str,
 }
 
@@ -86,7 +88,8 @@ fn words(lang: Lang) -> Words {
             blocked_advice: "Advice: change this server's IP address. meshwatch notices by itself when the address is reachable again.",
             cleared_effect: "The verifiers reach it again: its entry points are served again unless another condition keeps it out of rotation.",
             cleared_advice: "No action is needed.",
-            none: "none",
+            no_addresses: "none",
+            no_verifiers: "none",
             list_separator: ", ",
         },
         Lang::Es => Words {
@@ -102,7 +105,8 @@ fn words(lang: Lang) -> Words {
             blocked_advice: "Recomendación: cambia la dirección IP de este servidor. meshwatch detectará por sí solo cuándo vuelve a ser accesible.",
             cleared_effect: "Los verificadores vuelven a alcanzarlo: sus puntos de entrada se sirven de nuevo, salvo que otra condición lo mantenga fuera de rotación.",
             cleared_advice: "No hace falta hacer nada.",
-            none: "ninguno",
+            no_addresses: "ninguna",
+            no_verifiers: "ninguno",
             list_separator: ", ",
         },
         Lang::Pt => Words {
@@ -118,55 +122,59 @@ fn words(lang: Lang) -> Words {
             blocked_advice: "Recomendação: troque o endereço IP deste servidor. O meshwatch percebe sozinho quando o endereço voltar a ser acessível.",
             cleared_effect: "Os verificadores voltaram a alcançá-lo: seus pontos de entrada são servidos novamente, a menos que outra condição o mantenha fora de rotação.",
             cleared_advice: "Nenhuma ação é necessária.",
-            none: "nenhum",
+            no_addresses: "nenhum",
+            no_verifiers: "nenhum",
             list_separator: ", ",
         },
         Lang::Sv => Words {
             server: "Server: ",
             country: "Land: ",
             addresses: "Adresser: ",
-            verifiers: "Verifierare: ",
+            verifiers: "Kontrollservrar: ",
             blocked_since: "Blockerad sedan: ",
             blocked_on: "Blockerad i: ",
             still_reached_from: "Fortfarande nåbar från: ",
             cleared_at: "Blockeringen hävdes: ",
             blocked_effect: "Dess ingångspunkter levereras inte längre till användarna så länge rutten har andra servrar i rotation.",
             blocked_advice: "Råd: byt den här serverns IP-adress. meshwatch märker själv när adressen är nåbar igen.",
-            cleared_effect: "Verifierarna når den igen: dess ingångspunkter levereras på nytt, om inte något annat tillstånd håller den ur rotation.",
+            cleared_effect: "Kontrollservrarna når den igen: dess ingångspunkter levereras på nytt, om inte något annat tillstånd håller den ur rotation.",
             cleared_advice: "Ingen åtgärd behövs.",
-            none: "inga",
+            no_addresses: "inga",
+            no_verifiers: "inga",
             list_separator: ", ",
         },
         Lang::Hi => Words {
             server: "सर्वर: ",
             country: "देश: ",
             addresses: "पते: ",
-            verifiers: "सत्यापक: ",
+            verifiers: "जाँचकर्ता: ",
             blocked_since: "ब्लॉक होने का समय: ",
             blocked_on: "इन नेटवर्कों पर ब्लॉक: ",
             still_reached_from: "अब भी यहाँ से पहुँच योग्य: ",
             cleared_at: "ब्लॉक हटने का समय: ",
             blocked_effect: "जब तक इसके रूट में रोटेशन में दूसरे सर्वर हैं, इसके प्रवेश बिंदु उपयोगकर्ताओं को नहीं दिए जाते।",
             blocked_advice: "सलाह: इस सर्वर का IP पता बदलें। पता फिर से पहुँच योग्य होने पर meshwatch अपने-आप पहचान लेगा।",
-            cleared_effect: "सत्यापक फिर से इस तक पहुँच रहे हैं: इसके प्रवेश बिंदु फिर से दिए जा रहे हैं, जब तक कोई दूसरी स्थिति इसे रोटेशन से बाहर न रखे।",
+            cleared_effect: "जाँचकर्ता फिर से इस तक पहुँच रहे हैं: इसके प्रवेश बिंदु फिर से दिए जा रहे हैं, जब तक कोई दूसरी स्थिति इसे रोटेशन से बाहर न रखे।",
             cleared_advice: "कोई कार्रवाई आवश्यक नहीं है।",
-            none: "कोई नहीं",
+            no_addresses: "कोई नहीं",
+            no_verifiers: "कोई नहीं",
             list_separator: ", ",
         },
         Lang::Ja => Words {
-            server: "サーバー: ",
-            country: "国: ",
-            addresses: "アドレス: ",
-            verifiers: "検証サーバー: ",
-            blocked_since: "ブロック開始: ",
-            blocked_on: "ブロックされているネットワーク: ",
-            still_reached_from: "まだ到達できるネットワーク: ",
-            cleared_at: "ブロック解除: ",
+            server: "サーバー：",
+            country: "国：",
+            addresses: "アドレス：",
+            verifiers: "検証サーバー：",
+            blocked_since: "ブロック開始：",
+            blocked_on: "ブロックされているネットワーク：",
+            still_reached_from: "まだ到達できるネットワーク：",
+            cleared_at: "ブロック解除：",
             blocked_effect: "ルートにローテーション中の他のサーバーがある間、このサーバーの接続ポイントはユーザーに提供されません。",
-            blocked_advice: "推奨: このサーバーの IP アドレスを変更してください。アドレスに再び到達できるようになると、meshwatch が自動的に検知します。",
+            blocked_advice: "推奨：このサーバーの IP アドレスを変更してください。アドレスに再び到達できるようになると、meshwatch が自動的に検知します。",
             cleared_effect: "検証サーバーから再び到達できます。他の状態によってローテーション外になっていない限り、接続ポイントは再び提供されます。",
             cleared_advice: "対応は不要です。",
-            none: "なし",
+            no_addresses: "なし",
+            no_verifiers: "なし",
             list_separator: "、",
         },
     }
@@ -215,12 +223,12 @@ impl Lang {
             format!(
                 "{}{}",
                 w.addresses,
-                join_or(&incident.addresses, w.list_separator, w.none)
+                join_or(&incident.addresses, w.list_separator, w.no_addresses)
             ),
             format!(
                 "{}{}",
                 w.verifiers,
-                join_or(&verifiers, w.list_separator, w.none)
+                join_or(&verifiers, w.list_separator, w.no_verifiers)
             ),
         ];
         if !incident.blocked_on.is_empty() {
@@ -321,11 +329,13 @@ impl Lang {
             ),
             (Lang::Pt, Cleared) => format!("O bloqueio do servidor {name} ({id}) foi removido."),
             (Lang::Sv, Started) => {
-                format!("Adressen till servern {name} ({id}) är blockerad enligt dina verifierare.")
+                format!(
+                    "Adressen till servern {name} ({id}) är blockerad enligt dina kontrollservrar."
+                )
             }
             (Lang::Sv, Cleared) => format!("Blockeringen av servern {name} ({id}) har hävts."),
             (Lang::Hi, Started) => {
-                format!("आपके सत्यापकों के अनुसार सर्वर {name} ({id}) का पता ब्लॉक है।")
+                format!("आपके जाँचकर्ताओं के अनुसार सर्वर {name} ({id}) का पता ब्लॉक है।")
             }
             (Lang::Hi, Cleared) => format!("सर्वर {name} ({id}) का ब्लॉक हट गया है।"),
             (Lang::Ja, Started) => format!(
@@ -364,12 +374,12 @@ impl Lang {
                 "Kontrollera nätverket som dina servrar delar (eller panelens eget) innan du tittar på enskilda servrar.",
             ),
             Lang::Hi => (
-                "meshwatch: अधिकांश साक्षी अधिकांश सर्वरों तक नहीं पहुँच पा रहे",
+                "meshwatch: अधिकांश गवाह अधिकांश सर्वरों तक नहीं पहुँच पा रहे",
                 "किसी एक सर्वर से पहले, अपने सर्वरों का साझा नेटवर्क (या पैनल का अपना नेटवर्क) जाँचें।",
             ),
             Lang::Ja => (
-                "meshwatch: ほとんどの観測元がほとんどのサーバーに到達できません",
-                "個々のサーバーより先に、サーバーが共有するネットワーク(またはパネル自身のネットワーク)を確認してください。",
+                "meshwatch: ほとんどの証人がほとんどのサーバーに到達できません",
+                "個々のサーバーより先に、サーバーが共有するネットワーク（またはパネル自身のネットワーク）を確認してください。",
             ),
         };
         Notice {
@@ -406,8 +416,8 @@ impl Lang {
             (Lang::Sv, OverBudget::Cooldown(_)) => "En åtgärd skulle köras igen för en server inom sin spärrtid (action_cooldown).".to_owned(),
             (Lang::Hi, OverBudget::RunsPerHour(n)) => format!("पिछले एक घंटे में {n} बार क्रियाएँ चलीं, बजट की सीमा यही है (action_runs_per_hour)।"),
             (Lang::Hi, OverBudget::Cooldown(_)) => "एक क्रिया को किसी सर्वर के लिए उसकी प्रतीक्षा अवधि के भीतर फिर चलना था (action_cooldown)।".to_owned(),
-            (Lang::Ja, OverBudget::RunsPerHour(n)) => format!("直近1時間に{n}回実行され、予算の上限に達しました (action_runs_per_hour)。"),
-            (Lang::Ja, OverBudget::Cooldown(_)) => "あるアクションが、クールダウン中のサーバーに対して再び実行されようとしました (action_cooldown)。".to_owned(),
+            (Lang::Ja, OverBudget::RunsPerHour(n)) => format!("直近1時間に{n}回実行され、予算の上限に達しました（action_runs_per_hour）。"),
+            (Lang::Ja, OverBudget::Cooldown(_)) => "あるアクションが、クールダウン中のサーバーに対して再び実行されようとしました（action_cooldown）。".to_owned(),
         };
         let advice = match self {
             Lang::En => "No action runs until you switch them on again in Settings → Actions. Check what set them off first: a verifier, a script or the panel itself may be at fault.",
@@ -462,7 +472,7 @@ impl Lang {
             ),
             Lang::Ja => (
                 format!("meshwatch: 接続パネル {connector} が応答しません"),
-                format!("meshwatch は {panel} ({connector}) にローテーションを反映できません: {error}。"),
+                format!("meshwatch は {panel}（{connector}） にローテーションを反映できません：{error}。"),
                 "反映できるまで、そのパネルのホストはそのままです。ローテーション外のサーバーはそこでは非表示になりません。meshwatch は再試行を続け、障害ごとに一度だけお知らせします。",
             ),
         };
@@ -484,7 +494,7 @@ impl Lang {
         subjects: &[String],
     ) -> Notice {
         use BlockEvent::*;
-        let one = |n: usize| self.plural(n as u64) == Plural::One;
+        let one = |n: usize| self.is_one(n as u64);
         let (moved_one, fleet_one, count_one) = (one(moved), one(fleet), one(subjects.len()));
         let (moved, fleet, count) = (
             self.number(moved as u64),
@@ -506,8 +516,8 @@ impl Lang {
         let did = match (self, event, moved_one) {
             (Lang::En, Started, _) => "left rotation",
             (Lang::En, Cleared, _) => "returned to rotation",
-            (Lang::Es, Started, true) => "salió de rotación",
-            (Lang::Es, Started, false) => "salieron de rotación",
+            (Lang::Es, Started, true) => "salió de la rotación",
+            (Lang::Es, Started, false) => "salieron de la rotación",
             (Lang::Es, Cleared, true) => "volvió a la rotación",
             (Lang::Es, Cleared, false) => "volvieron a la rotación",
             (Lang::Pt, Started, true) => "saiu de rotação",
@@ -532,8 +542,8 @@ impl Lang {
             (Lang::Pt, false) => format!("{count} incidentes separados"),
             (Lang::Sv, true) => format!("{count} separat incident"),
             (Lang::Sv, false) => format!("{count} separata incidenter"),
-            (Lang::Hi, true) => format!("{count} अलग घटना"),
-            (Lang::Hi, false) => format!("{count} अलग-अलग घटनाओं"),
+            (Lang::Hi, true) => format!("{count} अलग इंसिडेंट"),
+            (Lang::Hi, false) => format!("{count} अलग-अलग इंसिडेंट"),
             (Lang::Ja, _) => format!("{count}件の個別の障害"),
         };
         let (subject, headline) = match self {
@@ -674,7 +684,7 @@ mod tests {
         assert!(notice
             .body
             .lines()
-            .any(|l| l == "アドレス: 203.0.113.10:443、203.0.113.10:8443"));
+            .any(|l| l == "アドレス：203.0.113.10:443、203.0.113.10:8443"));
         assert!(notice.body.contains("IP アドレスを変更してください"));
     }
 

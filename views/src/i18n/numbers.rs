@@ -44,6 +44,14 @@ impl Lang {
         })
     }
 
+    /// Whether a whole count takes a phrase's singular form: CLDR's "one",
+    /// except zero, which native writers put in the plural ("0 servidores",
+    /// "0 सूचनाएँ") although CLDR files it under "one" in pt-BR and hi.
+    /// Japanese has no singular: its phrases have one form.
+    pub fn is_one(self, n: u64) -> bool {
+        n != 0 && self.plural(n) == Plural::One
+    }
+
     /// The CLDR locale whose rules this language follows: the panel's
     /// Portuguese is Brazil's (CLDR's `pt`; `pt-PT` differs at 0).
     fn cldr_locale(self) -> icu_locale_core::LanguageIdentifier {
@@ -132,11 +140,15 @@ impl Lang {
             .replace('.', &self.decimal_separator().to_string())
     }
 
-    /// A percentage with `places` decimals: "42.5 %", "42,5 %". The
-    /// space before the sign is the panel's house style in every
-    /// language (ISO 80000), so figures line up the same everywhere.
+    /// A percentage with `places` decimals, its sign placed as CLDR
+    /// writes it in each language: "42.5%" (en, hi, ja), "42,5%" (pt-BR),
+    /// "42,5 %" (es, sv; a no-break space, so the sign never starts a line).
     pub fn percent(self, value: f64, places: u32) -> String {
-        format!("{} %", self.decimal(value, places))
+        let figure = self.decimal(value, places);
+        match self {
+            Lang::Es | Lang::Sv => format!("{figure}{NBSP}%"),
+            Lang::En | Lang::Pt | Lang::Hi | Lang::Ja => format!("{figure}%"),
+        }
     }
 
     /// Names joined as an "and" list: "A, B, and C" (en), "A, B y C"

@@ -67,6 +67,7 @@ pub(super) fn rendered(lang: Lang) -> Vec<(String, String)> {
     for (name, text) in ui::samples(lang) {
         out.push((name.to_owned(), text));
     }
+    out.extend(super::form_error::samples(lang));
     for (name, phrase) in counted::phrases() {
         for n in COUNTS {
             out.push((format!("{name} n={n}"), phrase(lang, n)));
@@ -293,5 +294,47 @@ fn japanese_counters_follow_their_numbers() {
                 );
             }
         }
+    }
+}
+
+/// Kana, kanji and the full-width marks Japanese prose is written in.
+fn is_japanese(c: char) -> bool {
+    matches!(c, '\u{3000}'..='\u{30ff}' | '\u{4e00}'..='\u{9fff}' | '\u{ff00}'..='\u{ffef}')
+}
+
+/// Where a Japanese text uses an ASCII parenthesis or colon in its prose
+/// (a format like 「ユーザー名:パスワード」 and code like `max(2, …)`,
+/// with no Japanese on the side that matters, stay ASCII).
+fn half_width_in_japanese(text: &str) -> Option<usize> {
+    let chars: Vec<char> = text.chars().collect();
+    let before = |i: usize| {
+        let mut j = i;
+        while j > 0 && chars[j - 1] == ' ' {
+            j -= 1;
+        }
+        j.checked_sub(1).map(|j| chars[j])
+    };
+    let after = |i: usize| chars.get(i + 1).copied();
+    (0..chars.len()).find(|&i| match chars[i] {
+        ':' => before(i).is_some_and(is_japanese) && after(i).is_none_or(|c| c == ' '),
+        '(' => before(i).is_some_and(is_japanese) || after(i).is_some_and(is_japanese),
+        ')' => i > 0 && is_japanese(chars[i - 1]),
+        _ => false,
+    })
+}
+
+#[test]
+fn japanese_takes_full_width_parentheses_and_colons() {
+    assert!(half_width_in_japanese("サインイン中: ").is_some());
+    assert!(half_width_in_japanese("開始 (UTC)").is_some());
+    assert!(half_width_in_japanese("パスワード(確認のため)").is_some());
+    assert_eq!(
+        half_width_in_japanese("管理者の ユーザー名:パスワード"),
+        None
+    );
+    assert_eq!(half_width_in_japanese("max(2, この値 × n) 台"), None);
+    assert_eq!(half_width_in_japanese("Moscow 1 (RU)でブロック"), None);
+    for (name, text) in rendered(Lang::Ja) {
+        assert_eq!(half_width_in_japanese(&text), None, "{name}: {text}");
     }
 }

@@ -59,7 +59,7 @@ catalogue! {
     Servers => ["Servers", "Servidores", "Servidores", "Servrar", "सर्वर", "サーバー"],
     Users => ["Users", "Usuarios", "Usuários", "Användare", "उपयोगकर्ता", "ユーザー"],
     Routes => ["Routes", "Rutas", "Rotas", "Rutter", "रूट", "ルート"],
-    Mesh => ["Mesh", "Malla", "Malha", "Meshnät", "मेश", "メッシュ"],
+    Mesh => ["Mesh", "Red mesh", "Rede mesh", "Meshnät", "मेश", "メッシュ"],
     Notifications => ["Notifications", "Notificaciones", "Notificações", "Aviseringar", "सूचनाएँ", "通知"],
     Settings => ["Settings", "Configuración", "Configurações", "Inställningar", "सेटिंग्स", "設定"],
     /// The live-updates indicator, connected.
@@ -67,7 +67,7 @@ catalogue! {
     /// The live-updates indicator, disconnected.
     NotLive => ["Not live", "Sin conexión en vivo", "Sem conexão ao vivo", "Inte i realtid", "लाइव नहीं", "ライブ接続なし"],
     /// Precedes the operator's name (shown in bold after it).
-    SignedInAs => ["Signed in as ", "Sesión iniciada como ", "Sessão iniciada como ", "Inloggad som ", "साइन इन उपयोगकर्ता: ", "サインイン中: "],
+    SignedInAs => ["Signed in as ", "Sesión iniciada como ", "Conectado como ", "Inloggad som ", "साइन इन उपयोगकर्ता: ", "サインイン中："],
     /// The label of the language switcher.
     Language => ["Language", "Idioma", "Idioma", "Språk", "भाषा", "言語"],
     ChangeLanguage => ["Change language", "Cambiar idioma", "Mudar idioma", "Byt språk", "भाषा बदलें", "言語を変更"],
@@ -85,7 +85,7 @@ catalogue! {
     ],
     NoServersYet => ["No servers yet", "Aún no hay servidores", "Ainda não há servidores", "Inga servrar än", "अभी कोई सर्वर नहीं", "サーバーはまだありません"],
     /// The verifier role (a chip next to a server).
-    Verifier => ["Verifier", "Verificador", "Verificador", "Verifierare", "सत्यापक", "検証サーバー"],
+    Verifier => ["Verifier", "Verificador", "Verificador", "Kontrollserver", "जाँचकर्ता", "検証サーバー"],
     Server => ["Server", "Servidor", "Servidor", "Server", "सर्वर", "サーバー"],
     Status => ["Status", "Estado", "Status", "Status", "स्थिति", "ステータス"],
     Country => ["Country", "País", "País", "Land", "देश", "国"],
@@ -101,7 +101,7 @@ catalogue! {
     LoginLocked => [
         "Too many failed sign-ins. Wait a few minutes and try again.",
         "Demasiados intentos de inicio de sesión fallidos. Espera unos minutos y vuelve a intentarlo.",
-        "Muitas tentativas de entrada malsucedidas. Aguarde alguns minutos e tente novamente.",
+        "Muitas tentativas de login malsucedidas. Aguarde alguns minutos e tente novamente.",
         "För många misslyckade inloggningar. Vänta några minuter och försök igen.",
         "बहुत अधिक असफल साइन-इन प्रयास। कुछ मिनट प्रतीक्षा करें और फिर से प्रयास करें।",
         "サインインの失敗が多すぎます。数分待ってから、もう一度お試しください。",
@@ -109,7 +109,7 @@ catalogue! {
     LoginBusy => [
         "Too many sign-in attempts right now. Wait a moment and try again.",
         "Hay demasiados intentos de inicio de sesión en este momento. Espera un momento y vuelve a intentarlo.",
-        "Há muitas tentativas de entrada neste momento. Aguarde um instante e tente novamente.",
+        "Há muitas tentativas de login neste momento. Aguarde um instante e tente novamente.",
         "För många inloggningsförsök just nu. Vänta en stund och försök igen.",
         "अभी बहुत अधिक साइन-इन प्रयास हो रहे हैं। थोड़ी देर प्रतीक्षा करें और फिर से प्रयास करें।",
         "現在サインインの試行が多すぎます。しばらく待ってから、もう一度お試しください。",
@@ -117,10 +117,66 @@ catalogue! {
     LoginCrossSite => [
         "That sign-in came from another site and was refused.",
         "Ese inicio de sesión procedía de otro sitio y se ha rechazado.",
-        "Essa tentativa de entrada veio de outro site e foi recusada.",
+        "Essa tentativa de login veio de outro site e foi recusada.",
         "Inloggningen kom från en annan webbplats och avvisades.",
         "यह साइन-इन किसी दूसरी साइट से आया था, इसलिए अस्वीकार कर दिया गया।",
         "このサインインは別のサイトから送信されたため、拒否されました。",
+    ],
+    WrongCurrentPassword => [
+        "The current password is wrong.",
+        "La contraseña actual no es correcta.",
+        "A senha atual está incorreta.",
+        "Det nuvarande lösenordet är fel.",
+        "मौजूदा पासवर्ड गलत है।",
+        "現在のパスワードが違います。",
+    ],
+    WrongPasswordNothingChanged => [
+        "Your password is wrong: nothing was changed.",
+        "Tu contraseña no es correcta: no se ha cambiado nada.",
+        "Sua senha está incorreta: nada foi alterado.",
+        "Ditt lösenord är fel: inget har ändrats.",
+        "आपका पासवर्ड गलत है: कुछ भी नहीं बदला गया।",
+        "パスワードが違います。何も変更されていません。",
+    ],
+    ErrorSessionEnded => [
+        "Your session has ended. Please sign in again.",
+        "Tu sesión ha terminado. Vuelve a iniciar sesión.",
+        "Sua sessão terminou. Faça login novamente.",
+        "Din session har upphört. Logga in igen.",
+        "आपका सत्र समाप्त हो गया है। कृपया फिर से साइन इन करें।",
+        "セッションが終了しました。もう一度サインインしてください。",
+    ],
+    ErrorCrossSite => [
+        "This request came from another site and was refused.",
+        "Esta solicitud procedía de otro sitio y se ha rechazado.",
+        "Esta solicitação veio de outro site e foi recusada.",
+        "Begäran kom från en annan webbplats och avvisades.",
+        "यह अनुरोध किसी दूसरी साइट से आया था, इसलिए अस्वीकार कर दिया गया।",
+        "このリクエストは別のサイトから送信されたため、拒否されました。",
+    ],
+    ErrorNotFound => [
+        "Not found.",
+        "No encontrado.",
+        "Não encontrado.",
+        "Hittades inte.",
+        "नहीं मिला।",
+        "見つかりません。",
+    ],
+    ErrorUnreachable => [
+        "The panel could not be reached. Check your connection and try again.",
+        "No se pudo contactar con el panel. Comprueba tu conexión y vuelve a intentarlo.",
+        "Não foi possível acessar o painel. Verifique sua conexão e tente novamente.",
+        "Panelen gick inte att nå. Kontrollera anslutningen och försök igen.",
+        "पैनल तक नहीं पहुँचा जा सका। अपना कनेक्शन जाँचें और फिर से प्रयास करें।",
+        "パネルに接続できませんでした。接続を確認して、もう一度お試しください。",
+    ],
+    ErrorInternal => [
+        "Something went wrong on the panel server. The details are in its log.",
+        "Algo falló en el servidor del panel. Los detalles están en su registro.",
+        "Algo deu errado no servidor do painel. Os detalhes estão no log dele.",
+        "Något gick fel på panelens server. Detaljerna finns i dess logg.",
+        "पैनल सर्वर पर कुछ गड़बड़ हो गई। विवरण उसके लॉग में हैं।",
+        "パネルサーバーで問題が発生しました。詳細はサーバーのログにあります。",
     ],
     LoginMissing => [
         "Enter your username and password.",
@@ -165,10 +221,10 @@ catalogue! {
     RoutesServingBestAvailable => [
         "Routes serving their best available server (every server is out):",
         "Rutas que sirven su mejor servidor disponible (todos sus servidores están fuera):",
-        "Rotas servindo seu melhor servidor disponível (todos os servidores estão fora):",
+        "Rotas que servem seu melhor servidor disponível (todos os servidores estão fora):",
         "Rutter som levererar sin bästa tillgängliga server (alla servrar är ur rotation):",
         "अपने सबसे अच्छे उपलब्ध सर्वर से सेवा दे रहे रूट (सभी सर्वर बाहर हैं):",
-        "利用可能な最善のサーバーで提供中のルート（全サーバーがローテーション外）:",
+        "利用可能な最善のサーバーで提供中のルート（全サーバーがローテーション外）：",
     ],
     SeeTheOutbox => ["See the outbox", "Ver la bandeja de salida", "Ver a caixa de saída", "Visa utkorgen", "आउटबॉक्स देखें", "送信キューを見る"],
     ServersByStatus => ["Servers by status", "Servidores por estado", "Servidores por status", "Servrar per status", "स्थिति के अनुसार सर्वर", "ステータス別のサーバー"],
@@ -199,24 +255,24 @@ catalogue! {
         "Filas: el testigo. Columnas: el servidor que sondea.",
         "Linhas: a testemunha. Colunas: o servidor que ela sonda.",
         "Rader: vittnet. Kolumner: servern som det sonderar.",
-        "पंक्तियाँ: साक्षी। स्तंभ: वह सर्वर जिसकी वह जाँच करता है।",
-        "行: 観測元。列: 観測元がプローブするサーバー。",
+        "पंक्तियाँ: गवाह। स्तंभ: वह सर्वर जिसकी वह जाँच करता है।",
+        "行：証人。列：証人がプローブするサーバー。",
     ],
     /// Mesh cell: the witness and the server are the same.
     CellItself => ["itself", "él mismo", "ele mesmo", "sig själv", "स्वयं", "自身"],
     CellNotProbed => ["no fresh result", "sin resultado reciente", "sem resultado recente", "inget färskt resultat", "कोई ताज़ा परिणाम नहीं", "最新の結果なし"],
     CellReaches => ["reaches it", "lo alcanza", "alcança", "når den", "पहुँच रहा है", "到達可能"],
-    CellFailing => ["failing, not yet sustained", "falla, aún no sostenido", "falhando, ainda não persistente", "misslyckas, ännu inte ihållande", "विफल, अभी स्थायी नहीं", "失敗中（まだ継続的ではない）"],
-    CellSustained => ["can't reach it (sustained)", "no lo alcanza (sostenido)", "não alcança (persistente)", "når den inte (ihållande)", "नहीं पहुँच पा रहा (स्थायी)", "到達不可（継続）"],
-    CellDiscarded => ["discarded: unreliable witness", "descartado: testigo poco fiable", "descartado: testemunha não confiável", "förkastat: opålitligt vittne", "छोड़ा गया: अविश्वसनीय साक्षी", "破棄: 信頼できない観測元"],
+    CellFailing => ["failing, not yet sustained", "falla, aún no sostenido", "falhando, ainda não persistente", "misslyckas, ännu inte ihållande", "विफल, अभी लगातार नहीं", "失敗中（まだ継続的ではない）"],
+    CellSustained => ["can't reach it (sustained)", "no lo alcanza (sostenido)", "não alcança (persistente)", "når den inte (ihållande)", "नहीं पहुँच पा रहा (लगातार)", "到達不可（継続）"],
+    CellDiscarded => ["discarded: unreliable witness", "descartado: testigo poco fiable", "descartado: testemunha não confiável", "förkastat: opålitligt vittne", "छोड़ा गया: अविश्वसनीय गवाह", "破棄：信頼できない証人"],
     Legend => ["Legend", "Leyenda", "Legenda", "Teckenförklaring", "संकेत-सूची", "凡例"],
     MeshCaption => [
         "Reachability matrix: rows are witnesses, columns are the servers they probe",
         "Matriz de alcanzabilidad: las filas son testigos y las columnas, los servidores que sondean",
         "Matriz de alcançabilidade: as linhas são testemunhas e as colunas, os servidores que elas sondam",
         "Nåbarhetsmatris: raderna är vittnen, kolumnerna är servrarna de sonderar",
-        "पहुँच मैट्रिक्स: पंक्तियाँ साक्षी हैं, स्तंभ वे सर्वर हैं जिनकी वे जाँच करते हैं",
-        "到達可能性マトリクス: 行は観測元、列はプローブ先のサーバー",
+        "पहुँच मैट्रिक्स: पंक्तियाँ गवाह हैं, स्तंभ वे सर्वर हैं जिनकी वे जाँच करते हैं",
+        "到達可能性マトリクス：行は証人、列はプローブ先のサーバー",
     ],
     OutOfRotationServedByRoute => [
         "Out of rotation — its users are served by the route's other servers in rotation",
@@ -232,27 +288,27 @@ catalogue! {
         "Cada cuadro es un testigo y un servidor. Haz clic en un cuadro, o elige un servidor, para ver lo que dice.",
         "Cada quadrado é uma testemunha e um servidor. Clique em um quadrado, ou escolha um servidor, para ver o que ele diz.",
         "Varje ruta är ett vittne och en server. Klicka på en ruta, eller välj en server, för att se vad den säger.",
-        "हर वर्ग एक साक्षी और एक सर्वर है। वह क्या कहता है, यह देखने के लिए किसी वर्ग पर क्लिक करें या कोई सर्वर चुनें।",
-        "各マスは観測元とサーバーの組です。マスをクリックするか、サーバーを選ぶと内容を一覧できます。",
+        "हर वर्ग एक गवाह और एक सर्वर है। वह क्या कहता है, यह देखने के लिए किसी वर्ग पर क्लिक करें या कोई सर्वर चुनें।",
+        "各マスは証人とサーバーの組です。マスをクリックするか、サーバーを選ぶと内容を一覧できます。",
     ],
     MeshPictureAlt => [
         "Reachability picture: rows are witnesses, columns are the servers they probe, grouped by country",
         "Imagen de alcanzabilidad: las filas son testigos y las columnas, los servidores que sondean, agrupados por país",
         "Imagem de alcançabilidade: as linhas são testemunhas e as colunas, os servidores que elas sondam, agrupados por país",
         "Nåbarhetsbild: raderna är vittnen, kolumnerna är servrarna de sonderar, grupperade per land",
-        "पहुँच चित्र: पंक्तियाँ साक्षी हैं, स्तंभ वे सर्वर हैं जिनकी वे जाँच करते हैं, देश के अनुसार समूहित",
-        "到達可能性の図: 行は観測元、列はプローブ先のサーバー（国ごと）",
+        "पहुँच चित्र: पंक्तियाँ गवाह हैं, स्तंभ वे सर्वर हैं जिनकी वे जाँच करते हैं, देश के अनुसार समूहित",
+        "到達可能性の図：行は証人、列はプローブ先のサーバー（国ごと）",
     ],
-    MeshAsWitness => ["What this witness sees", "Lo que ve este testigo", "O que esta testemunha vê", "Vad vittnet ser", "यह साक्षी क्या देखता है", "この観測元から見た結果"],
+    MeshAsWitness => ["What this witness sees", "Lo que ve este testigo", "O que esta testemunha vê", "Vad vittnet ser", "यह गवाह क्या देखता है", "この証人から見た結果"],
     MeshAsTarget => ["Who reaches this server", "Quién alcanza este servidor", "Quem alcança este servidor", "Vem når servern", "इस सर्वर तक कौन पहुँचता है", "このサーバーへの到達状況"],
     ShowMeshTable => ["Show", "Mostrar", "Mostrar", "Visa", "दिखाएँ", "表示"],
     MeshNone => ["(none)", "(ninguno)", "(nenhum)", "(ingen)", "(कोई नहीं)", "（なし）"],
     MeshCell => ["Result", "Resultado", "Resultado", "Resultat", "परिणाम", "結果"],
     /// The corner header of the mesh matrix.
-    WitnessServer => ["Witness \\ server", "Testigo \\ servidor", "Testemunha \\ servidor", "Vittne \\ server", "साक्षी \\ सर्वर", "観測元 \\ サーバー"],
+    WitnessServer => ["Witness \\ server", "Testigo \\ servidor", "Testemunha \\ servidor", "Vittne \\ server", "गवाह \\ सर्वर", "証人 \\ サーバー"],
 
     // ── Notifications ───────────────────────────────────────────────────
-    SendTestEmail => ["Send test email", "Enviar correo de prueba", "Enviar e-mail de teste", "Skicka testmeddelande via e-post", "परीक्षण ईमेल भेजें", "テストメールを送信"],
+    SendTestEmail => ["Send test email", "Enviar correo de prueba", "Enviar e-mail de teste", "Skicka testmejl", "परीक्षण ईमेल भेजें", "テストメールを送信"],
     NoNotificationsYet => ["No notifications yet", "Aún no hay notificaciones", "Ainda não há notificações", "Inga aviseringar än", "अभी कोई सूचना नहीं", "通知はまだありません"],
     NotificationsHint => [
         "A blocked address (and its clearing) queues one here.",
@@ -280,7 +336,7 @@ catalogue! {
         "Não entregue: nenhum e-mail ou webhook configurado",
         "Inte levererad: ingen e-post eller webhook konfigurerad",
         "नहीं भेजी गई: कोई ईमेल या वेबहुक कॉन्फ़िगर नहीं है",
-        "未配信: メールも Webhook も設定されていません",
+        "未配信：メールも Webhook も設定されていません",
     ],
     /// Delivery state: waiting to be sent.
     StateQueued => ["Queued", "En cola", "Na fila", "I kö", "कतार में", "送信待ち"],
@@ -359,7 +415,7 @@ catalogue! {
         "Every server of this route is out of rotation: the subscription serves the best available one.",
         "Todos los servidores de esta ruta están fuera de rotación: la suscripción sirve el mejor disponible.",
         "Todos os servidores desta rota estão fora de rotação: a assinatura serve o melhor disponível.",
-        "Alla servrar i den här rutten är ur rotation: prenumerationen levererar den bästa tillgängliga.",
+        "Alla servrar på den här rutten är ur rotation: prenumerationen levererar den bästa tillgängliga.",
         "इस रूट के सभी सर्वर रोटेशन से बाहर हैं: सब्सक्रिप्शन सबसे अच्छा उपलब्ध सर्वर देता है।",
         "このルートのすべてのサーバーがローテーション外です。サブスクリプションは利用可能な最善のサーバーを提供します。",
     ],
@@ -378,9 +434,9 @@ catalogue! {
         "Not replaced: this route has no spare server in rotation. The user's other servers on it still serve.",
         "Sin sustituto: esta ruta no tiene ningún servidor libre en rotación. Los demás servidores del usuario en ella siguen en servicio.",
         "Sem substituto: esta rota não tem nenhum servidor livre em rotação. Os outros servidores do usuário nela continuam atendendo.",
-        "Inte ersatt: rutten har ingen ledig server i rotation. Användarens övriga servrar i rutten levererar fortfarande.",
+        "Inte ersatt: rutten har ingen ledig server i rotation. Användarens övriga servrar på rutten levererar fortfarande.",
         "कोई विकल्प नहीं: इस रूट में रोटेशन में कोई खाली सर्वर नहीं है। इस रूट पर उपयोगकर्ता के बाकी सर्वर अब भी सेवा दे रहे हैं।",
-        "代替なし: このルートには代わりに使えるローテーション中のサーバーがありません。このユーザーの同じルートの他のサーバーは引き続き提供されています。",
+        "代替なし：このルートには代わりに使えるローテーション中のサーバーがありません。このユーザーの同じルートの他のサーバーは引き続き提供されています。",
     ],
     /// On the user card: every server of the route is out and the
     /// subscription serves this one anyway.
@@ -426,7 +482,7 @@ catalogue! {
         "Nada: as rotas do usuário não têm servidores.",
         "Ingenting: användarens rutter har inga servrar.",
         "कुछ नहीं: उपयोगकर्ता के रूटों में कोई सर्वर नहीं है।",
-        "なし: このユーザーのルートにはサーバーがありません。",
+        "なし：このユーザーのルートにはサーバーがありません。",
     ],
     ServedLast => [
         "Not available from some servers (served last)",
@@ -442,12 +498,12 @@ catalogue! {
         "Out of rotation: its place in subscriptions is taken by healthy servers of its routes",
         "Fuera de rotación: su lugar en las suscripciones lo ocupan servidores en buen estado de sus rutas",
         "Fora de rotação: seu lugar nas assinaturas é ocupado por servidores saudáveis das suas rotas",
-        "Ur rotation: dess plats i prenumerationerna tas av friska servrar i dess rutter",
+        "Ur rotation: dess plats i prenumerationerna tas av friska servrar på dess rutter",
         "रोटेशन से बाहर: सब्सक्रिप्शन में इसकी जगह इसके रूटों के स्वस्थ सर्वर ले रहे हैं",
-        "ローテーション外: サブスクリプションでは、同じルートの正常なサーバーが代わりに使われます",
+        "ローテーション外：サブスクリプションでは、同じルートの正常なサーバーが代わりに使われます",
     ],
     OtherConditions => ["Other conditions", "Otras condiciones", "Outras condições", "Andra tillstånd", "अन्य स्थितियाँ", "その他の状態"],
-    AlsoHolds => ["Also holds:", "También se cumple:", "Também se aplica:", "Gäller också:", "यह भी लागू है:", "以下にも該当:"],
+    AlsoHolds => ["Also holds:", "También se cumple:", "Também se aplica:", "Gäller också:", "यह भी लागू है:", "以下にも該当："],
     NeverReported => [
         "This server's agent has never reported.",
         "El agente de este servidor nunca ha enviado informes.",
@@ -460,7 +516,7 @@ catalogue! {
     CheckOk => ["OK", "Funciona", "Funcionando", "Fungerar", "ठीक", "正常"],
     /// A self-check that fails.
     CheckFailing => ["Failing", "Falla", "Falhando", "Fungerar inte", "विफल", "異常"],
-    TrafficListener => ["Traffic listener", "Puerto de escucha", "Porta de escuta", "Trafiklyssnare", "ट्रैफ़िक लिसनर", "トラフィックリスナー"],
+    TrafficListener => ["Traffic listener", "Receptor de tráfico", "Porta de escuta", "Trafiklyssnare", "ट्रैफ़िक लिसनर", "トラフィックリスナー"],
     VpnService => ["VPN service", "Servicio VPN", "Serviço VPN", "VPN-tjänst", "VPN सेवा", "VPN サービス"],
     LastReport => ["Last report", "Último informe", "Último relatório", "Senaste rapport", "अंतिम रिपोर्ट", "最終レポート"],
     SelfCheck => ["Self-check", "Autocomprobación", "Autoverificação", "Självkontroll", "स्व-जाँच", "セルフチェック"],
@@ -470,7 +526,7 @@ catalogue! {
         "Aún no se han recibido métricas.",
         "Nenhuma métrica recebida ainda.",
         "Inga mätvärden rapporterade än.",
-        "अभी तक कोई मेट्रिक्स रिपोर्ट नहीं हुए।",
+        "अभी तक कोई मेट्रिक्स नहीं मिले।",
         "メトリクスはまだ報告されていません。",
     ],
     Cpu => ["CPU", "CPU", "CPU", "CPU", "CPU", "CPU"],
@@ -484,9 +540,9 @@ catalogue! {
         "Suspended verifier: it reaches none of the other servers, so its blocking verdicts are suspended.",
         "Verificador suspendido: no alcanza ninguno de los demás servidores, así que sus veredictos de bloqueo quedan en suspenso.",
         "Verificador suspenso: não alcança nenhum dos outros servidores, por isso seus veredictos de bloqueio estão suspensos.",
-        "Avstängd verifierare: den når ingen av de andra servrarna, så dess blockeringsbedömningar är tillfälligt upphävda.",
-        "निलंबित सत्यापक: यह किसी भी दूसरे सर्वर तक नहीं पहुँचता, इसलिए इसके ब्लॉकिंग निर्णय निलंबित हैं।",
-        "停止中の検証サーバー: 他のどのサーバーにも到達できないため、ブロック判定は停止されています。",
+        "Avstängd kontrollserver: den når ingen av de andra servrarna, så dess blockeringsbedömningar är tillfälligt upphävda.",
+        "निलंबित जाँचकर्ता: यह किसी भी दूसरे सर्वर तक नहीं पहुँचता, इसलिए इसके ब्लॉकिंग निर्णय निलंबित हैं।",
+        "停止中の検証サーバー：他のどのサーバーにも到達できないため、ブロック判定は停止されています。",
     ],
     /// The short names of the block kinds (§8), on the user card.
     KindIp => ["Address blocked", "Dirección bloqueada", "Endereço bloqueado", "Adressen blockerad", "पता ब्लॉक", "アドレスがブロック"],
@@ -503,8 +559,8 @@ catalogue! {
         "Allowlist or shutdown mode: this verifier cannot reach its own network's control addresses either, so its verdicts are suspended.",
         "Modo de lista blanca o apagón: este verificador tampoco alcanza las direcciones de control de su propia red, así que sus veredictos quedan en suspenso.",
         "Modo de lista de permissões ou apagão: este verificador também não alcança os endereços de controle da própria rede, por isso seus veredictos estão suspensos.",
-        "Vitlistnings- eller nedstängningsläge: den här verifieraren når inte heller sitt eget näts kontrolladresser, så dess bedömningar är tillfälligt upphävda.",
-        "अनुमति-सूची या शटडाउन मोड: यह सत्यापक अपने ही नेटवर्क के नियंत्रण पतों तक भी नहीं पहुँच पा रहा, इसलिए इसके निर्णय निलंबित हैं।",
+        "Vitlistnings- eller nedstängningsläge: den här kontrollservern når inte heller sitt eget näts kontrolladresser, så dess bedömningar är tillfälligt upphävda.",
+        "अनुमति-सूची या शटडाउन मोड: यह जाँचकर्ता अपने ही नेटवर्क के नियंत्रण पतों तक भी नहीं पहुँच पा रहा, इसलिए इसके निर्णय निलंबित हैं।",
         "許可リストまたは遮断モード：この検証サーバーは自ネットワークのコントロール用アドレスにも到達できないため、判定は停止されています。",
     ],
     NoFreshWitness => [
@@ -512,10 +568,10 @@ catalogue! {
         "Ningún testigo fiable con datos recientes sondea este servidor.",
         "Nenhuma testemunha confiável com dados recentes sonda este servidor.",
         "Inget tillförlitligt vittne med färska data sonderar den här servern.",
-        "कोई भी ताज़ा और विश्वसनीय साक्षी इस सर्वर की जाँच नहीं कर रहा।",
-        "このサーバーをプローブしている、最新で信頼できる観測元はありません。",
+        "कोई भी ताज़ा और विश्वसनीय गवाह इस सर्वर की जाँच नहीं कर रहा।",
+        "このサーバーをプローブしている、最新で信頼できる証人はありません。",
     ],
-    MeshView => ["Mesh view", "Vista de malla", "Visão da malha", "Meshvy", "मेश दृश्य", "メッシュビュー"],
+    MeshView => ["Mesh view", "Vista de la red mesh", "Visão da rede mesh", "Meshvy", "मेश दृश्य", "メッシュビュー"],
     /// Column header: the servers that reach this one.
     ReachIt => ["Reach it", "Lo alcanzan", "Alcançam", "Når den", "पहुँच रहे हैं", "到達可能"],
     /// Column header: the servers that fail to reach this one.
@@ -526,8 +582,8 @@ catalogue! {
     ActionsOffBudget => ["Actions switched themselves off: a run would have gone past their budget. No action runs until you switch them on again.", "Las acciones se desactivaron solas: una ejecución habría superado su presupuesto. Ninguna acción se ejecuta hasta que las vuelvas a activar.", "As ações se desativaram sozinhas: uma execução teria passado do orçamento. Nenhuma ação roda até você reativá-las.", "Åtgärderna stängde av sig själva: en körning skulle ha gått över budgeten. Inga åtgärder körs förrän du slår på dem igen.", "क्रियाएँ अपने आप बंद हो गईं: एक क्रिया बजट से आगे चली जाती। जब तक आप इन्हें फिर चालू नहीं करते, कोई क्रिया नहीं चलेगी।", "アクションが自動的に無効になりました。実行すると予算を超えるためです。再び有効にするまでアクションは実行されません。"],
     RunTheirActions => ["Run their actions", "Ejecutar sus acciones", "Executar as ações", "Kör deras åtgärder", "इनकी क्रियाएँ चलाएँ", "アクションを実行する"],
     DismissTheirActions => ["Dismiss their actions", "Descartar sus acciones", "Descartar as ações", "Avfärda deras åtgärder", "इनकी क्रियाएँ रद्द करें", "アクションを破棄する"],
-    MassBlockConfirmed => ["You confirmed: their actions run.", "Confirmaste: sus acciones se ejecutan.", "Você confirmou: as ações são executadas.", "Du bekräftade: deras åtgärder körs.", "आपने पुष्टि की: इनकी क्रियाएँ चलती हैं।", "確認済み: アクションは実行されます。"],
-    MassBlockDismissed => ["You dismissed their actions: none runs.", "Descartaste sus acciones: no se ejecuta ninguna.", "Você descartou as ações: nenhuma é executada.", "Du avfärdade deras åtgärder: ingen körs.", "आपने इनकी क्रियाएँ रद्द कीं: कोई नहीं चलेगी।", "アクションを破棄しました: 実行されません。"],
+    MassBlockConfirmed => ["You confirmed: their actions run.", "Confirmaste: sus acciones se ejecutan.", "Você confirmou: as ações são executadas.", "Du bekräftade: deras åtgärder körs.", "आपने पुष्टि की: इनकी क्रियाएँ चलती हैं।", "確認済み：アクションは実行されます。"],
+    MassBlockDismissed => ["You dismissed their actions: none runs.", "Descartaste sus acciones: no se ejecuta ninguna.", "Você descartou as ações: nenhuma é executada.", "Du avfärdade deras åtgärder: ingen körs.", "आपने इनकी क्रियाएँ रद्द कीं: कोई नहीं चलेगी।", "アクションを破棄しました：実行されません。"],
     KindActionsOff => ["Actions switched off", "Acciones desactivadas", "Ações desativadas", "Åtgärder avstängda", "क्रियाएँ बंद हुईं", "アクションが無効になりました"],
     KindConnectorFailed => ["Connected panel not answering", "Panel conectado sin respuesta", "Painel conectado sem resposta", "Ansluten panel svarar inte", "जुड़ा हुआ पैनल जवाब नहीं दे रहा", "接続パネルが応答しません"],
     ConnectedPanels => ["Connected panels", "Paneles conectados", "Painéis conectados", "Anslutna paneler", "जुड़े हुए पैनल", "接続パネル"],
@@ -537,8 +593,8 @@ catalogue! {
     ConnectorKind => ["Panel", "Panel", "Painel", "Panel", "पैनल", "パネル"],
     ConnectorUrl => ["Address", "Dirección", "Endereço", "Adress", "पता", "アドレス"],
     ConnectorToken => ["Token", "Token", "Token", "Token", "टोकन", "トークン"],
-    ConnectorTokenHelp => ["Remnawave and 3x-ui: an API token. PasarGuard, Marzneshin and Marzban: username:password of an admin.", "Remnawave y 3x-ui: un token de API. PasarGuard, Marzneshin y Marzban: usuario:contraseña de un administrador.", "Remnawave e 3x-ui: um token de API. PasarGuard, Marzneshin e Marzban: usuário:senha de um administrador.", "Remnawave och 3x-ui: en API-token. PasarGuard, Marzneshin och Marzban: användarnamn:lösenord för en administratör.", "Remnawave और 3x-ui: एक API टोकन। PasarGuard, Marzneshin और Marzban: किसी एडमिन का username:password।", "Remnawave と 3x-ui: API トークン。PasarGuard、Marzneshin、Marzban: 管理者の ユーザー名:パスワード。"],
-    ConnectorTag => ["Only hosts with the tag (optional)", "Solo hosts con la etiqueta (opcional)", "Só hosts com a tag (opcional)", "Bara värdar med taggen (valfritt)", "सिर्फ़ इस टैग वाले होस्ट (वैकल्पिक)", "このタグのホストのみ (任意)"],
+    ConnectorTokenHelp => ["Remnawave and 3x-ui: an API token. PasarGuard, Marzneshin and Marzban: username:password of an admin.", "Remnawave y 3x-ui: un token de API. PasarGuard, Marzneshin y Marzban: usuario:contraseña de un administrador.", "Remnawave e 3x-ui: um token de API. PasarGuard, Marzneshin e Marzban: usuário:senha de um administrador.", "Remnawave och 3x-ui: en API-token. PasarGuard, Marzneshin och Marzban: användarnamn:lösenord för en administratör.", "Remnawave और 3x-ui: एक API टोकन। PasarGuard, Marzneshin और Marzban: किसी एडमिन का username:password।", "Remnawave と 3x-ui：API トークン。PasarGuard、Marzneshin、Marzban：管理者の ユーザー名:パスワード。"],
+    ConnectorTag => ["Only hosts with the tag (optional)", "Solo hosts con la etiqueta (opcional)", "Só hosts com a tag (opcional)", "Bara värdar med taggen (valfritt)", "सिर्फ़ इस टैग वाले होस्ट (वैकल्पिक)", "このタグのホストのみ（任意）"],
     ConnectPanel => ["Connect in dry run", "Conectar en simulación", "Conectar em simulação", "Anslut som torrkörning", "ड्राई रन में जोड़ें", "ドライランで接続"],
     ConnectorDryRun => ["Dry run", "Simulación", "Simulação", "Torrkörning", "ड्राई रन", "ドライラン"],
     ConnectorApplying => ["Applying", "Aplicando", "Aplicando", "Tillämpar", "लागू कर रहा है", "適用中"],
@@ -565,16 +621,16 @@ catalogue! {
     SkipNoPort => ["no single port", "sin un puerto único", "sem uma porta única", "ingen enskild port", "कोई एक पोर्ट नहीं", "単一のポートがありません"],
     SkipNoProtocol => ["a protocol meshwatch does not probe", "un protocolo que meshwatch no sondea", "um protocolo que o meshwatch não sonda", "ett protokoll som meshwatch inte provar", "ऐसा प्रोटोकॉल जिसे meshwatch नहीं जाँचता", "meshwatch がプローブしないプロトコル"],
     SkipNotAnAddress => ["its address is a template or a list", "su dirección es una plantilla o una lista", "o endereço é um modelo ou uma lista", "adressen är en mall eller en lista", "उसका पता एक टेम्पलेट या सूची है", "アドレスがテンプレートかリストです"],
-    CountryUnknown => ["country unknown (XX): set it in the fleet", "país desconocido (XX): fíjalo en la flota", "país desconhecido (XX): defina-o na frota", "okänt land (XX): ange det i flottan", "देश अज्ञात (XX): इसे फ़्लीट में तय करें", "国が不明 (XX): フリートで設定してください"],
+    CountryUnknown => ["country unknown (XX): set it in the fleet", "país desconocido (XX): fíjalo en la flota", "país desconhecido (XX): defina-o na frota", "okänt land (XX): ange det i flottan", "देश अज्ञात (XX): इसे फ़्लीट में तय करें", "国が不明（XX）：フリートで設定してください"],
     AddImportedServers => ["Add these servers", "Añadir estos servidores", "Adicionar estes servidores", "Lägg till dessa servrar", "ये सर्वर जोड़ें", "これらのサーバーを追加"],
     NothingToImport => ["Nothing to import: every host is in the fleet already.", "Nada que importar: todos los hosts ya están en la flota.", "Nada a importar: todos os hosts já estão na frota.", "Inget att importera: alla värdar finns redan i flottan.", "इंपोर्ट करने को कुछ नहीं: हर होस्ट पहले से फ़्लीट में है।", "インポートするものはありません。すべてのホストがすでにフリートにあります。"],
-    ServersAdded => ["Servers added. Each one's card gives its agent's install command:", "Servidores añadidos. La ficha de cada uno da el comando de instalación de su agente:", "Servidores adicionados. O cartão de cada um dá o comando de instalação do agente:", "Servrar tillagda. Varje servers kort ger agentens installationskommando:", "सर्वर जोड़ दिए गए। हर सर्वर का कार्ड उसके एजेंट की इंस्टॉल कमांड देता है:", "サーバーを追加しました。各カードにエージェントのインストールコマンドがあります:"],
+    ServersAdded => ["Servers added. Each one's card gives its agent's install command:", "Servidores añadidos. La ficha de cada uno da el comando de instalación de su agente:", "Servidores adicionados. O cartão de cada um dá o comando de instalação do agente:", "Servrar tillagda. Varje servers kort ger agentens installationskommando:", "सर्वर जोड़ दिए गए। हर सर्वर का कार्ड उसके एजेंट की इंस्टॉल कमांड देता है:", "サーバーを追加しました。各カードにエージェントのインストールコマンドがあります："],
     AgentInstall => ["Agent", "Agente", "Agente", "Agent", "एजेंट", "エージェント"],
-    AgentInstallHelp => ["With the agent installed as the README says (the same files on every server), one line gives this server its token and starts it. A new token stops the current one at once.", "Con el agente instalado como dice el README (los mismos archivos en cada servidor), una línea da a este servidor su token y lo arranca. Un token nuevo anula el actual al instante.", "Com o agente instalado como diz o README (os mesmos arquivos em cada servidor), uma linha dá a este servidor o seu token e o inicia. Um token novo invalida o atual na hora.", "Med agenten installerad enligt README (samma filer på varje server) ger en rad den här servern dess token och startar den. En ny token stoppar den nuvarande direkt.", "README के अनुसार एजेंट इंस्टॉल होने पर (हर सर्वर पर वही फ़ाइलें), एक लाइन इस सर्वर को उसका टोकन देती है और उसे शुरू करती है। नया टोकन मौजूदा टोकन को तुरंत बंद कर देता है।", "README のとおりにエージェントを入れてあれば (どのサーバーも同じファイル)、1 行でこのサーバーにトークンを渡して起動します。新しいトークンを作ると今のトークンはすぐに無効になります。"],
+    AgentInstallHelp => ["With the agent installed as the README says (the same files on every server), one line gives this server its token and starts it. A new token stops the current one at once.", "Con el agente instalado como dice el README (los mismos archivos en cada servidor), una línea da a este servidor su token y lo arranca. Un token nuevo anula el actual al instante.", "Com o agente instalado como diz o README (os mesmos arquivos em cada servidor), uma linha dá a este servidor o seu token e o inicia. Um token novo invalida o atual na hora.", "Med agenten installerad enligt README (samma filer på varje server) ger en rad den här servern dess token och startar den. En ny token stoppar den nuvarande direkt.", "README के अनुसार एजेंट इंस्टॉल होने पर (हर सर्वर पर वही फ़ाइलें), एक लाइन इस सर्वर को उसका टोकन देती है और उसे शुरू करती है। नया टोकन मौजूदा टोकन को तुरंत बंद कर देता है।", "README のとおりにエージェントを入れてあれば（どのサーバーも同じファイル）、1 行でこのサーバーにトークンを渡して起動します。新しいトークンを作ると今のトークンはすぐに無効になります。"],
     NewAgentToken => ["New agent token and install command", "Nuevo token de agente y comando de instalación", "Novo token do agente e comando de instalação", "Ny agenttoken och installationskommando", "नया एजेंट टोकन और इंस्टॉल कमांड", "新しいエージェントトークンとインストールコマンド"],
     InstallCommandOnce => ["Run this on the server, as root. It is shown only now.", "Ejecútalo en el servidor, como root. Solo se muestra ahora.", "Execute no servidor, como root. Só é mostrado agora.", "Kör detta på servern som root. Det visas bara nu.", "इसे सर्वर पर root के रूप में चलाएँ। यह सिर्फ़ अभी दिखेगा।", "サーバー上で root として実行してください。表示は今回だけです。"],
     MatchedHosts => ["Matched hosts", "Hosts emparejados", "Hosts correspondentes", "Matchade värdar", "मेल खाने वाले होस्ट", "一致したホスト"],
-    KindWitnessNetwork => ["Witnesses' network", "Red de los testigos", "Rede das testemunhas", "Vittnenas nätverk", "साक्षियों का नेटवर्क", "観測元のネットワーク"],
+    KindWitnessNetwork => ["Witnesses' network", "Red de los testigos", "Rede das testemunhas", "Vittnenas nätverk", "गवाहों का नेटवर्क", "証人のネットワーク"],
     /// Under an entry point's pair-failure causes (docs/PRODUCT.md §6).
     PairFailureGuidance => [
         "A pair failure alone cannot tell which side is blocked. Whether to replace a server is your call — usually the one the clients can't reach.",
@@ -589,8 +645,8 @@ catalogue! {
         "Ningún testigo informa de un fallo sostenido hacia él.",
         "Nenhuma testemunha relata uma falha persistente ao tentar alcançá-lo.",
         "Inget vittne rapporterar ett ihållande fel mot den.",
-        "कोई भी साक्षी इस तक स्थायी विफलता की रिपोर्ट नहीं करता।",
-        "この接続ポイントへの継続的な失敗を報告している観測元はありません。",
+        "कोई भी गवाह इस तक लगातार विफलता की रिपोर्ट नहीं करता।",
+        "この接続ポイントへの継続的な失敗を報告している証人はありません。",
     ],
     VerifierOnHelp => [
         "This server checks the others for blocking: when it can't reach every entry point of a server, that address is marked blocked.",
@@ -604,11 +660,11 @@ catalogue! {
         "A verifier is a server (ideally in the censored network) whose failing checks mark another server's address as blocked.",
         "Un verificador es un servidor (idealmente dentro de la red censurada) cuyas comprobaciones fallidas marcan como bloqueada la dirección de otro servidor.",
         "Um verificador é um servidor (de preferência na rede censurada) cujas verificações com falha marcam o endereço de outro servidor como bloqueado.",
-        "En verifierare är en server (helst i det censurerade nätet) vars misslyckade kontroller markerar en annan servers adress som blockerad.",
-        "सत्यापक ऐसा सर्वर है (आदर्श रूप से सेंसर किए गए नेटवर्क में) जिसकी विफल जाँचें किसी दूसरे सर्वर के पते को ब्लॉक चिह्नित करती हैं।",
+        "En kontrollserver är en server (helst i det censurerade nätet) vars misslyckade kontroller markerar en annan servers adress som blockerad.",
+        "जाँचकर्ता ऐसा सर्वर है (आदर्श रूप से सेंसर किए गए नेटवर्क में) जिसकी विफल जाँचें किसी दूसरे सर्वर के पते को ब्लॉक चिह्नित करती हैं।",
         "検証サーバーとは、（理想的には検閲下のネットワーク内にある）サーバーのことで、そのチェックが失敗すると他のサーバーのアドレスがブロック済みとしてマークされます。",
     ],
-    VerifierNetwork => ["Network of this verifier (optional)", "Red de este verificador (opcional)", "Rede deste verificador (opcional)", "Verifierarens nätverk (valfritt)", "इस सत्यापक का नेटवर्क (वैकल्पिक)", "この検証サーバーのネットワーク（任意）"],
+    VerifierNetwork => ["Network of this verifier (optional)", "Red de este verificador (opcional)", "Rede deste verificador (opcional)", "Kontrollserverns nätverk (valfritt)", "इस जाँचकर्ता का नेटवर्क (वैकल्पिक)", "この検証サーバーのネットワーク（任意）"],
     VerifierNetworkHint => [
         "The ISP or kind of network it probes from, such as “MTS mobile” or “Rostelecom home”: blocks are then told per network.",
         "El proveedor o el tipo de red desde el que comprueba, como «MTS móvil» o «Rostelecom hogar»: así los bloqueos se indican por red.",
@@ -618,7 +674,7 @@ catalogue! {
         "確認元の ISP またはネットワークの種類（「MTS mobile」「Rostelecom home」など）。ブロックがネットワークごとに表示されます。",
     ],
     BlockedByNetwork => ["Blocked servers by network", "Servidores bloqueados por red", "Servidores bloqueados por rede", "Blockerade servrar per nät", "नेटवर्क के अनुसार ब्लॉक सर्वर", "ネットワーク別のブロック中サーバー"],
-    NoNetworkNamed => ["Verifiers without a network", "Verificadores sin red indicada", "Verificadores sem rede indicada", "Verifierare utan angivet nät", "बिना नेटवर्क वाले सत्यापक", "ネットワーク未設定の検証サーバー"],
+    NoNetworkNamed => ["Verifiers without a network", "Verificadores sin red indicada", "Verificadores sem rede indicada", "Kontrollservrar utan angivet nät", "बिना नेटवर्क वाले जाँचकर्ता", "ネットワーク未設定の検証サーバー"],
     SaveNetwork => ["Save network and controls", "Guardar red y controles", "Salvar rede e controles", "Spara nätverk och kontroller", "नेटवर्क और नियंत्रण सहेजें", "ネットワークとコントロールを保存"],
     /// The verifier's control SNI field (§8).
     ControlSni => ["Control SNI", "SNI de control", "SNI de controle", "Kontroll-SNI", "नियंत्रण SNI", "コントロール SNI"],
@@ -626,8 +682,8 @@ catalogue! {
         "A name this verifier's network is known to reach (e.g. ya.ru). A handshake that fails after TCP connected is retried with it to the same address: success there means the entry point's SNI is filtered.",
         "Un nombre que la red de este verificador alcanza con certeza (p. ej. ya.ru). Un handshake que falla tras conectar por TCP se repite con él a la misma dirección: si funciona, el SNI del punto de entrada está filtrado.",
         "Um nome que a rede deste verificador comprovadamente alcança (ex.: ya.ru). Um handshake que falha depois da conexão TCP é repetido com ele no mesmo endereço: se funcionar, o SNI do ponto de entrada está filtrado.",
-        "Ett namn som den här verifierarens nät säkert når (t.ex. ya.ru). En handskakning som misslyckas efter att TCP anslutit görs om med det mot samma adress: lyckas den är ingångspunktens SNI filtrerat.",
-        "ऐसा नाम जिस तक इस सत्यापक का नेटवर्क निश्चित रूप से पहुँचता है (जैसे ya.ru)। TCP जुड़ने के बाद विफल हुआ हैंडशेक उसी पते पर इसके साथ दोबारा किया जाता है: सफल होने का अर्थ है कि प्रवेश बिंदु का SNI फ़िल्टर हो रहा है।",
+        "Ett namn som den här kontrollserverns nät säkert når (t.ex. ya.ru). En handskakning som misslyckas efter att TCP anslutit görs om med det mot samma adress: lyckas den är ingångspunktens SNI filtrerat.",
+        "ऐसा नाम जिस तक इस जाँचकर्ता का नेटवर्क निश्चित रूप से पहुँचता है (जैसे ya.ru)। TCP जुड़ने के बाद विफल हुआ हैंडशेक उसी पते पर इसके साथ दोबारा किया जाता है: सफल होने का अर्थ है कि प्रवेश बिंदु का SNI फ़िल्टर हो रहा है।",
         "この検証サーバーのネットワークから確実に到達できる名前（例：ya.ru）。TCP 接続後に失敗したハンドシェイクを同じアドレスにこの名前で再試行し、成功すれば接続ポイントの SNI がフィルタリングされていると分かります。",
     ],
     /// The verifier's control addresses field (§8).
@@ -636,8 +692,8 @@ catalogue! {
         "Up to 8 domestic host:port addresses, one per line. When the verifier reaches none of them either, its network is in an allowlist or shutdown mode and its verdicts are suspended.",
         "Hasta 8 direcciones nacionales host:puerto, una por línea. Si el verificador tampoco alcanza ninguna, su red está en modo de lista blanca o apagón y sus veredictos quedan en suspenso.",
         "Até 8 endereços nacionais host:porta, um por linha. Se o verificador também não alcançar nenhum, a rede dele está em modo de lista de permissões ou apagão e seus veredictos ficam suspensos.",
-        "Upp till 8 inhemska adresser värd:port, en per rad. Når verifieraren inte heller någon av dem är dess nät i vitlistnings- eller nedstängningsläge och dess bedömningar upphävs tillfälligt.",
-        "अधिकतम 8 घरेलू host:port पते, हर पंक्ति में एक। अगर सत्यापक इनमें से किसी तक भी नहीं पहुँचता, तो उसका नेटवर्क अनुमति-सूची या शटडाउन मोड में है और उसके निर्णय निलंबित रहते हैं।",
+        "Upp till 8 inhemska adresser värd:port, en per rad. Når kontrollservern inte heller någon av dem är dess nät i vitlistnings- eller nedstängningsläge och dess bedömningar upphävs tillfälligt.",
+        "अधिकतम 8 घरेलू host:port पते, हर पंक्ति में एक। अगर जाँचकर्ता इनमें से किसी तक भी नहीं पहुँचता, तो उसका नेटवर्क अनुमति-सूची या शटडाउन मोड में है और उसके निर्णय निलंबित रहते हैं।",
         "国内の host:port アドレスを最大8件、1行に1件。検証サーバーがそのどれにも到達できない場合、そのネットワークは許可リストまたは遮断モードにあり、判定は停止されます。",
     ],
     /// The maintenance section of a server card and a route.
@@ -651,8 +707,8 @@ catalogue! {
         "メンテナンス枠の間、サーバーはローテーションから外れます（アプリが先に移動できるよう開始の1時間前から）。判定は引き続き算出・表示され、通知は送信されません。枠が終わると自動的に戻ります。",
     ],
     ScheduleMaintenance => ["Schedule maintenance", "Programar mantenimiento", "Agendar manutenção", "Schemalägg underhåll", "रखरखाव निर्धारित करें", "メンテナンスを予約"],
-    MaintenanceStart => ["Start (UTC)", "Inicio (UTC)", "Início (UTC)", "Start (UTC)", "शुरुआत (UTC)", "開始 (UTC)"],
-    MaintenanceEnd => ["End (UTC)", "Fin (UTC)", "Fim (UTC)", "Slut (UTC)", "समाप्ति (UTC)", "終了 (UTC)"],
+    MaintenanceStart => ["Start (UTC)", "Inicio (UTC)", "Início (UTC)", "Start (UTC)", "शुरुआत (UTC)", "開始（UTC）"],
+    MaintenanceEnd => ["End (UTC)", "Fin (UTC)", "Fim (UTC)", "Slut (UTC)", "समाप्ति (UTC)", "終了（UTC）"],
     RepeatWeekly => ["Repeat every week", "Repetir cada semana", "Repetir toda semana", "Upprepa varje vecka", "हर सप्ताह दोहराएँ", "毎週繰り返す"],
     MaintenanceNote => ["Note (optional)", "Nota (opcional)", "Observação (opcional)", "Anteckning (valfri)", "टिप्पणी (वैकल्पिक)", "メモ（任意）"],
     CancelMaintenance => ["Cancel window", "Cancelar ventana", "Cancelar janela", "Avbryt fönstret", "विंडो रद्द करें", "枠を取り消す"],
@@ -662,9 +718,9 @@ catalogue! {
         "Every server of this route is in maintenance: its subscriptions serve the best available one.",
         "Todos los servidores de esta ruta están en mantenimiento: sus suscripciones sirven el mejor disponible.",
         "Todos os servidores desta rota estão em manutenção: as assinaturas servem o melhor disponível.",
-        "Alla servrar i den här rutten är under underhåll: prenumerationerna levererar den bästa tillgängliga.",
-        "इस रूट के सभी सर्वर रखरखाव में हैं: इसकी सदस्यताएँ सबसे अच्छा उपलब्ध सर्वर देती हैं।",
-        "このルートのサーバーはすべてメンテナンス中です。サブスクリプションは利用可能な中で最良のサーバーを配信します。",
+        "Alla servrar på den här rutten är under underhåll: prenumerationerna levererar den bästa tillgängliga.",
+        "इस रूट के सभी सर्वर रखरखाव में हैं: इसके सब्सक्रिप्शन सबसे अच्छा उपलब्ध सर्वर देती हैं।",
+        "このルートのサーバーはすべてメンテナンス中です。サブスクリプションは利用可能な最善のサーバーを提供します。",
     ],
     History => ["History", "Historial", "Histórico", "Historik", "इतिहास", "履歴"],
     /// Actions (§6): Settings → Actions, and a server's runs.
@@ -674,7 +730,7 @@ catalogue! {
         "Una acción ejecuta un comando (sin shell; el evento llega como JSON por su entrada estándar y en variables MESHWATCH_*) o hace una llamada HTTP cuando un evento se mantiene durante los minutos que elijas: una vez por incidente, con reintentos espaciados si falla, y nunca para un servidor en mantenimiento.",
         "Uma ação executa um comando (sem shell; o evento chega como JSON na entrada padrão e em variáveis MESHWATCH_*) ou faz uma chamada HTTP quando um evento se mantém pelos minutos que você escolher: uma vez por incidente, com novas tentativas espaçadas se falhar, e nunca para um servidor em manutenção.",
         "En åtgärd kör ett kommando (inget skal; händelsen kommer som JSON på standard in och i MESHWATCH_*-variabler) eller gör ett HTTP-anrop när en händelse har varat så många minuter du väljer: en gång per incident, med glesare nya försök om den misslyckas, aldrig för en server under underhåll.",
-        "क्रिया एक कमांड चलाती है (बिना शेल के; घटना JSON के रूप में उसके स्टैंडर्ड इनपुट और MESHWATCH_* वेरिएबल में आती है) या HTTP कॉल करती है, जब कोई घटना आपके चुने मिनटों तक बनी रहे: हर घटना पर एक बार, विफल होने पर अंतराल के साथ दोबारा, और रखरखाव में चल रहे सर्वर के लिए कभी नहीं।",
+        "क्रिया एक कमांड चलाती है (बिना शेल के; घटना JSON के रूप में उसके स्टैंडर्ड इनपुट और MESHWATCH_* वेरिएबल में आती है) या HTTP कॉल करती है, जब कोई घटना आपके चुने मिनटों तक बनी रहे: हर इंसिडेंट पर एक बार, विफल होने पर अंतराल के साथ दोबारा, और रखरखाव में चल रहे सर्वर के लिए कभी नहीं।",
         "アクションは、イベントが指定した分数続いたときにコマンド（シェルなし。イベントは標準入力の JSON と MESHWATCH_* 変数で渡されます）を実行するか HTTP 呼び出しを行います。インシデントごとに1回、失敗時は間隔を空けて再試行し、メンテナンス中のサーバーには実行しません。",
     ],
     ActionsAreOn => ["Actions are on.", "Las acciones están activadas.", "As ações estão ativadas.", "Åtgärder är påslagna.", "क्रियाएँ चालू हैं।", "アクションは有効です。"],
@@ -685,16 +741,16 @@ catalogue! {
     SwitchActionsOn => ["Switch actions on", "Activar las acciones", "Ativar as ações", "Slå på åtgärder", "क्रियाएँ चालू करें", "アクションを有効にする"],
     NoActions => ["No actions yet.", "Todavía no hay acciones.", "Ainda não há ações.", "Inga åtgärder än.", "अभी कोई क्रिया नहीं है।", "アクションはまだありません。"],
     ActionName => ["Name", "Nombre", "Nome", "Namn", "नाम", "名前"],
-    ActionOn => ["Runs on", "Se ejecuta con", "Executa em", "Körs vid", "कब चलती है", "実行するイベント"],
+    ActionOn => ["Runs on", "Se ejecuta cuando", "Executar quando", "Körs vid", "कब चलती है", "実行するイベント"],
     AfterMinutes => ["After (minutes)", "Tras (minutos)", "Após (minutos)", "Efter (minuter)", "इतने मिनट बाद", "待機時間（分）"],
     AtOnce => ["at once", "de inmediato", "imediatamente", "genast", "तुरंत", "すぐに"],
     ActionCommand => ["Command: one argument per line, the program first (no shell)", "Comando: un argumento por línea, primero el programa (sin shell)", "Comando: um argumento por linha, primeiro o programa (sem shell)", "Kommando: ett argument per rad, programmet först (inget skal)", "कमांड: हर पंक्ति में एक आर्ग्युमेंट, पहले प्रोग्राम (बिना शेल)", "コマンド：1行に1つの引数、最初にプログラム（シェルなし）"],
     ActionUrl => ["Or an HTTP call: URL", "O una llamada HTTP: URL", "Ou uma chamada HTTP: URL", "Eller ett HTTP-anrop: URL", "या HTTP कॉल: URL", "または HTTP 呼び出し：URL"],
     ActionMethod => ["Method", "Método", "Método", "Metod", "मेथड", "メソッド"],
-    ActionHeaders => ["Headers: one “Name: value” per line (values are hidden once saved)", "Cabeceras: una «Nombre: valor» por línea (los valores se ocultan al guardar)", "Cabeçalhos: um “Nome: valor” por linha (os valores ficam ocultos ao salvar)", "Huvuden: en ”Namn: värde” per rad (värdena döljs när de sparats)", "हेडर: हर पंक्ति में एक “Name: value” (सहेजने के बाद मान छिपे रहते हैं)", "ヘッダー：1行に1つの「Name: value」（保存後は値を表示しません）"],
-    ActionBody => ["Body (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} and {{since}} are filled in", "Cuerpo (JSON): se rellenan {{server_id}}, {{server_name}}, {{event}}, {{addresses}} y {{since}}", "Corpo (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} e {{since}} são preenchidos", "Kropp (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} och {{since}} fylls i", "बॉडी (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} और {{since}} भरे जाते हैं", "本文（JSON）：{{server_id}}、{{server_name}}、{{event}}、{{addresses}}、{{since}} が埋め込まれます"],
+    ActionHeaders => ["Headers: one “Name: value” per line (values are hidden once saved)", "Cabeceras: una «Nombre: valor» por línea (los valores se ocultan al guardar)", "Cabeçalhos: um “Nome: valor” por linha (os valores ficam ocultos ao salvar)", "Rubriker: en ”Namn: värde” per rad (värdena döljs när de sparats)", "हेडर: हर पंक्ति में एक “Name: value” (सहेजने के बाद मान छिपे रहते हैं)", "ヘッダー：1行に1つの「Name: value」（保存後は値を表示しません）"],
+    ActionBody => ["Body (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} and {{since}} are filled in", "Cuerpo (JSON): se rellenan {{server_id}}, {{server_name}}, {{event}}, {{addresses}} y {{since}}", "Corpo (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} e {{since}} são preenchidos", "Brödtext (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} och {{since}} fylls i", "बॉडी (JSON): {{server_id}}, {{server_name}}, {{event}}, {{addresses}} और {{since}} भरे जाते हैं", "本文（JSON）：{{server_id}}、{{server_name}}、{{event}}、{{addresses}}、{{since}} が埋め込まれます"],
     /// The password asked again before a change that arms actions or hands out access.
-    YourPassword => ["Your password (to confirm)", "Tu contraseña (para confirmar)", "Sua senha (para confirmar)", "Ditt lösenord (för att bekräfta)", "आपका पासवर्ड (पुष्टि के लिए)", "パスワード(確認のため)"],
+    YourPassword => ["Your password (to confirm)", "Tu contraseña (para confirmar)", "Sua senha (para confirmar)", "Ditt lösenord (för att bekräfta)", "आपका पासवर्ड (पुष्टि के लिए)", "パスワード（確認のため）"],
     TokenScopeLabel => ["Scope", "Alcance", "Escopo", "Behörighet", "दायरा", "権限"],
     AddAction => ["Add action", "Añadir acción", "Adicionar ação", "Lägg till åtgärd", "क्रिया जोड़ें", "アクションを追加"],
     DeleteAction => ["Delete", "Eliminar", "Excluir", "Ta bort", "हटाएँ", "削除"],
@@ -705,7 +761,7 @@ catalogue! {
     RunFailed => ["Failed", "Fallida", "Falhou", "Misslyckades", "विफल", "失敗"],
     RunRetrying => ["Failed, will retry", "Fallida, se reintentará", "Falhou, será repetida", "Misslyckades, försöker igen", "विफल, फिर से कोशिश होगी", "失敗（再試行予定）"],
     /// A run that was running when its panel stopped.
-    RunInterrupted => ["Interrupted: the panel stopped while it ran; not started again by itself", "Interrumpida: el panel se detuvo mientras se ejecutaba; no se vuelve a iniciar sola", "Interrompida: o painel parou durante a execução; não é iniciada de novo sozinha", "Avbruten: panelen stoppades medan den kördes; startas inte om av sig själv", "बाधित: चलते समय पैनल रुक गया; यह अपने आप फिर शुरू नहीं होगी", "中断: 実行中にパネルが停止しました。自動では再実行されません"],
+    RunInterrupted => ["Interrupted: the panel stopped while it ran; not started again by itself", "Interrumpida: el panel se detuvo mientras se ejecutaba; no se vuelve a iniciar sola", "Interrompida: o painel parou durante a execução; não é iniciada de novo sozinha", "Avbruten: panelen stoppades medan den kördes; startas inte om av sig själv", "बाधित: चलते समय पैनल रुक गया; यह अपने आप फिर शुरू नहीं होगी", "中断：実行中にパネルが停止しました。自動では再実行されません"],
     RunAgain => ["Run again", "Ejecutar de nuevo", "Executar de novo", "Kör igen", "फिर से चलाएँ", "再実行"],
     RunRunning => ["Running", "En curso", "Em execução", "Körs", "चल रही है", "実行中"],
     /// The public status page (§6).
@@ -792,7 +848,7 @@ catalogue! {
     StaleAfter => ["Stale after (seconds)", "Desactualizado tras (segundos)", "Desatualizado após (segundos)", "Inaktuell efter (sekunder)", "पुराना माने जाने की अवधि (सेकंड)", "古いとみなすまで（秒）"],
     StaleAfterHelp => [
         "A server whose last report is older is \"No data from server\", and its evidence stops counting (default 180 = 3 report intervals).",
-        "Un servidor cuyo último informe sea más antiguo pasa a «Sin datos del servidor» y su evidencia deja de contar (predeterminado: 180 = 3 intervalos de informe).",
+        "Un servidor cuyo último informe sea más antiguo pasa a «Sin datos del servidor» y sus datos dejan de contar (predeterminado: 180 = 3 intervalos de informe).",
         "Um servidor cujo último relatório seja mais antigo fica como “Sem dados do servidor”, e suas evidências deixam de contar (padrão: 180 = 3 intervalos de relatório).",
         "En server vars senaste rapport är äldre får ”Ingen data från servern”, och dess underlag slutar räknas (standard 180 = 3 rapportintervall).",
         "जिस सर्वर की अंतिम रिपोर्ट इससे पुरानी हो, वह \"सर्वर से कोई डेटा नहीं\" माना जाता है और उसके साक्ष्य गिने नहीं जाते (डिफ़ॉल्ट 180 = 3 रिपोर्ट अंतराल)।",
@@ -802,7 +858,7 @@ catalogue! {
     FailureStreakHelp => [
         "Consecutive failed probes before a pair's failure counts (default 3): one failed knock means nothing.",
         "Sondeos fallidos consecutivos necesarios para que cuente el fallo de un par (predeterminado: 3): un solo intento fallido no significa nada.",
-        "Sondagens com falha consecutivas até que a falha de um par conte (padrão: 3): uma única tentativa malsucedida não significa nada.",
+        "Sondagens consecutivas com falha até que a falha de um par conte (padrão: 3): uma única tentativa malsucedida não significa nada.",
         "Antal misslyckade sonderingar i följd innan ett pars fel räknas (standard 3): en enstaka misslyckad knackning betyder ingenting.",
         "किसी जोड़ी की विफलता गिने जाने से पहले लगातार विफल जाँचों की संख्या (डिफ़ॉल्ट 3): एक बार की विफलता का कोई अर्थ नहीं।",
         "ペアの失敗として数えるまでの連続プローブ失敗回数（既定値 3）。1回の失敗だけでは意味を持ちません。",
@@ -813,17 +869,17 @@ catalogue! {
         "Testigos fiables que deben fallar al intentar alcanzar un servidor para que pase a «Inaccesible desde tus servidores» (predeterminado: 2).",
         "Testemunhas confiáveis que precisam falhar ao tentar alcançar um servidor para que ele fique como “Inacessível a partir dos seus servidores” (padrão: 2).",
         "Antal tillförlitliga vittnen som måste misslyckas med att nå en server för ”Onåbar från dina servrar” (standard 2).",
-        "\"आपके सर्वरों से पहुँच योग्य नहीं\" के लिए कितने विश्वसनीय साक्षियों का किसी सर्वर तक पहुँचने में विफल होना ज़रूरी है (डिफ़ॉल्ट 2)।",
-        "「お使いのサーバーから到達できません」と判定するために、サーバーへの到達に失敗する必要がある信頼できる観測元の数（既定値 2）。",
+        "\"आपके सर्वरों से पहुँच योग्य नहीं\" के लिए कितने विश्वसनीय गवाहों का किसी सर्वर तक पहुँचने में विफल होना ज़रूरी है (डिफ़ॉल्ट 2)।",
+        "「お使いのサーバーから到達できません」と判定するために、サーバーへの到達に失敗する必要がある信頼できる証人の数（既定値 2）。",
     ],
-    UnreliableFraction => ["Unreliable fraction", "Fracción de no fiabilidad", "Fração de não confiabilidade", "Opålitlighetsandel", "अविश्वसनीयता अनुपात", "信頼性低下の割合"],
+    UnreliableFraction => ["Unreliable fraction", "Fracción de no fiabilidad", "Fração de não confiabilidade", "Opålitlighetsandel", "अविश्वसनीयता अनुपात", "信頼できないとみなす割合"],
     UnreliableFractionHelp => [
         "A witness failing to reach at least max(2, this × n) servers is unreliable and its votes are ignored (0 < f ≤ 1, default 0.5).",
         "Un testigo que no alcanza al menos max(2, este valor × n) servidores es poco fiable y sus votos se ignoran (0 < f ≤ 1, predeterminado: 0,5).",
         "Uma testemunha que não alcança pelo menos max(2, este valor × n) servidores não é confiável e seus votos são ignorados (0 < f ≤ 1, padrão: 0,5).",
         "Ett vittne som inte når minst max(2, detta värde × n) servrar är opålitligt och dess röster ignoreras (0 < f ≤ 1, standard 0,5).",
-        "जो साक्षी कम से कम max(2, यह मान × n) सर्वरों तक नहीं पहुँच पाता, वह अविश्वसनीय है और उसके वोट अनदेखे किए जाते हैं (0 < f ≤ 1, डिफ़ॉल्ट 0.5)।",
-        "max(2, この値 × n) 台以上のサーバーに到達できない観測元は信頼できないとみなされ、その判定は無視されます（0 < f ≤ 1、既定値 0.5）。",
+        "जो गवाह कम से कम max(2, यह मान × n) सर्वरों तक नहीं पहुँच पाता, वह अविश्वसनीय है और उसके वोट अनदेखे किए जाते हैं (0 < f ≤ 1, डिफ़ॉल्ट 0.5)।",
+        "max(2, この値 × n) 台以上のサーバーに到達できない証人は信頼できないとみなされ、その投票は破棄されます（0 < f ≤ 1、既定値 0.5）。",
     ],
     WitnessSets => ["Witness sets", "Conjuntos de testigos", "Conjuntos de testemunhas", "Vittnesgrupper", "गवाह समूह", "証人セット"],
     WitnessSetsIntro => [
@@ -1125,7 +1181,7 @@ impl Lang {
             Lang::Es => format!("racha de fallos (sostenida a partir de {n})"),
             Lang::Pt => format!("sequência de falhas (persistente a partir de {n})"),
             Lang::Sv => format!("felsvit (ihållande från {n})"),
-            Lang::Hi => format!("लगातार विफलताएँ ({n} पर स्थायी)"),
+            Lang::Hi => format!("लगातार नाकामियों की लड़ी ({n} पर लगातार मानी जाती है)"),
             Lang::Ja => format!("連続失敗（{n}回で継続とみなす）"),
         }
     }
@@ -1219,7 +1275,7 @@ impl Lang {
             }
             Lang::Sv => format!("Senaste rapport: {last}; rapporter äldre än {s} s räknas inte."),
             Lang::Hi => format!("अंतिम रिपोर्ट: {last}; {s} सेकंड से पुरानी रिपोर्टें नहीं गिनी जातीं।"),
-            Lang::Ja => format!("最終レポート: {last}。{s}秒より古いレポートは考慮されません。"),
+            Lang::Ja => format!("最終レポート：{last}。{s}秒より古いレポートは考慮されません。"),
         }
     }
 
@@ -1270,9 +1326,9 @@ impl Lang {
             (Lang::Hi, Read) => "पढ़ना: केवल पढ़ता है",
             (Lang::Hi, Fleet) => "बेड़ा: बेड़ा, जाँचकर्ता और रखरखाव भी",
             (Lang::Hi, Admin) => "एडमिन: क्रियाएँ, टोकन और सेटिंग्स भी",
-            (Lang::Ja, Read) => "読み取り: 読むだけ",
-            (Lang::Ja, Fleet) => "フリート: フリート、検証サーバー、メンテナンスも",
-            (Lang::Ja, Admin) => "管理: アクション、トークン、設定も",
+            (Lang::Ja, Read) => "読み取り：読むだけ",
+            (Lang::Ja, Fleet) => "フリート：フリート、検証サーバー、メンテナンスも",
+            (Lang::Ja, Admin) => "管理：アクション、トークン、設定も",
         }
     }
 
@@ -1291,8 +1347,8 @@ impl Lang {
             (Lang::Sv, false) => format!("API-token som dina sessioner skapade återkallades: {names}. Token som skapats utanför panelen finns kvar."),
             (Lang::Hi, true) => "आपके सत्रों ने कोई API टोकन नहीं बनाया; पैनल के बाहर बने टोकन (MESHWATCH_ADMIN_TOKEN, डेमो) बने रहते हैं: पुराना पासवर्ड लीक हुआ हो तो उन्हें नीचे रद्द करें।".to_owned(),
             (Lang::Hi, false) => format!("आपके सत्रों द्वारा बनाए गए API टोकन रद्द कर दिए गए: {names}। पैनल के बाहर बने टोकन बने रहते हैं।"),
-            (Lang::Ja, true) => "あなたのセッションが作成したAPIトークンはありません。パネル外で作成したトークン(MESHWATCH_ADMIN_TOKEN、デモ)は残ります。古いパスワードが漏れた場合は下で失効させてください。".to_owned(),
-            (Lang::Ja, false) => format!("あなたのセッションが作成したAPIトークンを失効させました: {names}。パネル外で作成したトークンは残ります。"),
+            (Lang::Ja, true) => "あなたのセッションが作成したAPIトークンはありません。パネル外で作成したトークン（MESHWATCH_ADMIN_TOKEN、デモ）は残ります。古いパスワードが漏れた場合は下で失効させてください。".to_owned(),
+            (Lang::Ja, false) => format!("あなたのセッションが作成したAPIトークンを失効させました：{names}。パネル外で作成したトークンは残ります。"),
         }
     }
 
@@ -1306,7 +1362,7 @@ impl Lang {
             Lang::Pt => format!("Orçamento: no máximo {n} execuções por hora em toda a frota, e uma por servidor e ação a cada {cooldown}; além disso, as ações se desativam sozinhas."),
             Lang::Sv => format!("Budget: högst {n} körningar i timmen i hela flottan, och en körning per server och åtgärd var {cooldown}; därutöver stänger åtgärderna av sig själva."),
             Lang::Hi => format!("बजट: पूरे बेड़े में एक घंटे में अधिकतम {n} बार, और हर सर्वर व क्रिया के लिए हर {cooldown} में एक बार; इससे आगे क्रियाएँ अपने आप बंद हो जाती हैं।"),
-            Lang::Ja => format!("予算: フリート全体で1時間に最大{n}回、サーバーとアクションごとに{cooldown}に1回まで。超えるとアクションは自動的に無効になります。"),
+            Lang::Ja => format!("予算：フリート全体で1時間に最大{n}回、サーバーとアクションごとに{cooldown}に1回まで。超えるとアクションは自動的に無効になります。"),
         }
     }
 
@@ -1352,7 +1408,7 @@ impl Lang {
             Lang::Pt => format!("Atualizado: {at}"),
             Lang::Sv => format!("Uppdaterad {at}"),
             Lang::Hi => format!("अपडेट किया गया: {at}"),
-            Lang::Ja => format!("更新: {at}"),
+            Lang::Ja => format!("更新：{at}"),
         }
     }
 
@@ -1403,7 +1459,7 @@ impl Lang {
             Lang::Pt => format!("Em funcionamento há {d}"),
             Lang::Sv => format!("Igång i {d}"),
             Lang::Hi => format!("{d} से चालू"),
-            Lang::Ja => format!("稼働時間: {d}"),
+            Lang::Ja => format!("稼働時間：{d}"),
         }
     }
 
@@ -1415,8 +1471,8 @@ impl Lang {
             Lang::En => format!("The verifier {by} can't reach this entry point since {since} ({ago}) but still reaches the server by another: this protocol is probably blocked on its network. Nothing is removed."),
             Lang::Es => format!("El verificador {by} no alcanza este punto de entrada desde {since} ({ago}) pero sigue alcanzando el servidor por otro: probablemente este protocolo está bloqueado en su red. No se retira nada."),
             Lang::Pt => format!("O verificador {by} não alcança este ponto de entrada desde {since} ({ago}), mas ainda alcança o servidor por outro: este protocolo provavelmente está bloqueado na rede dele. Nada é removido."),
-            Lang::Sv => format!("Verifieraren {by} når inte den här ingångspunkten sedan {since} ({ago}) men når fortfarande servern via en annan: protokollet är troligen blockerat i dess nät. Inget tas bort."),
-            Lang::Hi => format!("सत्यापक {by} {since} ({ago}) से इस प्रवेश बिंदु तक नहीं पहुँच पा रहा, पर किसी दूसरे से सर्वर तक अब भी पहुँचता है: इसके नेटवर्क पर यह प्रोटोकॉल शायद ब्लॉक है। कुछ भी हटाया नहीं गया।"),
+            Lang::Sv => format!("Kontrollservern {by} har inte nått den här ingångspunkten sedan {since} ({ago}) men når fortfarande servern via en annan: protokollet är troligen blockerat i dess nät. Inget tas bort."),
+            Lang::Hi => format!("जाँचकर्ता {by} {since} ({ago}) से इस प्रवेश बिंदु तक नहीं पहुँच पा रहा, पर किसी दूसरे से सर्वर तक अब भी पहुँचता है: इसके नेटवर्क पर यह प्रोटोकॉल शायद ब्लॉक है। कुछ भी हटाया नहीं गया।"),
             Lang::Ja => format!("検証サーバー {by} は {since}（{ago}）からこの接続ポイントに到達できませんが、別の接続ポイントではサーバーに到達できます。このプロトコルがそのネットワークでブロックされている可能性があります。何も除外されません。"),
         }
     }
@@ -1510,7 +1566,7 @@ impl Lang {
             Lang::Pt => format!("{label} nas últimas 24 horas, pico {peak}"),
             Lang::Sv => format!("{label} under de senaste 24 timmarna, topp {peak}"),
             Lang::Hi => format!("पिछले 24 घंटों में {label}, शिखर {peak}"),
-            Lang::Ja => format!("過去 24時間の{label}、ピーク {peak}"),
+            Lang::Ja => format!("過去24時間の{label}、ピーク {peak}"),
         }
     }
 
@@ -1522,11 +1578,11 @@ impl Lang {
             Lang::Pt => format!("{label}: sem relatórios nas últimas 24 horas"),
             Lang::Sv => format!("{label}: inga rapporter under de senaste 24 timmarna"),
             Lang::Hi => format!("{label}: पिछले 24 घंटों में कोई रिपोर्ट नहीं"),
-            Lang::Ja => format!("{label}: 過去 24時間のレポートなし"),
+            Lang::Ja => format!("{label}：過去24時間のレポートなし"),
         }
     }
 
-    /// A sparkline's peak caption: "peak 42.0 %".
+    /// A sparkline's peak caption: "peak 42.0%".
     pub fn chart_peak(self, peak: &str) -> String {
         match self {
             Lang::En => format!("peak {peak}"),
@@ -1567,7 +1623,7 @@ impl Lang {
             Lang::Pt => format!("Oculto no {panel} ({connector}) desde {since}"),
             Lang::Sv => format!("Dold i {panel} ({connector}) sedan {since}"),
             Lang::Hi => format!("{since} से {panel} ({connector}) में छिपा हुआ"),
-            Lang::Ja => format!("{since} から {panel} ({connector}) で非表示"),
+            Lang::Ja => format!("{since} から {panel}（{connector}） で非表示"),
         }
     }
 
@@ -1677,9 +1733,9 @@ pub(super) fn samples(lang: Lang) -> Vec<(&'static str, String)> {
             lang.verifier_fails_entry_point("Moscow 1 (RU)", "2026-03-04 05:06:07 UTC", "5 min"),
         ),
         ("uptime_over", lang.uptime_over("24 h")),
-        ("chart_summary", lang.chart_summary("CPU", "42.0 %")),
+        ("chart_summary", lang.chart_summary("CPU", "42.0%")),
         ("chart_no_reports", lang.chart_no_reports("CPU")),
-        ("chart_peak", lang.chart_peak("42.0 %")),
+        ("chart_peak", lang.chart_peak("42.0%")),
         ("token_created", lang.token_created("ansible")),
         ("created_at", lang.created_at("2026-03-04 05:06:07 UTC")),
         ("revoke_token", lang.revoke_token("ansible")),

@@ -192,7 +192,7 @@ fn SelfCheck(card: Arc<ServerCard>) -> impl IntoView {
     }
 }
 
-/// How a charted value reads in the page's language ("42.0 %").
+/// How a charted value reads in the page's language ("42.0%").
 type ReadValue = fn(Lang, f64) -> String;
 
 fn percent(lang: Lang, p: f64) -> String {

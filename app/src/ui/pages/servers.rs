@@ -170,6 +170,10 @@ fn ServerFilters(
     let count = showing.fill(lang, shown as u64);
     let (before, after) = showing.parts();
     let (before, after) = (before.to_owned(), after.to_owned());
+    let (before_one, after_one) = showing
+        .one_parts()
+        .map(|(b, a)| (b.to_owned(), a.to_owned()))
+        .unzip();
     view! {
         <FilterAsYouType>
             <form id=FILTER_FORM method="get" role="search" aria-label=lang.ui(Ui::FilterFacets)
@@ -187,7 +191,8 @@ fn ServerFilters(
             </form>
             // The browser writes the count into the same words.
             <p id=SHOWN_COUNT class="mt-1 text-sm text-slate-500" aria-live="polite"
-                data-lang=lang.code() data-before=before data-after=after>
+                data-lang=lang.code() data-before=before data-after=after
+                data-before-one=before_one data-after-one=after_one>
                 {count}
             </p>
         </FilterAsYouType>
@@ -280,7 +285,10 @@ mod browser {
         };
         let read = |name: &str| count.get_attribute(name).unwrap_or_default();
         let lang = Lang::from_code(&read("data-lang")).unwrap_or_default();
-        let words = Slotted::from_parts(read("data-before"), read("data-after"));
+        let one = count
+            .get_attribute("data-before-one")
+            .map(|before| (before, read("data-after-one")));
+        let words = Slotted::from_parts(read("data-before"), read("data-after"), one);
         count.set_text_content(Some(&words.fill(lang, n as u64)));
     }
 

@@ -1,6 +1,8 @@
 //! The docs/API.md error body `{"error":{"code","message"}}` for every rejection,
 //! including axum's own (bad JSON, wrong content type, oversized body).
 
+pub mod codes;
+
 use crate::store::StoreError;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::FromRequest;
@@ -55,7 +57,8 @@ pub struct ErrorBody {
 /// What went wrong: a stable machine-readable `code` and a sentence.
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct ErrorDetail {
-    /// Stable: scripts may branch on it (`not_found`, `invalid_json`, …).
+    /// Stable: scripts may branch on it ([`codes::ERROR_CODES`]).
+    #[schema(schema_with = codes::schema)]
     pub code: String,
     pub message: String,
 }

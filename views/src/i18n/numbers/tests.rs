@@ -96,11 +96,18 @@ fn decimals_round_half_away_from_zero() {
 }
 
 #[test]
-fn percentages_take_the_language_decimal() {
+fn percent_signs_sit_as_each_language_writes_them() {
     let got: Vec<String> = Lang::ALL.iter().map(|l| l.percent(42.5, 1)).collect();
     assert_eq!(
         got,
-        ["42.5 %", "42,5 %", "42,5 %", "42,5 %", "42.5 %", "42.5 %"]
+        [
+            "42.5%",
+            "42,5\u{a0}%",
+            "42,5%",
+            "42,5\u{a0}%",
+            "42.5%",
+            "42.5%"
+        ]
     );
 }
 

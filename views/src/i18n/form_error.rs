@@ -1,0 +1,121 @@
+//! The refusals the panel's forms write themselves, typed so the page
+//! says them in its language (the server sends the kind and the operator's
+//! own input, never prose).
+
+use super::{Lang, Ui};
+use serde::{Deserialize, Serialize};
+
+/// Which end of a maintenance window a typed time was for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WindowEnd {
+    Start,
+    End,
+}
+
+/// A form's refusal; nothing was saved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FormError {
+    /// The current password given to change it is wrong.
+    WrongCurrentPassword,
+    /// The password asked again before a sensitive change is wrong.
+    WrongPassword,
+    /// A maintenance window's start or end is not a date and time.
+    NotATime { end: WindowEnd, typed: String },
+    /// The unreliable fraction is not a decimal number.
+    NotADecimal { typed: String },
+    /// An action's wait is not a whole number of minutes.
+    NotMinutes { typed: String },
+    /// An action's HTTP body is not JSON (`detail`: the parser's words).
+    BodyNotJson { detail: String },
+    /// An API token of that name exists already.
+    TokenNameTaken { name: String },
+}
+
+impl Lang {
+    /// The refusal in this language.
+    pub fn form_error(self, error: &FormError) -> String {
+        match error {
+            FormError::WrongCurrentPassword => self.ui(Ui::WrongCurrentPassword).to_owned(),
+            FormError::WrongPassword => self.ui(Ui::WrongPasswordNothingChanged).to_owned(),
+            FormError::NotATime { end, typed } => {
+                let field = self.ui(match end {
+                    WindowEnd::Start => Ui::MaintenanceStart,
+                    WindowEnd::End => Ui::MaintenanceEnd,
+                });
+                match self {
+                    Lang::En => format!("{field}: {typed:?} is not a date and time."),
+                    Lang::Es => format!("{field}: {typed:?} no es una fecha y hora."),
+                    Lang::Pt => format!("{field}: {typed:?} não é uma data e hora."),
+                    Lang::Sv => format!("{field}: {typed:?} är inte ett datum och en tid."),
+                    Lang::Hi => format!("{field}: {typed:?} कोई तारीख और समय नहीं है।"),
+                    Lang::Ja => format!("{field}：「{typed}」は日時ではありません。"),
+                }
+            }
+            FormError::NotADecimal { typed } => {
+                let field = self.ui(Ui::UnreliableFraction);
+                match self {
+                    Lang::En => format!("{field}: {typed:?} is not a decimal number."),
+                    Lang::Es => format!("{field}: {typed:?} no es un número decimal."),
+                    Lang::Pt => format!("{field}: {typed:?} não é um número decimal."),
+                    Lang::Sv => format!("{field}: {typed:?} är inte ett decimaltal."),
+                    Lang::Hi => format!("{field}: {typed:?} कोई दशमलव संख्या नहीं है।"),
+                    Lang::Ja => format!("{field}：「{typed}」は小数ではありません。"),
+                }
+            }
+            FormError::NotMinutes { typed } => match self {
+                Lang::En => format!("{typed:?} is not a whole number of minutes."),
+                Lang::Es => format!("{typed:?} no es un número entero de minutos."),
+                Lang::Pt => format!("{typed:?} não é um número inteiro de minutos."),
+                Lang::Sv => format!("{typed:?} är inte ett helt antal minuter."),
+                Lang::Hi => format!("{typed:?} मिनटों की पूर्ण संख्या नहीं है।"),
+                Lang::Ja => format!("「{typed}」は分を表す整数ではありません。"),
+            },
+            FormError::BodyNotJson { detail } => match self {
+                Lang::En => format!("The body is not JSON ({detail})."),
+                Lang::Es => format!("El cuerpo no es JSON ({detail})."),
+                Lang::Pt => format!("O corpo não é JSON ({detail})."),
+                Lang::Sv => format!("Brödtexten är inte JSON ({detail})."),
+                Lang::Hi => format!("बॉडी JSON नहीं है ({detail})।"),
+                Lang::Ja => format!("本文が JSON ではありません（{detail}）。"),
+            },
+            FormError::TokenNameTaken { name } => match self {
+                Lang::En => format!("A token named \"{name}\" exists already: revoke it first or choose another name."),
+                Lang::Es => format!("Ya existe un token llamado «{name}»: revócalo antes o elige otro nombre."),
+                Lang::Pt => format!("Já existe um token chamado “{name}”: revogue-o antes ou escolha outro nome."),
+                Lang::Sv => format!("Det finns redan en token som heter ”{name}”: återkalla den först eller välj ett annat namn."),
+                Lang::Hi => format!("\"{name}\" नाम का टोकन पहले से मौजूद है: पहले उसे रद्द करें या कोई दूसरा नाम चुनें।"),
+                Lang::Ja => format!("「{name}」という名前のトークンはすでにあります。先に失効させるか、別の名前を選んでください。"),
+            },
+        }
+    }
+}
+
+/// Every refusal with sample input, for the pins.
+#[cfg(test)]
+pub(super) fn samples(lang: Lang) -> Vec<(String, String)> {
+    let all = [
+        FormError::WrongCurrentPassword,
+        FormError::WrongPassword,
+        FormError::NotATime {
+            end: WindowEnd::Start,
+            typed: "tomorrow".into(),
+        },
+        FormError::NotATime {
+            end: WindowEnd::End,
+            typed: "32.13.".into(),
+        },
+        FormError::NotADecimal {
+            typed: "half".into(),
+        },
+        FormError::NotMinutes {
+            typed: "ten".into(),
+        },
+        FormError::BodyNotJson {
+            detail: "expected value at line 1 column 1".into(),
+        },
+        FormError::TokenNameTaken { name: "ci".into() },
+    ];
+    all.iter()
+        .map(|e| (format!("form_error {e:?}"), lang.form_error(e)))
+        .collect()
+}
