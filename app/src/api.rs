@@ -14,6 +14,8 @@ use meshwatch_views::views::{
 use crate::backend::{authorize, backend_failed, fail, Backend, PasswordChange};
 #[cfg(feature = "ssr")]
 use meshwatch_views::i18n::form_error::{FormError, WindowEnd};
+#[cfg(feature = "ssr")]
+use meshwatch_views::i18n::refusal::Refusal;
 
 /// After a browser's plain form post, sends it back to `page`, which shows
 /// the outcome once (see `crate::flash`); a script's call gets the result
@@ -124,12 +126,12 @@ pub async fn set_verifier(
             .as_deref()
             .map(meshwatch::network::NetworkLabel::parse_optional)
             .transpose()
-            .map_err(invalid)?;
+            .map_err(|e| invalid("invalid_network", e))?;
         let control_sni = control_sni
             .as_deref()
             .map(meshwatch::controls::ControlSni::parse_optional)
             .transpose()
-            .map_err(invalid)?;
+            .map_err(|e| invalid("invalid_controls", e))?;
         let controls = controls
             .as_deref()
             .map(|raw| {
@@ -141,7 +143,7 @@ pub async fn set_verifier(
                 meshwatch::controls::ControlTargets::parse_controls(&list)
             })
             .transpose()
-            .map_err(invalid)?;
+            .map_err(|e| invalid("invalid_controls", e))?;
         let mark = meshwatch::controls::VerifierMark {
             enabled,
             network,
@@ -359,8 +361,7 @@ pub async fn save_settings(
             witness_set_size: witness_set_size.unwrap_or(current.witness_set_size),
             witness_rotation_s: witness_rotation_s.unwrap_or(current.witness_rotation_s),
         };
-        next.validate()
-            .map_err(|e| fail(AppError::Invalid(e.to_string())))?;
+        next.validate().map_err(|e| invalid("invalid_setting", e))?;
         backend
             .save_settings(next)
             .await
@@ -372,9 +373,10 @@ pub async fn save_settings(
     settle(Form::Parameters, "/settings", result, |_| Outcome::Done)
 }
 
+/// A refusal of a check, by its API code (docs/API.md, "Error codes").
 #[cfg(feature = "ssr")]
-fn invalid(message: impl std::fmt::Display) -> AppError {
-    fail(AppError::Invalid(message.to_string()))
+fn invalid(code: &'static str, message: impl std::fmt::Display) -> AppError {
+    fail(AppError::Invalid(Refusal::new(code, message.to_string())))
 }
 
 #[cfg(feature = "ssr")]
@@ -391,7 +393,8 @@ pub async fn change_password(
 ) -> Result<Vec<String>, AppError> {
     let (backend, operator) = authorize().await?;
     let result = async {
-        meshwatch::account::check_new_password(&current, &next, &repeat).map_err(invalid)?;
+        meshwatch::account::check_new_password(&current, &next, &repeat)
+            .map_err(|e| refused(FormError::from(&e)))?;
         let headers: http::HeaderMap = leptos_axum::extract()
             .await
             .map_err(|_| fail(AppError::Internal))?;
@@ -478,7 +481,7 @@ pub async fn create_action(
     let result = async {
         reauthenticate(&backend, &operator.username, &password).await?;
         let on = ActionEvent::from_wire(on.trim())
-            .ok_or_else(|| invalid(format!("{on:?} is not an event")))?;
+            .ok_or_else(|| invalid("invalid_document", format!("{on:?} is not an event")))?;
         let after_minutes: u32 = match after_minutes.trim() {
             "" => 0,
             raw => raw
@@ -515,7 +518,8 @@ pub async fn create_action(
             Some(HttpCall {
                 url: url.unwrap_or_default(),
                 method,
-                headers: parse_header_lines(headers.as_deref().unwrap_or("")).map_err(invalid)?,
+                headers: parse_header_lines(headers.as_deref().unwrap_or(""))
+                    .map_err(|e| invalid("invalid_http", e))?,
                 body,
             })
         };
@@ -569,7 +573,8 @@ pub async fn load_connectors() -> Result<Vec<meshwatch::connectors::ConnectorVie
 
 #[cfg(feature = "ssr")]
 fn connector_id(raw: &str) -> Result<meshwatch::ConnectorId, AppError> {
-    meshwatch::ConnectorId::parse(raw.trim()).map_err(|e| invalid(format!("name: {e}")))
+    meshwatch::ConnectorId::parse(raw.trim())
+        .map_err(|e| invalid("invalid_id", format!("name: {e}")))
 }
 
 /// "Connect in dry run": a panel to apply the rotation in, after the
@@ -613,7 +618,7 @@ pub async fn set_connector_mode(id: String, mode: String) -> Result<(), AppError
     let result = async {
         let id = connector_id(&id)?;
         let mode = meshwatch::connectors::ConnectorMode::parse(mode.trim())
-            .ok_or_else(|| invalid(format!("{mode:?} is not apply or dry_run")))?;
+            .ok_or_else(|| invalid("invalid_mode", format!("{mode:?} is not apply or dry_run")))?;
         if !backend
             .set_connector_mode(&id, mode)
             .await
@@ -672,7 +677,7 @@ pub async fn apply_import(
     let result = async {
         reauthenticate(&backend, &operator.username, &password).await?;
         let document: meshwatch::fleet::FleetDocument = serde_json::from_str(&document)
-            .map_err(|e| invalid(format!("the proposal: {e}")))?;
+            .map_err(|e| invalid("invalid_document", format!("the proposal: {e}")))?;
         let added = backend
             .apply_import(document)
             .await
@@ -698,8 +703,12 @@ pub async fn apply_import(
 #[server(prefix = "/rpc", endpoint = "new_agent_token")]
 pub async fn new_agent_token(server: String, password: String) -> Result<String, AppError> {
     let (backend, operator) = authorize().await?;
-    let id = meshwatch::ServerId::parse(server.trim())
-        .map_err(|_| invalid(format!("{server:?} is not a server id")));
+    let id = meshwatch::ServerId::parse(server.trim()).map_err(|_| {
+        invalid(
+            "invalid_server_id",
+            format!("{server:?} is not a server id"),
+        )
+    });
     let page = match &id {
         Ok(id) => format!("/servers/{id}"),
         Err(_) => "/".to_owned(),
@@ -728,9 +737,9 @@ pub async fn decide_mass_block(verifier: String, decision: String) -> Result<(),
     let (backend, operator) = authorize().await?;
     let result = async {
         let id = meshwatch::ServerId::parse(verifier.trim())
-            .map_err(|_| invalid(format!("{verifier:?} is not a server id")))?;
+            .map_err(|_| invalid("invalid_server_id", format!("{verifier:?} is not a server id")))?;
         let decision = meshwatch::actions::MassDecision::from_wire(decision.trim())
-            .ok_or_else(|| invalid(format!("{decision:?} is not confirmed or dismissed")))?;
+            .ok_or_else(|| invalid("invalid_document", format!("{decision:?} is not confirmed or dismissed")))?;
         if !backend
             .decide_mass_block(&id, decision)
             .await
@@ -810,9 +819,9 @@ pub async fn create_api_token(
 ) -> Result<NewApiToken, AppError> {
     let (backend, operator) = authorize().await?;
     let result = async {
-    let name = meshwatch::account::check_token_name(&name).map_err(invalid)?;
+    let name = meshwatch::account::check_token_name(&name).map_err(|e| refused(FormError::from(&e)))?;
     let scope = meshwatch::account::TokenScope::from_wire(scope.trim())
-        .ok_or_else(|| invalid(format!("{scope:?} is not a scope: read, fleet or admin")))?;
+        .ok_or_else(|| invalid("invalid_document", format!("{scope:?} is not a scope: read, fleet or admin")))?;
     reauthenticate(&backend, &operator.username, &password).await?;
     let token = backend
         .create_api_token(&operator.username, name, scope)

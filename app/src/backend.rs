@@ -4,6 +4,7 @@
 use crate::auth;
 use crate::error::AppError;
 use meshwatch::{ServerId, UserId};
+pub use meshwatch_views::i18n::refusal::Refusal;
 use meshwatch_views::views::{
     ApiTokenView, MeshMatrix, OperatorView, OutboxItem, Overview, RouteOverview, ServerCard,
     ServerFilter, ServerListItem, ServersPage, UserCard, UsersPage,
@@ -20,10 +21,10 @@ pub enum BackendError {
     NotFound(String),
     /// The request conflicts with what is stored; nothing was written.
     #[error("{0}")]
-    Conflict(String),
+    Conflict(Refusal),
     /// The request is invalid against what is stored; nothing was written.
     #[error("{0}")]
-    Invalid(String),
+    Invalid(Refusal),
     /// The database (or another part of the panel) failed.
     #[error("{0}")]
     Unavailable(String),
@@ -276,8 +277,14 @@ mod tests {
     fn each_backend_failure_answers_with_its_status() {
         let cases = [
             (BackendError::NotFound("no server de-9".into()), 404),
-            (BackendError::Conflict("token in use".into()), 409),
-            (BackendError::Invalid("quorum must be 1..=9".into()), 422),
+            (
+                BackendError::Conflict(Refusal::new("token_conflict", "token in use")),
+                409,
+            ),
+            (
+                BackendError::Invalid(Refusal::new("invalid_setting", "quorum must be 1..=9")),
+                422,
+            ),
             (
                 BackendError::Unavailable("database error: pool timed out".into()),
                 500,
@@ -291,11 +298,19 @@ mod tests {
     #[test]
     fn conflicts_and_invalid_requests_keep_their_message() {
         assert_eq!(
-            AppError::from(BackendError::Conflict("token in use".into())).to_string(),
+            AppError::from(BackendError::Conflict(Refusal::new(
+                "token_conflict",
+                "token in use"
+            )))
+            .to_string(),
             "token in use"
         );
         assert_eq!(
-            AppError::from(BackendError::Invalid("quorum must be 1..=9".into())).to_string(),
+            AppError::from(BackendError::Invalid(Refusal::new(
+                "invalid_setting",
+                "quorum must be 1..=9"
+            )))
+            .to_string(),
             "quorum must be 1..=9"
         );
     }

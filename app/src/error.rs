@@ -4,6 +4,7 @@
 use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use meshwatch_views::i18n::form_error::FormError;
+use meshwatch_views::i18n::refusal::Refusal;
 use meshwatch_views::i18n::{Lang, Ui};
 use serde::{Deserialize, Serialize};
 
@@ -15,12 +16,12 @@ pub enum AppError {
         minutes: u64,
     },
     NotFound,
-    Invalid(String),
+    Invalid(Refusal),
     /// A form's refusal the panel writes itself (422), said in the
     /// page's language.
     Form(FormError),
     /// The request conflicts with what is stored; nothing was written.
-    Conflict(String),
+    Conflict(Refusal),
     Unreachable,
     Internal,
 }
@@ -41,8 +42,9 @@ impl AppError {
         }
     }
 
-    /// What the operator reads, in the page's language. A refusal the
-    /// panel's checks wrote (`Invalid`, `Conflict`) is said as written.
+    /// What the operator reads, in the page's language: a check's
+    /// refusal (`Invalid`, `Conflict`) by its API code, with the check's
+    /// own words where the code alone does not say what to fix.
     pub fn message(&self, lang: Lang) -> String {
         match self {
             AppError::Unauthorized => lang.ui(Ui::ErrorSessionEnded).to_owned(),
@@ -50,7 +52,7 @@ impl AppError {
             AppError::TooManyAttempts { minutes } => lang.too_many_attempts(*minutes),
             AppError::NotFound => lang.ui(Ui::ErrorNotFound).to_owned(),
             AppError::Form(error) => lang.form_error(error),
-            AppError::Invalid(message) | AppError::Conflict(message) => message.clone(),
+            AppError::Invalid(refusal) | AppError::Conflict(refusal) => lang.refusal(refusal),
             AppError::Unreachable => lang.ui(Ui::ErrorUnreachable).to_owned(),
             AppError::Internal => lang.ui(Ui::ErrorInternal).to_owned(),
         }
@@ -73,7 +75,7 @@ impl FromServerFnError for AppError {
         match value {
             ServerFnErrorErr::Request(_) => AppError::Unreachable,
             ServerFnErrorErr::Args(msg) | ServerFnErrorErr::MissingArg(msg) => {
-                AppError::Invalid(msg)
+                AppError::Invalid(Refusal::new("invalid_document", msg))
             }
             _ => AppError::Internal,
         }
@@ -108,9 +110,17 @@ mod message_tests {
             AppError::TooManyAttempts { minutes: 5 }.message(Lang::Sv),
             "För många felaktiga lösenord. Försök igen om 5 min."
         );
-        // The panel's own refusal is said as its check wrote it.
-        let refusal = AppError::Invalid("quorum must be at least 1".into());
-        assert_eq!(refusal.message(Lang::Ja), "quorum must be at least 1");
+        // A check's refusal: its code in the page's language, then the
+        // check's own words.
+        let refusal = AppError::Invalid(Refusal::new(
+            "invalid_setting",
+            "quorum: must be at least 1",
+        ));
+        assert_eq!(refusal.to_string(), "quorum: must be at least 1");
+        assert_eq!(
+            refusal.message(Lang::Sv),
+            "En inställning ligger utanför sitt intervall. (quorum: must be at least 1)"
+        );
         let form = AppError::Form(FormError::WrongCurrentPassword);
         assert_eq!(form.status_code(), 422);
         assert_eq!(

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 mod counted;
 pub mod form_error;
 mod kinds;
+pub mod refusal;
 pub use counted::Slotted;
 pub mod notice;
 pub mod numbers;

@@ -5,7 +5,7 @@
 use crate::crypto::secrets::{self, TokenHash};
 use crate::read::pages::Reader;
 use crate::store::StoreError;
-use app::backend::{BackendError, PanelBackend, PasswordChange, PasswordCheck};
+use app::backend::{BackendError, PanelBackend, PasswordChange, PasswordCheck, Refusal};
 use meshwatch::maintenance::{MaintenanceId, MaintenancePlan, MaintenanceWindow};
 use meshwatch::{ServerId, UserId};
 use meshwatch_views::views::{
@@ -89,8 +89,8 @@ impl PanelAdapter {
 fn backend_error(err: StoreError) -> BackendError {
     let message = err.to_string();
     match err {
-        StoreError::Conflict { .. } => BackendError::Conflict(message),
-        StoreError::Rejected { .. } => BackendError::Invalid(message),
+        StoreError::Conflict { code, .. } => BackendError::Conflict(Refusal::new(code, message)),
+        StoreError::Rejected { code, .. } => BackendError::Invalid(Refusal::new(code, message)),
         StoreError::Database(_)
         | StoreError::Migrate(_)
         | StoreError::Url(_)
@@ -158,7 +158,10 @@ impl PanelBackend for PanelAdapter {
         use crate::commands::settings::{save, SaveError};
         match save(&self.read.evaluator, next).await {
             Ok(()) => Ok(()),
-            Err(SaveError::Invalid(e)) => Err(BackendError::Invalid(e.to_string())),
+            Err(SaveError::Invalid(e)) => Err(BackendError::Invalid(Refusal::new(
+                "invalid_setting",
+                e.to_string(),
+            ))),
             Err(SaveError::Store(e)) => Err(backend_error(e)),
         }
     }
@@ -225,7 +228,7 @@ impl PanelBackend for PanelAdapter {
         {
             Ok(action) => Ok(action.view(&self.read.action_policy)),
             Err(crate::commands::actions::CreateError::Refused(e)) => {
-                Err(BackendError::Invalid(e.to_string()))
+                Err(BackendError::Invalid(Refusal::new(e.code(), e.to_string())))
             }
             Err(crate::commands::actions::CreateError::Store(e)) => Err(backend_error(e)),
         }
@@ -255,7 +258,9 @@ impl PanelBackend for PanelAdapter {
         .await
         {
             Ok(view) => Ok(view),
-            Err(SaveError::Invalid(e)) => Err(BackendError::Invalid(e.message)),
+            Err(SaveError::Invalid(e)) => {
+                Err(BackendError::Invalid(Refusal::new(e.code, e.message)))
+            }
             Err(SaveError::Store(e)) => Err(backend_error(e)),
         }
     }
@@ -289,8 +294,9 @@ impl PanelBackend for PanelAdapter {
         match proposal(&self.read.store, &self.read.read_model, id).await {
             Ok(proposal) => Ok(proposal),
             Err(ImportError::NotFound(id)) => Err(BackendError::NotFound(id.to_string())),
-            Err(ImportError::Panel(e)) => Err(BackendError::Invalid(format!(
-                "the connected panel could not be read: {e}"
+            Err(ImportError::Panel(e)) => Err(BackendError::Invalid(Refusal::new(
+                "panel_error",
+                format!("the connected panel could not be read: {e}"),
             ))),
             Err(ImportError::Store(e)) => Err(backend_error(e)),
         }
@@ -301,15 +307,16 @@ impl PanelBackend for PanelAdapter {
         document: meshwatch::fleet::FleetDocument,
     ) -> Result<Vec<ServerId>, BackendError> {
         if !document.remove.servers.is_empty() || !document.remove.users.is_empty() {
-            return Err(BackendError::Invalid(
-                "an import adds servers and routes; it removes nothing".to_owned(),
-            ));
+            return Err(BackendError::Invalid(Refusal::new(
+                "invalid_document",
+                "an import adds servers and routes; it removes nothing",
+            )));
         }
         use crate::commands::fleet::{apply, ApplyError};
         let (_, generated) = apply(&self.read.store, &self.read.evaluator, &document)
             .await
             .map_err(|e| match e {
-                ApplyError::Invalid(e) => BackendError::Invalid(e.message),
+                ApplyError::Invalid(e) => BackendError::Invalid(Refusal::new(e.code, e.message)),
                 ApplyError::Store(e) => backend_error(e),
             })?;
         let mut added: Vec<ServerId> = generated.agent_tokens.into_keys().collect();
@@ -385,9 +392,9 @@ impl PanelBackend for PanelAdapter {
         .map_err(backend_error)?;
         planned.map_err(|refusal| match refusal {
             crate::commands::maintenance::Refusal::Full => {
-                BackendError::Conflict(refusal.to_string())
+                BackendError::Conflict(Refusal::new(refusal.code(), refusal.to_string()))
             }
-            other => BackendError::Invalid(other.to_string()),
+            other => BackendError::Invalid(Refusal::new(other.code(), other.to_string())),
         })
     }
 
@@ -539,7 +546,10 @@ mod tests {
         };
         assert_eq!(
             backend_error(conflict),
-            BackendError::Conflict("agent token of server de-2 is already in use".into())
+            BackendError::Conflict(Refusal::new(
+                "token_conflict",
+                "agent token of server de-2 is already in use"
+            ))
         );
         let rejected = StoreError::Rejected {
             code: "unknown_server",
@@ -547,7 +557,10 @@ mod tests {
         };
         assert_eq!(
             backend_error(rejected),
-            BackendError::Invalid("server \"de-9\" is no longer in the fleet".into())
+            BackendError::Invalid(Refusal::new(
+                "unknown_server",
+                "server \"de-9\" is no longer in the fleet"
+            ))
         );
     }
 

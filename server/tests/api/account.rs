@@ -31,9 +31,14 @@ async fn changing_the_password_keeps_this_session_and_ends_the_others() {
             "first password",
             "second password",
             "second passw0rd",
-            "differ",
+            "PasswordsDiffer",
         ),
-        ("first password", "short", "short", "at least 10"),
+        (
+            "first password",
+            "short",
+            "short",
+            "{\"PasswordTooShort\":{\"min\":10}}",
+        ),
     ] {
         let refused = change(current, next, repeat).await;
         assert_eq!(refused.status(), 422, "{says}");

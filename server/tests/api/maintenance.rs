@@ -330,6 +330,21 @@ async fn the_panel_plans_and_cancels_windows_for_a_server_and_a_route() {
         .page(&with_flash(&cookie, &refused), "/servers/de-1")
         .await;
     assert!(html.contains("the end must be after the start"), "{html}");
+    // In Swedish the refusal reads by its code, in Swedish.
+    let sv = format!("{cookie}; meshwatch_lang=sv");
+    let refused = app
+        .form_post(
+            &sv,
+            "plan_maintenance",
+            &[("server", "de-1"), ("start", &end), ("end", &start)],
+        )
+        .await;
+    let (_, html) = app.page(&with_flash(&sv, &refused), "/servers/de-1").await;
+    assert!(
+        html.contains("Fönstret slutar innan det börjar.")
+            && !html.contains("the end must be after the start"),
+        "{html}"
+    );
     assert_eq!(
         get(&app, "/api/v1/maintenance")
             .await

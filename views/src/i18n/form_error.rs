@@ -29,6 +29,30 @@ pub enum FormError {
     BodyNotJson { detail: String },
     /// An API token of that name exists already.
     TokenNameTaken { name: String },
+    /// A new password shorter than `min` characters.
+    PasswordTooShort { min: usize },
+    /// The new password and its repetition differ.
+    PasswordsDiffer,
+    /// The new password is the current one.
+    PasswordUnchanged,
+    /// A token name that is not 1 to `max` letters, digits, '-', '_' or '.'.
+    BadTokenName { max: usize },
+}
+
+impl From<&meshwatch::account::AccountError> for FormError {
+    fn from(error: &meshwatch::account::AccountError) -> Self {
+        use meshwatch::account::{AccountError as A, MAX_TOKEN_NAME_LEN, MIN_PASSWORD_LEN};
+        match error {
+            A::PasswordTooShort => FormError::PasswordTooShort {
+                min: MIN_PASSWORD_LEN,
+            },
+            A::PasswordsDiffer => FormError::PasswordsDiffer,
+            A::PasswordUnchanged => FormError::PasswordUnchanged,
+            A::BadTokenName | A::BadUsername => FormError::BadTokenName {
+                max: MAX_TOKEN_NAME_LEN,
+            },
+        }
+    }
 }
 
 impl Lang {
@@ -78,6 +102,24 @@ impl Lang {
                 Lang::Hi => format!("बॉडी JSON नहीं है ({detail})।"),
                 Lang::Ja => format!("本文が JSON ではありません（{detail}）。"),
             },
+            FormError::PasswordTooShort { min } => match self {
+                Lang::En => format!("The new password needs at least {min} characters."),
+                Lang::Es => format!("La nueva contraseña necesita al menos {min} caracteres."),
+                Lang::Pt => format!("A nova senha precisa de pelo menos {min} caracteres."),
+                Lang::Sv => format!("Det nya lösenordet behöver minst {min} tecken."),
+                Lang::Hi => format!("नए पासवर्ड में कम से कम {min} अक्षर होने चाहिए।"),
+                Lang::Ja => format!("新しいパスワードは{min}文字以上必要です。"),
+            },
+            FormError::PasswordsDiffer => self.ui(Ui::NewPasswordsDiffer).to_owned(),
+            FormError::PasswordUnchanged => self.ui(Ui::NewPasswordIsCurrent).to_owned(),
+            FormError::BadTokenName { max } => match self {
+                Lang::En => format!("A token name is 1 to {max} letters, digits, '-', '_' or '.'."),
+                Lang::Es => format!("El nombre de un token tiene de 1 a {max} letras, dígitos, «-», «_» o «.»."),
+                Lang::Pt => format!("O nome de um token tem de 1 a {max} letras, dígitos, '-', '_' ou '.'."),
+                Lang::Sv => format!("Ett tokennamn är 1 till {max} bokstäver, siffror, '-', '_' eller '.'."),
+                Lang::Hi => format!("टोकन का नाम 1 से {max} अक्षरों, अंकों, '-', '_' या '.' का होता है।"),
+                Lang::Ja => format!("トークン名は1〜{max}文字の英数字、「-」「_」「.」で指定してください。"),
+            },
             FormError::TokenNameTaken { name } => match self {
                 Lang::En => format!("A token named \"{name}\" exists already: revoke it first or choose another name."),
                 Lang::Es => format!("Ya existe un token llamado «{name}»: revócalo antes o elige otro nombre."),
@@ -114,6 +156,10 @@ pub(super) fn samples(lang: Lang) -> Vec<(String, String)> {
             detail: "expected value at line 1 column 1".into(),
         },
         FormError::TokenNameTaken { name: "ci".into() },
+        FormError::PasswordTooShort { min: 10 },
+        FormError::PasswordsDiffer,
+        FormError::PasswordUnchanged,
+        FormError::BadTokenName { max: 64 },
     ];
     all.iter()
         .map(|e| (format!("form_error {e:?}"), lang.form_error(e)))

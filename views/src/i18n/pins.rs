@@ -68,6 +68,7 @@ pub(super) fn rendered(lang: Lang) -> Vec<(String, String)> {
         out.push((name.to_owned(), text));
     }
     out.extend(super::form_error::samples(lang));
+    out.extend(super::refusal::samples(lang));
     for (name, phrase) in counted::phrases() {
         for n in COUNTS {
             out.push((format!("{name} n={n}"), phrase(lang, n)));

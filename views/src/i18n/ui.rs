@@ -138,6 +138,22 @@ catalogue! {
         "आपका पासवर्ड गलत है: कुछ भी नहीं बदला गया।",
         "パスワードが違います。何も変更されていません。",
     ],
+    NewPasswordsDiffer => [
+        "The two new passwords differ.",
+        "Las dos contraseñas nuevas no coinciden.",
+        "As duas novas senhas são diferentes.",
+        "De två nya lösenorden skiljer sig åt.",
+        "दोनों नए पासवर्ड अलग-अलग हैं।",
+        "2つの新しいパスワードが一致しません。",
+    ],
+    NewPasswordIsCurrent => [
+        "The new password is the current one.",
+        "La nueva contraseña es la actual.",
+        "A nova senha é a atual.",
+        "Det nya lösenordet är det nuvarande.",
+        "नया पासवर्ड वही है जो अभी है।",
+        "新しいパスワードが現在のパスワードと同じです。",
+    ],
     ErrorSessionEnded => [
         "Your session has ended. Please sign in again.",
         "Tu sesión ha terminado. Vuelve a iniciar sesión.",
