@@ -8,4 +8,5 @@ pub mod connectors;
 pub mod format;
 pub mod frame;
 pub mod maintenance;
+pub mod memo;
 pub mod pages;

@@ -22,5 +22,5 @@ pub struct Outbound {
     pub connector_nudge: Arc<tokio::sync::Notify>,
     /// Which panels hide each server's hosts, as the cards show it; the
     /// sync renews it.
-    pub hidden_hosts: Arc<crate::read::runs_index::HiddenIndex>,
+    pub hidden_hosts: Arc<crate::read::indexes::HiddenIndex>,
 }

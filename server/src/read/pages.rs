@@ -32,9 +32,9 @@ pub struct Reader {
     pub clock: Clock,
     pub card_cache: CardCache,
     /// Which servers have action runs: the others' cards skip the query.
-    pub runs_index: crate::read::runs_index::RunsIndex,
+    pub runs_index: crate::read::indexes::RunsIndex,
     /// Which connected panels hide each server's hosts.
-    pub hidden_hosts: Arc<crate::read::runs_index::HiddenIndex>,
+    pub hidden_hosts: Arc<crate::read::indexes::HiddenIndex>,
     /// What this host lets actions do (an action's view says what runs).
     pub action_policy: Arc<meshwatch::actions::HostPolicy>,
 }

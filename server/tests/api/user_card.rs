@@ -460,3 +460,65 @@ async fn a_server_of_the_user_that_left_rotation_reads_out_of_rotation_not_unass
     assert!(html.contains("In the subscription as the route"));
     assert!(!html.contains("Not assigned to this user"));
 }
+
+/// The parts drawn once and kept (the frame's header, the servers list's
+/// rows, a user card's server lines, a server card's metrics) follow the
+/// data and the reader: a status change, another operator, another section,
+/// another language each show at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kept_parts_of_pages_follow_the_data_the_operator_and_the_language() {
+    let app = spawn_app().await;
+    let tokens = crate::agent::fleet(&app).await;
+    crate::agent::all_report(&app, &tokens, 100).await;
+    let ops = app.signed_in("ops", "a long password").await;
+    let other = app.signed_in("night-shift", "another long password").await;
+    let row = |html: &str, id: &str| -> String {
+        let start = html
+            .find(&format!("href=\"/servers/{id}\""))
+            .expect("the server's row");
+        html[start..start + html[start..].find("</tr>").expect("row end")].to_owned()
+    };
+
+    let (_, list) = app.page(&ops, "/").await;
+    assert!(row(&list, "de-1").contains("Healthy"), "{list}");
+    assert!(list.contains("<strong class=\"font-medium text-slate-900\">ops</strong>"));
+    let (_, list) = app.page(&other, "/").await;
+    assert!(
+        list.contains("<strong class=\"font-medium text-slate-900\">night-shift</strong>")
+            && !list.contains(">ops</strong>"),
+        "each operator's own name"
+    );
+    let (_, alice) = app.page(&ops, "/users/alice").await;
+    assert!(
+        alice.contains("href=\"/users\" aria-current=\"page\""),
+        "{alice}"
+    );
+    assert!(!alice.contains("href=\"/\" aria-current=\"page\""));
+    let (_, card) = app.page(&ops, "/servers/de-1").await;
+    assert!(card.contains("href=\"/\" aria-current=\"page\""));
+
+    // de-1 fails its self-check: its row, its line on a user card and its
+    // card's metrics say so on the next view.
+    let (_, card) = app.page(&ops, "/servers/de-1").await;
+    assert!(card.contains("12.5%") && !card.contains("77.5%"), "{card}");
+    let mut failing = report(&uuid(300), false, vec![]);
+    failing["metrics"]["cpu_pct"] = json!(77.5);
+    post(&app, &tokens["de-1"], &failing).await;
+    let (_, list) = app.page(&ops, "/").await;
+    assert!(row(&list, "de-1").contains("Server unavailable"), "{list}");
+    assert!(!row(&list, "de-1").contains("Healthy"));
+    let (_, card) = app.page(&ops, "/servers/de-1").await;
+    assert!(card.contains("Server unavailable"));
+    assert!(card.contains("77.5%"), "the new report's metrics: {card}");
+    let (_, alice) = app.page(&ops, "/users/alice").await;
+    let line = &alice[alice.find("href=\"/servers/de-1\"").expect("de-1's line")..];
+    assert!(line[..line.find("</li>").expect("line end")].contains("Server unavailable"));
+
+    let spanish = format!("{ops}; meshwatch_lang=es");
+    let (_, list) = app.page(&spanish, "/").await;
+    assert!(
+        row(&list, "de-1").contains("Servidor no disponible"),
+        "{list}"
+    );
+    assert!(list.contains("Cerrar sesión") && !list.contains("Sign out"));
+}

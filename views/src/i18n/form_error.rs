@@ -37,19 +37,26 @@ pub enum FormError {
     PasswordUnchanged,
     /// A token name that is not 1 to `max` letters, digits, '-', '_' or '.'.
     BadTokenName { max: usize },
+    /// An operator name that is not 1 to `max` characters without spaces.
+    BadUsername { max: usize },
 }
 
 impl From<&meshwatch::account::AccountError> for FormError {
     fn from(error: &meshwatch::account::AccountError) -> Self {
-        use meshwatch::account::{AccountError as A, MAX_TOKEN_NAME_LEN, MIN_PASSWORD_LEN};
+        use meshwatch::account::{
+            AccountError as A, MAX_TOKEN_NAME_LEN, MAX_USERNAME_LEN, MIN_PASSWORD_LEN,
+        };
         match error {
             A::PasswordTooShort => FormError::PasswordTooShort {
                 min: MIN_PASSWORD_LEN,
             },
             A::PasswordsDiffer => FormError::PasswordsDiffer,
             A::PasswordUnchanged => FormError::PasswordUnchanged,
-            A::BadTokenName | A::BadUsername => FormError::BadTokenName {
+            A::BadTokenName => FormError::BadTokenName {
                 max: MAX_TOKEN_NAME_LEN,
+            },
+            A::BadUsername => FormError::BadUsername {
+                max: MAX_USERNAME_LEN,
             },
         }
     }
@@ -120,6 +127,14 @@ impl Lang {
                 Lang::Hi => format!("टोकन का नाम 1 से {max} अक्षरों, अंकों, '-', '_' या '.' का होता है।"),
                 Lang::Ja => format!("トークン名は1〜{max}文字の英数字、「-」「_」「.」で指定してください。"),
             },
+            FormError::BadUsername { max } => match self {
+                Lang::En => format!("An operator name is 1 to {max} characters without spaces."),
+                Lang::Es => format!("El nombre de un operador tiene de 1 a {max} caracteres, sin espacios."),
+                Lang::Pt => format!("O nome de um operador tem de 1 a {max} caracteres, sem espaços."),
+                Lang::Sv => format!("Ett operatörsnamn är 1 till {max} tecken utan mellanslag."),
+                Lang::Hi => format!("ऑपरेटर का नाम बिना स्पेस के 1 से {max} अक्षरों का होता है।"),
+                Lang::Ja => format!("オペレーター名は空白なしの1〜{max}文字で指定してください。"),
+            },
             FormError::TokenNameTaken { name } => match self {
                 Lang::En => format!("A token named \"{name}\" exists already: revoke it first or choose another name."),
                 Lang::Es => format!("Ya existe un token llamado «{name}»: revócalo antes o elige otro nombre."),
@@ -160,6 +175,7 @@ pub(super) fn samples(lang: Lang) -> Vec<(String, String)> {
         FormError::PasswordsDiffer,
         FormError::PasswordUnchanged,
         FormError::BadTokenName { max: 64 },
+        FormError::BadUsername { max: 64 },
     ];
     all.iter()
         .map(|e| (format!("form_error {e:?}"), lang.form_error(e)))

@@ -41,6 +41,27 @@ enum Detail {
 fn sentence(code: &str) -> Option<([&'static str; 5], Detail)> {
     use Detail::{Dropped, Kept};
     Some(match code {
+        "unknown_id" => ([
+            "El identificador no corresponde a nada de la flota.",
+            "O identificador não corresponde a nada da frota.",
+            "Id:t motsvarar inget i flottan.",
+            "यह आईडी फ़्लीट में किसी से मेल नहीं खाती।",
+            "そのIDはフリートのどれにも該当しません。",
+        ], Kept),
+        "duplicate_id" => ([
+            "El mismo identificador aparece dos veces.",
+            "O mesmo identificador aparece duas vezes.",
+            "Samma id förekommer två gånger.",
+            "एक ही आईडी दो बार आई है।",
+            "同じIDが2回使われています。",
+        ], Kept),
+        "invalid_port" => ([
+            "Un puerto va de 1 a 65535.",
+            "Uma porta vai de 1 a 65535.",
+            "En port är 1 till 65535.",
+            "पोर्ट 1 से 65535 के बीच होता है।",
+            "ポートは1〜65535で指定してください。",
+        ], Kept),
         "no_target" => ([
             "La ventana no indica ningún servidor ni ninguna ruta.",
             "A janela não indica nenhum servidor nem rota.",
@@ -401,6 +422,10 @@ mod tests {
             "connector_removing",
             "connector_removed",
             "panel_error",
+            // Through a connected panel's import (its fleet's checks).
+            "unknown_id",
+            "duplicate_id",
+            "invalid_port",
         ] {
             assert!(sentence(code).is_some(), "{code}");
         }

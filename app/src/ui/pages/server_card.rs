@@ -15,15 +15,18 @@ use crate::ui::components::{Chip, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::format;
 use crate::ui::frame::Frame;
 use crate::ui::maintenance::{MaintenanceForm, MaintenanceList, Scope};
+use crate::ui::memo::RenderMemo;
 use leptos::either::Either;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
+use meshwatch::agent_api::Metrics;
+use meshwatch::ids::ServerId;
 use meshwatch::status::ServerStatus;
-use meshwatch_views::chart::ChartMetric;
+use meshwatch_views::chart::{ChartMetric, MetricCharts};
 use meshwatch_views::i18n::{Lang, Text, Ui};
 use meshwatch_views::views::ServerCard;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 const SECTION: &str = "rounded-xl border border-slate-200 bg-white p-5 shadow-sm";
 const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-500";
@@ -135,7 +138,7 @@ fn Card(
         })}
         <div class="mt-6 grid gap-6 lg:grid-cols-2">
             <SelfCheck card=card.clone()/>
-            <Metrics card=card.clone()/>
+            <section class=SECTION aria-labelledby="metrics" inner_html=metrics(&card, lang)></section>
         </div>
         <Notes card=card.clone()/>
         <MeshView card=card.clone()/>
@@ -203,15 +206,46 @@ fn rate(lang: Lang, bytes_per_s: f64) -> String {
     format!("{}/s", format::bytes(lang, bytes_per_s as u64))
 }
 
+/// What the metrics section draws: the latest report's figures, the
+/// charts of the last 24 h and whether they are stale.
+#[derive(Clone, PartialEq)]
+struct MetricsInput {
+    metrics: Option<Metrics>,
+    charts: MetricCharts,
+    stale: bool,
+}
+
+/// Metrics sections kept (a server and a language each).
+const MAX_METRICS: usize = 16_384;
+
+static METRICS: LazyLock<RenderMemo<(Lang, ServerId), MetricsInput>> =
+    LazyLock::new(|| RenderMemo::new(MAX_METRICS));
+
+/// The metrics section, drawn once per report (and chart refresh) and
+/// language: its charts and figures change with nothing else.
+fn metrics(card: &ServerCard, lang: Lang) -> Arc<str> {
+    let input = MetricsInput {
+        metrics: card.metrics.clone(),
+        charts: card.charts.clone(),
+        stale: card.verdict.stale,
+    };
+    METRICS.html((lang, card.server.id.clone()), &input, |input| {
+        view! { <MetricsSection input/> }
+    })
+}
+
 #[component]
-fn Metrics(card: Arc<ServerCard>) -> impl IntoView {
+fn MetricsSection(input: MetricsInput) -> impl IntoView {
     let lang = use_lang();
-    let Some(m) = card.metrics.clone() else {
+    let MetricsInput {
+        metrics,
+        charts,
+        stale,
+    } = input;
+    let Some(m) = metrics else {
         return Either::Left(view! {
-            <section class=SECTION aria-labelledby="metrics">
-                <h2 id="metrics" class=HEADING>{lang.ui(Ui::Metrics)}</h2>
-                <p class="mt-3 text-sm text-slate-500">{lang.ui(Ui::NoMetricsYet)}</p>
-            </section>
+            <h2 id="metrics" class=HEADING>{lang.ui(Ui::Metrics)}</h2>
+            <p class="mt-3 text-sm text-slate-500">{lang.ui(Ui::NoMetricsYet)}</p>
         });
     };
     let pair = |used: Option<u64>, total: Option<u64>| match (used, total) {
@@ -269,35 +303,33 @@ fn Metrics(card: Arc<ServerCard>) -> impl IntoView {
             |lang, l| lang.decimal(l, 2),
         ),
     ];
-    let stale = card.verdict.stale.then(|| view! { <StaleBadge/> });
+    let stale = stale.then(|| view! { <StaleBadge/> });
     let uptime = m.uptime_s.map(|u| {
         view! {
             <p class="mt-3 text-sm text-slate-600">{lang.up_for(&lang.duration(u))}</p>
         }
     });
     Either::Right(view! {
-        <section class=SECTION aria-labelledby="metrics">
-            <h2 id="metrics" class=format!("{HEADING} flex items-center gap-2")>{lang.ui(Ui::Metrics)} {stale}</h2>
-            <dl class="mt-3 grid gap-x-6 gap-y-4 text-sm sm:grid-cols-2">
-                {charted.into_iter().map(|(label, now, metric, read)| {
-                    let chart = card.charts.series(metric).map(|series| {
-                        let peak = series.peak().map(|p| read(lang, f64::from(p)));
-                        view! { <Sparkline series label peak/> }
-                    });
-                    view! {
-                        <div>
-                            <dt class="flex justify-between gap-2">
-                                <span class="text-slate-500">{label}</span>
-                                <span class="tabular-nums text-slate-900">{now}</span>
-                            </dt>
-                            <dd>{chart}</dd>
-                        </div>
-                    }
-                }).collect_view()}
-            </dl>
-            <ChartAxis/>
-            {uptime}
-        </section>
+        <h2 id="metrics" class=format!("{HEADING} flex items-center gap-2")>{lang.ui(Ui::Metrics)} {stale}</h2>
+        <dl class="mt-3 grid gap-x-6 gap-y-4 text-sm sm:grid-cols-2">
+            {charted.into_iter().map(|(label, now, metric, read)| {
+                let chart = charts.series(metric).map(|series| {
+                    let peak = series.peak().map(|p| read(lang, f64::from(p)));
+                    view! { <Sparkline series label peak/> }
+                });
+                view! {
+                    <div>
+                        <dt class="flex justify-between gap-2">
+                            <span class="text-slate-500">{label}</span>
+                            <span class="tabular-nums text-slate-900">{now}</span>
+                        </dt>
+                        <dd>{chart}</dd>
+                    </div>
+                }
+            }).collect_view()}
+        </dl>
+        <ChartAxis/>
+        {uptime}
     })
 }
 

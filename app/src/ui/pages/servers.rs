@@ -11,12 +11,15 @@ use crate::live::LiveRegion;
 use crate::preload;
 use crate::ui::components::{EmptyState, ErrorNote, Pager, StaleBadge, StatusDot};
 use crate::ui::frame::Frame;
+use crate::ui::memo::{joined, RenderMemo};
 use leptos::prelude::*;
 use leptos_meta::Title;
+use meshwatch::ids::ServerId;
 use meshwatch::status::ServerStatus;
 use meshwatch_views::i18n::{Lang, Slotted, Ui};
 use meshwatch_views::server_list::{ServerFilter, ServersPage};
 use meshwatch_views::views::ServerListItem;
+use std::sync::LazyLock;
 
 #[component]
 pub fn ServersPage() -> impl IntoView {
@@ -111,9 +114,7 @@ fn ServersList(
                                 <th scope="col">{lang.ui(Ui::Role)}</th>
                             </tr>
                         </thead>
-                        <tbody class="divide-y divide-slate-100">
-                            {servers.into_iter().map(|item| view! { <ServerRow item lang/> }).collect_view()}
-                        </tbody>
+                        <tbody class="divide-y divide-slate-100" inner_html=rows(&servers, lang)></tbody>
                     </table>
                     {empty}
                 </div>
@@ -382,6 +383,21 @@ mod browser {
 #[cfg(not(feature = "hydrate"))]
 mod browser {
     pub fn attach() {}
+}
+
+/// Rows kept (a server and a language each).
+const MAX_ROWS: usize = 32_768;
+
+static ROWS: LazyLock<RenderMemo<(Lang, ServerId), ServerListItem>> =
+    LazyLock::new(|| RenderMemo::new(MAX_ROWS));
+
+/// The page's rows: a row is drawn once per server, language and state.
+fn rows(servers: &[ServerListItem], lang: Lang) -> String {
+    joined(servers.iter().map(|item| {
+        ROWS.html((lang, item.server.id.clone()), item, |item| {
+            view! { <ServerRow item lang/> }
+        })
+    }))
 }
 
 #[component]

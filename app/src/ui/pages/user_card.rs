@@ -9,12 +9,15 @@ use crate::live::LiveRegion;
 use crate::preload;
 use crate::ui::components::{Chip, CopyButton, ErrorNote, StaleBadge, StatusDot};
 use crate::ui::frame::Frame;
+use crate::ui::memo::{joined, RenderMemo};
 use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_meta::Title;
+use meshwatch::ids::ServerId;
 use meshwatch::status::ServerStatus;
-use meshwatch_views::i18n::Ui;
+use meshwatch_views::i18n::{Lang, Ui};
 use meshwatch_views::views::{PreviewEntry, UserCard, UserRoute, UserServer};
+use std::sync::LazyLock;
 
 const SECTION: &str = "rounded-xl border border-slate-200 bg-white p-5 shadow-sm";
 const HEADING: &str = "text-sm font-semibold uppercase tracking-wide text-slate-500";
@@ -79,11 +82,27 @@ fn RouteServers(route: UserRoute) -> impl IntoView {
         <div class="mt-4">
             <h3 class="text-sm font-medium text-slate-700">{lang.route_heading(&route.route)}</h3>
             {warning}
-            <ul class="mt-2 divide-y divide-slate-100">
-                {route.servers.into_iter().map(|s| view! { <ServerLine s/> }).collect_view()}
-            </ul>
+            <ul class="mt-2 divide-y divide-slate-100" inner_html=lines(&route.servers, lang)></ul>
         </div>
     }
+}
+
+/// Server lines kept (a server and a language each, with a few placements).
+const MAX_LINES: usize = 32_768;
+
+static LINES: LazyLock<RenderMemo<(Lang, ServerId), UserServer>> =
+    LazyLock::new(|| RenderMemo::new(MAX_LINES));
+
+/// A route's lines: a line is drawn once per server, language, state and
+/// placement, whichever user's card shows it.
+fn lines(servers: &[UserServer], lang: Lang) -> String {
+    joined(servers.iter().map(|s| {
+        LINES.html(
+            (lang, s.server.id.clone()),
+            s,
+            |s| view! { <ServerLine s/> },
+        )
+    }))
 }
 
 /// One server: dot, name, and the caption when something is wrong.

@@ -124,7 +124,7 @@ pub struct Syncer {
     /// Woken when a connector is added, changed or removed.
     pub nudge: Arc<Notify>,
     /// The cards' view of hidden hosts, renewed after each recorded sync.
-    pub hidden_hosts: Arc<crate::read::runs_index::HiddenIndex>,
+    pub hidden_hosts: Arc<crate::read::indexes::HiddenIndex>,
 }
 
 impl Syncer {
