@@ -1,10 +1,12 @@
 //! Rendered HTML kept for views that are pure functions of their input.
 //!
-//! Rendering is most of what a page costs: tachys spends about 17 ns per
-//! byte of HTML it writes, while copying kept HTML costs next to nothing.
-//! The parts every page or many pages repeat — the frame's header, a
-//! server's row of the list, a server's line on a user card, a server's
-//! metrics — are rendered once per input and copied after that.
+//! Copying kept HTML costs next to nothing, while drawing it again costs
+//! a little per element. That adds up where a page draws the same things
+//! many times — the servers list's hundred rows (half its CPU at 3000
+//! servers) — and barely elsewhere: the header, a user card's lines and a
+//! server card's metrics are kept too, but the cards' cost is mostly the
+//! framework's per-page work (docs/benchmarks.md). The parts kept are
+//! rendered once per input and copied after that.
 //!
 //! An entry is found by a cheap key (the language and the server's id) and
 //! used only while the input it was rendered from equals the request's, so
@@ -90,12 +92,7 @@ impl<K: Hash + Eq, V: PartialEq + Clone> RenderMemo<K, V> {
 
 /// Kept pieces of HTML, one after the other.
 pub fn joined(pieces: impl Iterator<Item = Arc<str>>) -> String {
-    let pieces: Vec<Arc<str>> = pieces.collect();
-    let mut html = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
-    for piece in &pieces {
-        html.push_str(piece);
-    }
-    html
+    pieces.collect::<Vec<_>>().concat()
 }
 
 #[cfg(test)]
