@@ -265,8 +265,18 @@ pub fn parse_time(raw: &str) -> Option<DateTime<Utc>> {
 }
 
 /// A time as a `datetime-local` input shows it (UTC, to the minute).
+/// From the fields: chrono's `format` parses its pattern on every call,
+/// and every server card writes two of these.
 pub fn form_time(at: DateTime<Utc>) -> String {
-    at.format("%Y-%m-%dT%H:%M").to_string()
+    use chrono::{Datelike, Timelike};
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}",
+        at.year(),
+        at.month(),
+        at.day(),
+        at.hour(),
+        at.minute()
+    )
 }
 
 /// The windows that have not ended at `now`, by their current or next

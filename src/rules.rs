@@ -42,6 +42,24 @@ impl Reach {
     }
 }
 
+/// The witnesses that may vote on a server: the listed ones (its set and
+/// confirmers, ascending), or the whole fleet without sets.
+enum Candidates {
+    Listed(std::vec::IntoIter<usize>),
+    Everyone(std::ops::Range<usize>),
+}
+
+impl Iterator for Candidates {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            Candidates::Listed(listed) => listed.next(),
+            Candidates::Everyone(all) => all.next(),
+        }
+    }
+}
+
 /// A target a witness has fresh results for: what they say, and whether
 /// they vote by the sets the witness's row was last computed with
 /// (results outside a witness's targets are kept and shown but count for
@@ -267,14 +285,28 @@ impl Evaluation {
     /// it — the other side of R2's picture. Computed on demand (for one
     /// server card) rather than stored in every verdict, which would cost
     /// N² ids per evaluation. Their indices, in mesh order; none when `s`
-    /// is a verifier.
+    /// is a verifier. Beyond the threshold only `s`'s set and its
+    /// confirmers can vote on it, so only they are asked, not the fleet.
     pub fn seeing_witnesses<'a>(
         &'a self,
         mesh: &'a Mesh,
         s: usize,
     ) -> impl Iterator<Item = usize> + 'a {
-        let witnesses = if mesh.server(s).verifier { 0 } else { self.n };
-        (0..witnesses)
+        let candidates = match self.sets.set_of(s) {
+            _ if mesh.server(s).verifier => Candidates::Listed(Vec::new().into_iter()),
+            Some(set) => {
+                let mut listed: Vec<usize> = set
+                    .iter()
+                    .chain(self.sets.confirmers_of(s))
+                    .map(|&w| w as usize)
+                    .collect();
+                listed.sort_unstable();
+                listed.dedup();
+                Candidates::Listed(listed.into_iter())
+            }
+            None => Candidates::Everyone(0..self.n),
+        };
+        candidates
             .filter(move |&w| {
                 w != s && self.witnesses[w].votes(mesh.server(w).verifier) && self.votes_on(w, s)
             })

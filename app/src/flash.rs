@@ -75,13 +75,18 @@ pub fn outcome_of(flash: &Option<Flash>, form: Form) -> Option<Outcome> {
 pub fn take_for_page() -> Option<Flash> {
     #[cfg(feature = "ssr")]
     {
-        use leptos::prelude::use_context;
-        let parts = use_context::<http::request::Parts>()?;
-        if parts.headers.contains_key(crate::live::REFRESH_HEADER) {
-            return None;
-        }
-        let session = crate::auth::session_in_context(&parts.headers)?;
-        use_context::<Flashes>()?.from_request(session, &parts.headers)
+        use leptos::prelude::{use_context, with_context};
+        // Read before: `with_context` holds the context's lock meanwhile.
+        let flashes = use_context::<Flashes>()?;
+        let site = crate::auth::PanelSite::from_context()?;
+        with_context::<http::request::Parts, _>(|parts| {
+            if parts.headers.contains_key(crate::live::REFRESH_HEADER) {
+                return None;
+            }
+            let session = site.session_token(&parts.headers)?;
+            flashes.from_request(session, &parts.headers)
+        })
+        .flatten()
     }
     #[cfg(not(feature = "ssr"))]
     {

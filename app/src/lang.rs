@@ -10,8 +10,7 @@ use meshwatch_views::i18n::Lang;
 pub fn detect() -> Lang {
     #[cfg(feature = "ssr")]
     {
-        use_context::<http::request::Parts>()
-            .map(|parts| from_headers(&parts.headers))
+        with_context::<http::request::Parts, _>(|parts| from_headers(&parts.headers))
             .unwrap_or_default()
     }
     #[cfg(not(feature = "ssr"))]

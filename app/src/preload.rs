@@ -1,9 +1,10 @@
 //! Pages' data, loaded for the request before its page renders. Loading
 //! ahead lets a page render in one synchronous pass, without a resource, a
-//! suspense boundary and the async rendering they need. The page guard
-//! calls [`load`] once the session is checked, with the route the router
-//! matched for the request; the page takes what it left in the request
-//! with [`take`].
+//! suspense boundary and the async rendering they need. The server's
+//! handler of each such route (`server/src/http/preloaded_page.rs`) calls
+//! [`load`] once the page guard has checked the session, then renders the
+//! page in that one pass; the page takes what [`load`] left in the
+//! request with [`take`].
 
 use crate::error::AppError;
 
@@ -143,8 +144,10 @@ pub async fn load(
     }
 }
 
+/// Leaves `loaded` in a request's `extensions` for its page to [`take`]:
+/// what [`load`] does with each page's data.
 #[cfg(feature = "ssr")]
-fn put<T: Send + Sync + 'static>(extensions: &mut http::Extensions, loaded: Loaded<T>) {
+pub fn put<T: Send + Sync + 'static>(extensions: &mut http::Extensions, loaded: Loaded<T>) {
     extensions.insert(slot::Slot::new(loaded));
 }
 
@@ -153,8 +156,10 @@ fn put<T: Send + Sync + 'static>(extensions: &mut http::Extensions, loaded: Load
 pub fn take<T: Send + Sync + 'static>() -> Loaded<T> {
     #[cfg(feature = "ssr")]
     {
-        let loaded = leptos::prelude::use_context::<http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<slot::Slot<T>>()?.take());
+        let loaded = leptos::prelude::with_context::<http::request::Parts, _>(|parts| {
+            parts.extensions.get::<slot::Slot<T>>()?.take()
+        })
+        .flatten();
         let loaded = loaded.unwrap_or_else(|| {
             tracing::error!("a page rendered without its data loaded");
             Err(AppError::Internal)

@@ -12,6 +12,7 @@ pub mod live;
 pub mod log_safe;
 pub mod mesh_picture;
 pub mod metrics;
+pub mod preloaded_page;
 pub mod qr;
 pub mod request_deadline;
 pub mod security_headers;

@@ -155,4 +155,7 @@ fn form_times_are_read_as_utc_in_each_shape_a_browser_sends() {
     }
     assert_eq!(form_time(at), "2026-12-04T14:00");
     assert_eq!(parse_time(&form_time(at)), Some(at));
+    // Zero-padded, seconds dropped.
+    let early = "2027-01-02T03:04:59Z".parse().expect("a time");
+    assert_eq!(form_time(early), "2027-01-02T03:04");
 }

@@ -163,3 +163,43 @@ fn a_verifier_still_probes_every_normal_server_and_r4_holds() {
     assert_eq!(v.status, Blocked);
     assert_eq!(v.blocked_by.len(), 1);
 }
+
+/// The server card's "still reached by" asks only a server's set and its
+/// confirmers; it names exactly the witnesses that asking the whole fleet
+/// names, in the fleet's order, with a streak's confirmers among them and
+/// old agents' results outside the set left out.
+#[test]
+fn the_witnesses_still_reaching_a_server_are_its_voters_that_reach_it() {
+    let mut w = fleet();
+    let (set, others) = set_and_others(&w, "de-1");
+    // A streak starts (confirmers asked); one outsider probes it anyway.
+    w.probe(&set[0], "de-1", false, 3);
+    w.probe(&others[0], "de-1", true, 1);
+    let eval = w.evaluation();
+    assert_eq!(eval.sets().confirmers_of(w.index("de-1")).len(), 3);
+    for s in 0..w.mesh.server_count() {
+        let asked: Vec<usize> = eval.seeing_witnesses(&w.mesh, s).collect();
+        let everyone: Vec<usize> = (0..w.mesh.server_count())
+            .filter(|&x| {
+                !w.mesh.server(s).verifier
+                    && x != s
+                    && eval.witnesses[x].votes(w.mesh.server(x).verifier)
+                    && eval.votes_on(x, s)
+                    && eval.reach(x, s) == super::Reach::Reaches
+            })
+            .collect();
+        assert_eq!(asked, everyone, "{}", id_of(&w, s));
+    }
+    let seeing: Vec<String> = eval
+        .seeing_witnesses(&w.mesh, w.index("de-1"))
+        .map(|x| id_of(&w, x))
+        .collect();
+    assert!(
+        !seeing.contains(&set[0]),
+        "the failing witness does not reach it"
+    );
+    assert!(
+        seeing.len() >= 2 + 3 - 1,
+        "{seeing:?}: the set's other two and the confirmers"
+    );
+}

@@ -108,10 +108,14 @@ fn Header(lang: Lang, section: Option<&'static str>, operator: Option<String>) -
 fn signed_in_operator() -> Option<meshwatch_views::views::OperatorView> {
     #[cfg(feature = "ssr")]
     {
-        use_context::<http::request::Parts>()?
-            .extensions
-            .get::<crate::auth::SignedIn>()
-            .map(|crate::auth::SignedIn(operator)| operator.clone())
+        // Borrowed: cloning the request's parts costs more than the name.
+        with_context::<http::request::Parts, _>(|parts| {
+            parts
+                .extensions
+                .get::<crate::auth::SignedIn>()
+                .map(|crate::auth::SignedIn(operator)| operator.clone())
+        })
+        .flatten()
     }
     #[cfg(not(feature = "ssr"))]
     {

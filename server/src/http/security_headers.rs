@@ -15,7 +15,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use axum::Router;
 use base64::Engine as _;
-use leptos::prelude::{provide_context, use_context};
+use leptos::prelude::{provide_context, with_context};
 use rand::RngCore;
 use std::sync::Arc;
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -26,7 +26,7 @@ pub struct CspNonce(Arc<str>);
 
 impl CspNonce {
     /// 128 random bits in base64, the form CSP reads.
-    fn fresh() -> Self {
+    pub(crate) fn fresh() -> Self {
         let mut bytes = [0u8; 16];
         rand::thread_rng().fill_bytes(&mut bytes);
         Self(
@@ -120,8 +120,10 @@ fn must_not_be_stored(path: &str, carries_session: bool) -> bool {
 /// the page and its policy header agree. For the Leptos context closures;
 /// does nothing outside a request (static files).
 pub fn provide_nonce() {
-    let nonce = use_context::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<CspNonce>().cloned());
+    let nonce = with_context::<axum::http::request::Parts, _>(|parts| {
+        parts.extensions.get::<CspNonce>().cloned()
+    })
+    .flatten();
     if let Some(CspNonce(nonce)) = nonce {
         provide_context(leptos::nonce::Nonce::from_value(nonce));
     }

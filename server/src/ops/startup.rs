@@ -11,6 +11,7 @@ use crate::engine::{Broadcaster, Clock, Evaluator, ReadModel, Replication, Ticke
 use crate::http::api::{self, ApiError};
 use crate::http::health;
 use crate::http::metrics::ScrapeToken;
+use crate::http::preloaded_page::{self, PreloadedPages};
 use crate::http::site::SiteSource;
 use crate::http::state::{AppState, Parts};
 use crate::http::Surfaces;
@@ -395,7 +396,10 @@ fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes)
         targets: state.outbound.targets.clone(),
         connector_nudge: state.outbound.connector_nudge.clone(),
     });
-    let routes = generate_route_list(App);
+    // The preloaded pages are rendered in one pass (`preloaded_page`);
+    // leptos_axum renders the rest.
+    let mut routes = generate_route_list(App);
+    routes.retain(|route| !preloaded_page::is_preloaded(route.path()));
     let leptos = state.surfaces.leptos.clone();
     let backend_for_pages = backend.clone();
     let site = state.access.site.clone();
@@ -428,12 +432,24 @@ fn router(state: AppState, front_end: &SiteSource, flashes: app::flash::Flashes)
         )
         .leptos_routes_with_context(&state, routes, context.clone(), move || {
             shell(leptos.clone())
-        })
-        // After routing: a page's data is loaded by the route it matched.
-        .route_layer(axum::middleware::from_fn_with_state(
-            (backend_for_pages, state.access.site.clone()),
-            crate::read::panel_adapter::preload_pages,
-        ));
+        });
+    let pages = preloaded_page::routes(
+        pages,
+        PreloadedPages {
+            backend: backend_for_pages,
+            site: state.access.site.clone(),
+            options: state.surfaces.leptos.clone(),
+            context: {
+                let (state, context) = (state.clone(), context.clone());
+                // What leptos_axum adds for its own routes' renders.
+                Arc::new(move || {
+                    provide_context(leptos_router::Method::Get);
+                    provide_context(state.clone());
+                    context();
+                })
+            },
+        },
+    );
     // The front end's files, and the not-found page — a Leptos page too:
     // it needs the nonce.
     let pages = front_end

@@ -491,49 +491,6 @@ impl PanelBackend for PanelAdapter {
     }
 }
 
-/// Loads a page's data before the page renders (see `app::preload`), by
-/// the route the router matched: a route layer, inside the page guard, so
-/// only for a signed-in operator.
-pub async fn preload_pages(
-    axum::extract::State((backend, site)): axum::extract::State<(
-        app::backend::Backend,
-        app::auth::PanelSite,
-    )>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    use axum::extract::{FromRequestParts, MatchedPath, RawPathParams};
-    let signed_in = request.extensions().get::<app::auth::SignedIn>().is_some();
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .and_then(|matched| app::preload::PageRoute::of_route(matched.as_str()));
-    let (Some(route), true, true) = (
-        route,
-        signed_in,
-        crate::auth::login::is_page_view(request.method()),
-    ) else {
-        return next.run(request).await;
-    };
-    let (mut parts, body) = request.into_parts();
-    let params = RawPathParams::from_request_parts(&mut parts, &())
-        .await
-        .ok();
-    let id = params
-        .as_ref()
-        .and_then(|p| p.iter().find(|(name, _)| *name == "id").map(|(_, v)| v));
-    let page = app::preload::PageRequest {
-        id,
-        query: app::preload::query_params(parts.uri.query().unwrap_or_default()),
-        headers: &parts.headers,
-    };
-    let mut extensions = std::mem::take(&mut parts.extensions);
-    app::preload::load(&backend, &site, route, page, &mut extensions).await;
-    parts.extensions = extensions;
-    next.run(axum::extract::Request::from_parts(parts, body))
-        .await
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

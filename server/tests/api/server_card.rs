@@ -112,6 +112,12 @@ async fn the_verifier_toggle_works_as_a_form_post_and_refuses_other_sites() {
             .form(&[("id", "fi-1"), ("enabled", "true")])
     };
 
+    // Seen before the toggle: the card's verifier section is kept per
+    // setting, so the view after it must be drawn again.
+    let (_, html) = app.page(&cookie, "/servers/fi-1").await;
+    assert!(html.contains("Use this server to check blocking on the others"));
+    assert!(!html.contains("Stop using this server"));
+
     let refused = toggle("https://evil.example".into())
         .send()
         .await
@@ -135,6 +141,10 @@ async fn the_verifier_toggle_works_as_a_form_post_and_refuses_other_sites() {
     assert_eq!(get(&app, "/api/v1/servers/fi-1").await["verifier"], true);
     let (_, html) = app.page(&cookie, "/servers/fi-1").await;
     assert!(html.contains("Stop using this server to check blocking on the others"));
+    assert!(
+        html.contains("name=\"control_sni\""),
+        "a verifier's control fields"
+    );
 
     let anonymous = app
         .client

@@ -16,12 +16,16 @@ use crate::ui::format;
 use crate::ui::frame::Frame;
 use crate::ui::maintenance::{MaintenanceForm, MaintenanceList, Scope};
 use crate::ui::memo::RenderMemo;
+use chrono::{DateTime, DurationRound, Utc};
 use leptos::either::Either;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn as _;
 use leptos_meta::Title;
 use meshwatch::agent_api::Metrics;
+use meshwatch::controls::ControlTargets;
 use meshwatch::ids::ServerId;
+use meshwatch::maintenance::MaintenanceWindow;
+use meshwatch::network::NetworkLabel;
 use meshwatch::status::ServerStatus;
 use meshwatch_views::chart::{ChartMetric, MetricCharts};
 use meshwatch_views::i18n::{Lang, Text, Ui};
@@ -144,8 +148,8 @@ fn Card(
         <MeshView card=card.clone()/>
         <EntryPoints card=card.clone()/>
         <History card=card.clone()/>
-        <Maintenance card=card.clone()/>
-        <VerifierToggle card/>
+        <section class=format!("{SECTION} mt-6") aria-labelledby="maintenance" inner_html=maintenance(&card, lang)></section>
+        <section class=format!("{SECTION} mt-6") aria-labelledby="verifier" inner_html=verifier(&card, lang)></section>
     }
 }
 
@@ -506,40 +510,93 @@ fn EntryPoints(card: Arc<ServerCard>) -> impl IntoView {
     }
 }
 
+/// What the maintenance section shows: the windows planned, and the
+/// minute its form proposes to start at (the form drops the seconds).
+#[derive(Clone, PartialEq)]
+struct MaintenanceInput {
+    windows: Vec<MaintenanceWindow>,
+    minute: DateTime<Utc>,
+}
+
+/// Maintenance sections kept (a server and a language each).
+const MAX_MAINTENANCE: usize = 16_384;
+
+static MAINTENANCE: LazyLock<RenderMemo<(Lang, ServerId), MaintenanceInput>> =
+    LazyLock::new(|| RenderMemo::new(MAX_MAINTENANCE));
+
+/// The maintenance section, drawn once per minute, plan and language.
+fn maintenance(card: &ServerCard, lang: Lang) -> Arc<str> {
+    let input = MaintenanceInput {
+        windows: card.maintenance.clone(),
+        minute: card
+            .now
+            .duration_trunc(chrono::TimeDelta::minutes(1))
+            .unwrap_or(card.now),
+    };
+    let id = card.server.id.clone();
+    MAINTENANCE.html((lang, id.clone()), &input, |input| {
+        view! { <Maintenance id input/> }
+    })
+}
+
 /// The windows planned for it, and a form to plan one.
 #[component]
-fn Maintenance(card: Arc<ServerCard>) -> impl IntoView {
+fn Maintenance(id: ServerId, input: MaintenanceInput) -> impl IntoView {
     let lang = use_lang();
-    let scope = Scope::Server(card.server.id.to_string());
+    let scope = Scope::Server(id.to_string());
     view! {
-        <section class=format!("{SECTION} mt-6") aria-labelledby="maintenance">
-            <h2 id="maintenance" class=HEADING>{lang.ui(Ui::Maintenance)}</h2>
-            <p class="mt-2 text-sm text-slate-600">{lang.ui(Ui::MaintenanceHelp)}</p>
-            <MaintenanceList windows=card.maintenance.clone() scope=scope.clone()/>
-            <MaintenanceForm scope now=Some(card.now)/>
-        </section>
+        <h2 id="maintenance" class=HEADING>{lang.ui(Ui::Maintenance)}</h2>
+        <p class="mt-2 text-sm text-slate-600">{lang.ui(Ui::MaintenanceHelp)}</p>
+        <MaintenanceList windows=input.windows scope=scope.clone()/>
+        <MaintenanceForm scope now=Some(input.minute)/>
     }
+}
+
+/// What the verifier section shows.
+#[derive(Clone, PartialEq)]
+struct VerifierInput {
+    enabled: bool,
+    network: Option<NetworkLabel>,
+    controls: ControlTargets,
+}
+
+/// Verifier sections kept (a server and a language each).
+const MAX_VERIFIER: usize = 16_384;
+
+static VERIFIER: LazyLock<RenderMemo<(Lang, ServerId), VerifierInput>> =
+    LazyLock::new(|| RenderMemo::new(MAX_VERIFIER));
+
+/// The verifier section, drawn once per verifier setting and language.
+fn verifier(card: &ServerCard, lang: Lang) -> Arc<str> {
+    let input = VerifierInput {
+        enabled: card.server.verifier,
+        network: card.server.verifier_network.clone(),
+        controls: card.server.verifier_controls.clone(),
+    };
+    let id = card.server.id.clone();
+    VERIFIER.html((lang, id.clone()), &input, |input| {
+        view! { <VerifierToggle id input/> }
+    })
 }
 
 /// Marks or unmarks the verifier with a form post; the browser comes back
 /// to the card, which shows the new state.
 #[component]
-fn VerifierToggle(card: Arc<ServerCard>) -> impl IntoView {
+fn VerifierToggle(id: ServerId, input: VerifierInput) -> impl IntoView {
     let lang = use_lang();
-    let enabled = card.server.verifier;
-    let network = card
-        .server
-        .verifier_network
-        .as_ref()
-        .map(|n| n.to_string())
-        .unwrap_or_default();
+    let VerifierInput {
+        enabled,
+        network,
+        controls,
+    } = input;
+    let network = network.map(|n| n.to_string()).unwrap_or_default();
     let label = lang.text(if enabled {
         Text::StopUsingAsVerifier
     } else {
         Text::UseAsVerifier
     });
+    let id = id.to_string();
     view! {
-        <section class=format!("{SECTION} mt-6") aria-labelledby="verifier">
             <h2 id="verifier" class=HEADING>{lang.ui(Ui::Verifier)}</h2>
             <p class="mt-2 text-sm text-slate-600">
                 {lang.ui(if enabled { Ui::VerifierOnHelp } else { Ui::VerifierOffHelp })}
@@ -548,7 +605,7 @@ fn VerifierToggle(card: Arc<ServerCard>) -> impl IntoView {
             // its network on its own, and stops without losing it.
             {(!enabled).then(|| view! {
                 <form method="post" action=SetVerifier::url() class="mt-3 space-y-3">
-                    <input type="hidden" name="id" value=card.server.id.to_string()/>
+                    <input type="hidden" name="id" value=id.clone()/>
                     <input type="hidden" name="enabled" value="true"/>
                     <NetworkField value=String::new()/>
                     <button type="submit" class=VERIFIER_BUTTON>{label}</button>
@@ -556,21 +613,20 @@ fn VerifierToggle(card: Arc<ServerCard>) -> impl IntoView {
             })}
             {enabled.then(|| view! {
                 <form method="post" action=SetVerifier::url() class="mt-3 space-y-3">
-                    <input type="hidden" name="id" value=card.server.id.to_string()/>
+                    <input type="hidden" name="id" value=id.clone()/>
                     <input type="hidden" name="enabled" value="true"/>
                     <NetworkField value=network.clone()/>
-                    <ControlFields card=card.clone()/>
+                    <ControlFields targets=controls.clone()/>
                     <button type="submit" class="rounded-md border border-slate-300 px-4 py-2 text-sm font-medium hover:bg-slate-100 focus:outline-none focus:ring-2 focus:ring-sky-400">
                         {lang.ui(Ui::SaveNetwork)}
                     </button>
                 </form>
                 <form method="post" action=SetVerifier::url() class="mt-3">
-                    <input type="hidden" name="id" value=card.server.id.to_string()/>
+                    <input type="hidden" name="id" value=id.clone()/>
                     <input type="hidden" name="enabled" value="false"/>
                     <button type="submit" class=VERIFIER_BUTTON>{label}</button>
                 </form>
             })}
-        </section>
     }
 }
 
@@ -579,9 +635,8 @@ const VERIFIER_BUTTON: &str = "rounded-md bg-slate-900 px-4 py-2 text-sm font-me
 /// The verifier's control SNI and control addresses (§8), with what
 /// each is for.
 #[component]
-fn ControlFields(card: Arc<ServerCard>) -> impl IntoView {
+fn ControlFields(targets: ControlTargets) -> impl IntoView {
     let lang = use_lang();
-    let targets = &card.server.verifier_controls;
     let sni = targets
         .control_sni
         .as_ref()
