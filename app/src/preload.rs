@@ -75,17 +75,13 @@ impl PageRequest<'_> {
     }
 }
 
-/// The query string `query` (without `?`) as the router reads it.
+/// The query string `query` (without `?`) as the router reads it: its
+/// pairs, form-decoded (the router parses the whole address to get them).
 #[cfg(feature = "ssr")]
 pub fn query_params(query: &str) -> leptos_router::params::ParamsMap {
-    // Most page views (every card) have no query: nothing to parse.
-    if query.is_empty() {
-        return Default::default();
-    }
-    leptos_router::location::RequestUrl::new(&format!("/?{query}"))
-        .parse()
-        .map(|url| url.search_params().clone())
-        .unwrap_or_default()
+    form_urlencoded::parse(query.as_bytes())
+        .map(|(name, value)| (name.into_owned(), value.into_owned()))
+        .collect()
 }
 
 /// Loads the data of the page `route` serves into the request's
@@ -225,5 +221,17 @@ mod tests {
         assert_eq!(query.get("q").as_deref(), Some("de 1"));
         assert_eq!(query.get("page").as_deref(), Some("2"));
         assert_eq!(query_params("").get("q"), None);
+        for query in [
+            "q=de%201&page=2&status=",
+            "q=a+b&q=c&country=%D0%A0%D0%A4&route=x%26y&page=",
+            "q=%zz&=v&k&&q2=%E2%82%AC",
+        ] {
+            let router = leptos_router::location::RequestUrl::new(&format!("/?{query}"))
+                .parse()
+                .expect("an address");
+            let ours: Vec<_> = query_params(query).into_iter().collect();
+            let theirs: Vec<_> = router.search_params().clone().into_iter().collect();
+            assert_eq!(ours, theirs, "{query}");
+        }
     }
 }

@@ -7,6 +7,7 @@ use crate::views::{ServerListItem, ServerSummary};
 use meshwatch::ids::RouteId;
 use meshwatch::status::ServerStatus;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Joins the values of a key list (a search box yields no newline).
 const KEY_SEPARATOR: &str = "\n";
@@ -75,7 +76,7 @@ impl ServerListItem {
 /// The servers list's filter: free text (case-insensitive, any field or
 /// the status wording) and status, country and route facets; empty means
 /// any.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ServerFilter {
     pub text: String,
     pub status: String,
@@ -196,12 +197,15 @@ pub struct ServersPage {
     pub routes: Vec<RouteId>,
 }
 
+/// A server's status, and whether its evidence is stale.
+type ServerState = (ServerStatus, bool);
+
 /// The fleet's servers with their [`search_text`] and the facets' values,
 /// built once per fleet change and paged by every servers list request.
 #[derive(Debug, Clone, Default)]
 pub struct ListedServers {
     /// Sorted by id.
-    servers: Vec<(ServerSummary, String)>,
+    servers: Vec<(Arc<ServerSummary>, String)>,
     countries: Vec<String>,
     routes: Vec<RouteId>,
 }
@@ -220,7 +224,7 @@ impl ListedServers {
                 .into_iter()
                 .map(|s| {
                     let text = search_text(&s);
-                    (s, text)
+                    (Arc::new(s), text)
                 })
                 .collect(),
             countries,
@@ -235,13 +239,13 @@ impl ListedServers {
         &self,
         filter: &ServerFilter,
         page: u32,
-        verdict_of: impl Fn(&ServerSummary) -> Option<(ServerStatus, bool)>,
+        verdict_of: impl Fn(&ServerSummary) -> Option<ServerState>,
     ) -> ServersPage {
         let verdict =
             |server: &ServerSummary| verdict_of(server).unwrap_or((ServerStatus::NoData, true));
         // No filter: every server is admitted, and only the page's own
         // verdicts are read.
-        let admitted: Vec<(&ServerSummary, Option<(ServerStatus, bool)>)> = if filter.is_empty() {
+        let admitted: Vec<(&Arc<ServerSummary>, Option<ServerState>)> = if filter.is_empty() {
             self.servers
                 .iter()
                 .map(|(server, _)| (server, None))
@@ -317,7 +321,7 @@ mod tests {
 
     fn item(status: ServerStatus) -> ServerListItem {
         ServerListItem {
-            server: server(),
+            server: Arc::new(server()),
             status,
             stale: false,
         }

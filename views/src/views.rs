@@ -9,6 +9,7 @@ use meshwatch::ids::{EntryPointId, RouteId, ServerId, UserId};
 use meshwatch::status::ServerStatus;
 use meshwatch::verdict::{MeshCell, Verdict};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// One entry point as the panel lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,7 +42,9 @@ pub struct ServerSummary {
 /// A server with its current verdict, as the servers list shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerListItem {
-    pub server: ServerSummary,
+    /// Shared with the list it was paged from: a page copies no server,
+    /// and a kept row (`app`'s render memo) compares it by address first.
+    pub server: Arc<ServerSummary>,
     pub status: ServerStatus,
     /// No report younger than `stale_after`.
     pub stale: bool,

@@ -31,13 +31,22 @@ pub struct RenderMemo<K, V> {
     /// At most this many keys; past it, everything is dropped and rendered
     /// again as asked (the limit, not the eviction, is what matters).
     max_keys: usize,
+    /// At most this many inputs kept per key.
+    variants: usize,
     entries: Mutex<HashMap<K, Variants<V>>>,
 }
 
 impl<K: Hash + Eq, V: PartialEq + Clone> RenderMemo<K, V> {
     pub fn new(max_keys: usize) -> Self {
+        Self::with_variants(max_keys, VARIANTS_PER_KEY)
+    }
+
+    /// A memo whose keys keep `variants` inputs each: 1 where a key's
+    /// earlier inputs seldom come back and their HTML is large.
+    pub fn with_variants(max_keys: usize, variants: usize) -> Self {
         RenderMemo {
             max_keys,
+            variants: variants.max(1),
             entries: Mutex::new(HashMap::new()),
         }
     }
@@ -50,18 +59,25 @@ impl<K: Hash + Eq, V: PartialEq + Clone> RenderMemo<K, V> {
         input: &V,
         render: impl FnOnce(V) -> IV,
     ) -> Arc<str> {
+        self.markup(key, input, |input| render(input.clone()).to_html())
+    }
+
+    /// The HTML `assemble` writes from `input` (markup already, such as
+    /// kept pieces joined, so kept as it is): kept, when `input` was
+    /// assembled before under `key`; assembled and kept otherwise.
+    pub fn markup(&self, key: K, input: &V, assemble: impl FnOnce(&V) -> String) -> Arc<str> {
         if let Some(kept) = self.kept(&key, input) {
             return kept;
         }
         // Drawn outside the lock: a miss costs one render, as without a memo.
-        let html: Arc<str> = render(input.clone()).to_html().into();
+        let html: Arc<str> = assemble(input).into();
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
         if entries.len() >= self.max_keys && !entries.contains_key(&key) {
             entries.clear();
         }
         let variants = entries.entry(key).or_default();
         variants.retain(|(kept, _)| kept != input);
-        if variants.len() >= VARIANTS_PER_KEY {
+        if variants.len() >= self.variants {
             variants.remove(0);
         }
         variants.push((input.clone(), html.clone()));
@@ -145,6 +161,27 @@ mod tests {
             item(name)
         });
         assert_eq!(renders.get(), 1, "the oldest variant made room");
+    }
+
+    #[test]
+    fn assembled_markup_is_kept_as_written_and_one_variant_replaces_the_last() {
+        let memo = RenderMemo::with_variants(8, 1);
+        let assembled = Cell::new(0);
+        let assemble = |pieces: &Vec<&str>| {
+            assembled.set(assembled.get() + 1);
+            pieces.concat()
+        };
+        let rows = vec!["<tr>a</tr>", "<tr>b</tr>"];
+        assert_eq!(&*memo.markup(1, &rows, assemble), "<tr>a</tr><tr>b</tr>");
+        memo.markup(1, &rows, assemble);
+        assert_eq!(assembled.get(), 1, "kept, not escaped or assembled again");
+        memo.markup(1, &vec!["<tr>c</tr>"], assemble);
+        memo.markup(1, &rows, assemble);
+        assert_eq!(
+            assembled.get(),
+            3,
+            "one variant: the newer input replaced it"
+        );
     }
 
     #[test]

@@ -41,8 +41,42 @@ pub struct ReadModel {
     listed_servers: PerFleet<(), Arc<ListedServers>>,
     searchable_users: PerFleet<(), Arc<SearchableUsers>>,
     route_names: PerFleet<(), RouteNames>,
-    /// The last matrix built, with the snapshot version it was built from.
-    matrix: std::sync::Mutex<Option<(u64, Arc<MeshMatrix>)>>,
+    /// The last matrix built.
+    matrix: PerSnapshot<Arc<MeshMatrix>>,
+    /// Whether the witnesses look faulty: every server card says so, and
+    /// finding out walks every witness.
+    witness_fault: PerSnapshot<Option<WitnessFault>>,
+}
+
+/// A value derived from the snapshot, kept with the snapshot version it
+/// was derived from.
+struct PerSnapshot<T>(std::sync::Mutex<Option<(u64, T)>>);
+
+impl<T> Default for PerSnapshot<T> {
+    fn default() -> Self {
+        Self(std::sync::Mutex::new(None))
+    }
+}
+
+impl<T: Clone> PerSnapshot<T> {
+    /// The value kept, if derived from `version`.
+    fn of(&self, version: u64) -> Option<T> {
+        match &*self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        {
+            Some((kept, value)) if *kept == version => Some(value.clone()),
+            _ => None,
+        }
+    }
+
+    fn keep(&self, version: u64, value: T) {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((version, value));
+    }
 }
 
 /// What one agent probes (see [`ReadModel::agent_peers`]).
@@ -69,7 +103,8 @@ impl ReadModel {
             listed_servers: PerFleet::default(),
             searchable_users: PerFleet::default(),
             route_names: PerFleet::default(),
-            matrix: std::sync::Mutex::default(),
+            matrix: PerSnapshot::default(),
+            witness_fault: PerSnapshot::default(),
         }
     }
 
@@ -193,7 +228,13 @@ impl ReadModel {
 
     /// Most witnesses can't reach most servers, as of the last evaluation.
     pub fn witness_fault(&self) -> Option<WitnessFault> {
-        self.snapshot.read().evaluation.witness_fault()
+        let state = self.snapshot.read();
+        let version = state.version();
+        self.witness_fault.of(version).unwrap_or_else(|| {
+            let fault = state.evaluation.witness_fault();
+            self.witness_fault.keep(version, fault);
+            fault
+        })
     }
 
     /// A mark that moves whenever the server's latest report or status
@@ -282,17 +323,10 @@ impl ReadModel {
     /// The reachability matrix, rows and columns by country, then name;
     /// built once per snapshot (the page and its picture share it).
     pub fn mesh_matrix(&self) -> Arc<MeshMatrix> {
-        let kept = |m: &std::sync::Mutex<Option<(u64, Arc<MeshMatrix>)>>| {
-            m.lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .clone()
-        };
         let (version, mesh, cells, failure_streak) = {
             let state = self.snapshot.read();
-            if let Some((built, matrix)) = kept(&self.matrix) {
-                if built == state.version() {
-                    return matrix;
-                }
+            if let Some(matrix) = self.matrix.of(state.version()) {
+                return matrix;
             }
             let cells = state.evaluation.matrix(&state.mesh, &state.evidence);
             (
@@ -318,10 +352,7 @@ impl ReadModel {
             cells,
             failure_streak,
         });
-        *self
-            .matrix
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((version, matrix.clone()));
+        self.matrix.keep(version, matrix.clone());
         matrix
     }
 }

@@ -156,7 +156,7 @@ where
     let (meta, meta_output) = ServerMetaContext::new();
     let shared: Arc<dyn SharedContext + Send + Sync> = Arc::new(SsrSharedContext::new());
     let owner = Owner::new_root(Some(shared.clone()));
-    let (html, nonce) = owner.with(|| {
+    let (mut html, nonce) = owner.with(|| {
         provide_context(RequestUrl::new(&url));
         provide_context(meta);
         provide_context(parts);
@@ -176,19 +176,27 @@ where
         );
         (html, nonce)
     });
-    let page = meta_output
-        .inject_meta_context(futures_util::stream::iter([html]))
+    // The meta tags go into the head, and the `<html>` and `<body>` tags
+    // take their attributes: only that much is handed to the injection,
+    // which copies what it is given. The page is written in place.
+    let head = head_end(&html);
+    let injected = meta_output
+        .inject_meta_context(futures_util::stream::iter([html[..head].to_owned()]))
         .await;
-    let data = shared
-        .pending_data()
-        .map(|data| data.map(move |chunk| format!("<script{nonce}>{chunk}</script>")));
-    let body: String = match data {
-        Some(data) => page.chain(data).collect().await,
-        None => page.collect().await,
-    };
+    let mut injected = std::pin::pin!(injected);
+    if let Some(with_meta) = injected.next().await {
+        html.replace_range(..head, &with_meta);
+    }
+    if let Some(mut data) = shared.pending_data() {
+        while let Some(chunk) = data.next().await {
+            for part in ["<script", &nonce, ">", &chunk, "</script>"] {
+                html.push_str(part);
+            }
+        }
+    }
     owner.unset_with_forced_cleanup();
-    let written = body.len();
-    let mut response = Response::new(Body::from(body));
+    let written = html.len();
+    let mut response = Response::new(Body::from(html));
     {
         let mut chosen = response_options
             .0
@@ -208,6 +216,17 @@ where
     (response, written)
 }
 
+/// Where a page's head ends for the meta tags' injection: after the
+/// `<body …>` tag, which takes attributes too; the whole page when it has
+/// no such tags.
+fn head_end(html: &str) -> usize {
+    let body_tag = html
+        .find("</head>")
+        .and_then(|head| Some(head + html[head..].find("<body")?))
+        .and_then(|body| Some(body + html[body..].find('>')? + 1));
+    body_tag.unwrap_or(html.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,6 +234,18 @@ mod tests {
     use axum::http::StatusCode;
     use meshwatch::ServerId;
     use meshwatch_views::views::{DeliveryState, NotificationKind, OperatorView, OutboxItem};
+
+    #[test]
+    fn the_head_ends_after_the_body_tag_and_a_page_without_one_is_all_head() {
+        let page = "<html><head><!--HEAD--></head><body class=\"x\"><p>></p></body></html>";
+        assert_eq!(
+            &page[..head_end(page)],
+            "<html><head><!--HEAD--></head><body class=\"x\">"
+        );
+        for whole in ["<p>no head</p>", "<head></head>no body", ""] {
+            assert_eq!(head_end(whole), whole.len(), "{whole}");
+        }
+    }
 
     /// A request as the page guard and the security layer leave it.
     fn request(path: &str, signed_in: bool) -> Parts {

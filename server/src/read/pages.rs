@@ -54,7 +54,7 @@ impl Reader {
                             (verdicts[i].status, verdicts[i].stale)
                         });
                     ServerListItem {
-                        server,
+                        server: Arc::new(server),
                         status,
                         stale,
                     }

@@ -462,9 +462,10 @@ async fn a_server_of_the_user_that_left_rotation_reads_out_of_rotation_not_unass
 }
 
 /// The parts drawn once and kept (the frame's header, the servers list's
-/// rows, a user card's server lines, a server card's metrics) follow the
-/// data and the reader: a status change, another operator, another section,
-/// another language each show at once.
+/// rows and pages of rows, a user card's server lines, a server card's
+/// metrics) follow the data and the reader: a status change, a fleet
+/// change, another operator, another section, another language each show
+/// at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kept_parts_of_pages_follow_the_data_the_operator_and_the_language() {
     let app = spawn_app().await;
@@ -513,6 +514,13 @@ async fn kept_parts_of_pages_follow_the_data_the_operator_and_the_language() {
     let (_, alice) = app.page(&ops, "/users/alice").await;
     let line = &alice[alice.find("href=\"/servers/de-1\"").expect("de-1's line")..];
     assert!(line[..line.find("</li>").expect("line end")].contains("Server unavailable"));
+
+    // The fleet changes (nl-1 becomes a verifier): the kept page of rows
+    // is no longer the page's, and its row says so.
+    assert!(!row(&list, "nl-1").contains("class=\"role\""), "{list}");
+    assert_eq!(app.set_verifier("nl-1", true).await.status(), 200);
+    let (_, list) = app.page(&ops, "/").await;
+    assert!(row(&list, "nl-1").contains("class=\"role\""), "{list}");
 
     let spanish = format!("{ops}; meshwatch_lang=es");
     let (_, list) = app.page(&spanish, "/").await;

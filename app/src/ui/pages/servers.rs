@@ -19,7 +19,7 @@ use meshwatch::status::ServerStatus;
 use meshwatch_views::i18n::{Lang, Slotted, Ui};
 use meshwatch_views::server_list::{ServerFilter, ServersPage};
 use meshwatch_views::views::ServerListItem;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 #[component]
 pub fn ServersPage() -> impl IntoView {
@@ -95,6 +95,7 @@ fn ServersList(
     let empty = servers.is_empty().then(|| {
         view! { <p class="px-4 py-6 text-sm text-slate-500">{lang.ui(Ui::NoServerMatches)}</p> }
     });
+    let rows = rows(servers, lang, &filter, page);
     view! {
         <ServerFilters lang filter options shown=matched as usize showing/>
         // The region the filter and the live refresh swap: rows, pager and
@@ -114,7 +115,7 @@ fn ServersList(
                                 <th scope="col">{lang.ui(Ui::Role)}</th>
                             </tr>
                         </thead>
-                        <tbody class="divide-y divide-slate-100" inner_html=rows(&servers, lang)></tbody>
+                        <tbody class="divide-y divide-slate-100" inner_html=rows></tbody>
                     </table>
                     {empty}
                 </div>
@@ -391,13 +392,25 @@ const MAX_ROWS: usize = 32_768;
 static ROWS: LazyLock<RenderMemo<(Lang, ServerId), ServerListItem>> =
     LazyLock::new(|| RenderMemo::new(MAX_ROWS));
 
-/// The page's rows: a row is drawn once per server, language and state.
-fn rows(servers: &[ServerListItem], lang: Lang) -> String {
-    joined(servers.iter().map(|item| {
-        ROWS.html((lang, item.server.id.clone()), item, |item| {
-            view! { <ServerRow item lang/> }
-        })
-    }))
+/// Pages of rows kept (a language, filter and page each; about 54 KB a
+/// page), one version each: a page whose servers change seldom shows the
+/// earlier ones again.
+const MAX_PAGES_OF_ROWS: usize = 256;
+
+static PAGES_OF_ROWS: LazyLock<RenderMemo<(Lang, ServerFilter, u32), Vec<ServerListItem>>> =
+    LazyLock::new(|| RenderMemo::with_variants(MAX_PAGES_OF_ROWS, 1));
+
+/// The page's rows, kept whole while the page shows the same servers in
+/// the same states; otherwise joined from rows each drawn once per server,
+/// language and state.
+fn rows(servers: Vec<ServerListItem>, lang: Lang, filter: &ServerFilter, page: u32) -> Arc<str> {
+    PAGES_OF_ROWS.markup((lang, filter.clone(), page), &servers, |servers| {
+        joined(servers.iter().map(|item| {
+            ROWS.html((lang, item.server.id.clone()), item, |item| {
+                view! { <ServerRow item lang/> }
+            })
+        }))
+    })
 }
 
 #[component]
@@ -425,14 +438,14 @@ fn ServerRow(
         <tr data-filter-text=keys.text data-filter-status=keys.status
             data-filter-country=keys.country data-filter-routes=keys.routes>
             <th scope="row">
-                <a href=format!("/servers/{}", server.id)>{server.name}</a>
+                <a href=format!("/servers/{}", server.id)>{server.name.clone()}</a>
                 <span class="id">{server.id.to_string()}</span>
             </th>
             <td><StatusDot status/>{badge}</td>
-            <td><span class="chip">{server.country}</span></td>
-            <td>{server.routes.into_iter().map(|r| view! { <span class="chip">{r.to_string()}</span> }).collect_view()}</td>
+            <td><span class="chip">{server.country.clone()}</span></td>
+            <td>{server.routes.iter().map(|r| view! { <span class="chip">{r.to_string()}</span> }).collect_view()}</td>
             <td>
-                {server.entry_points.into_iter().map(|e| view! {
+                {server.entry_points.iter().map(|e| view! {
                     <span class="ep"><b>{e.protocol.to_string()}</b>" "{format!("{}:{}", e.host, e.port)}</span>
                 }).collect_view()}
             </td>
