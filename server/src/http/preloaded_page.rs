@@ -19,7 +19,7 @@ use crate::auth::login::see_other;
 use crate::http::state::AppState;
 use app::preload::{PageRequest, PageRoute};
 use axum::body::Body;
-use axum::extract::{FromRequestParts, MatchedPath, RawPathParams, Request, State};
+use axum::extract::{FromRequestParts, RawPathParams, Request, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::request::Parts;
 use axum::http::HeaderValue;
@@ -56,35 +56,30 @@ pub fn is_preloaded(path: &str) -> bool {
     PageRoute::of_route(path).is_some()
 }
 
-/// The pages, and the size each route's page had last: its next page is
-/// written into a buffer that size, not one grown by doubling (each step a
-/// copy of what is written so far).
+/// One route: the page it serves, and the size its page had last (its
+/// next page is written into a buffer that size, not one grown by
+/// doubling, each step a copy of what is written so far).
 struct Served {
     pages: PreloadedPages,
-    sizes: [AtomicUsize; PageRoute::ALL.len()],
-}
-
-impl Served {
-    fn size_of(&self, route: PageRoute) -> &AtomicUsize {
-        let at = PageRoute::ALL.iter().position(|r| *r == route);
-        &self.sizes[at.unwrap_or_default()]
-    }
+    route: PageRoute,
+    size: AtomicUsize,
 }
 
 /// Adds every preloaded page's route to `router`.
 pub fn routes(router: Router<AppState>, pages: PreloadedPages) -> Router<AppState> {
-    // Shared: a request's state is a clone.
-    let served = Arc::new(Served {
-        pages,
-        sizes: [const { AtomicUsize::new(0) }; PageRoute::ALL.len()],
-    });
     // Injecting the meta tags yields through Leptos's executor, which
     // leptos_axum sets up only where it registers routes of its own.
     let _ = any_spawner::Executor::init_tokio();
-    PageRoute::ALL.iter().fold(router, |router, route| {
+    PageRoute::ALL.iter().fold(router, |router, &route| {
+        // Shared: a request's state is a clone.
+        let served = Arc::new(Served {
+            pages: pages.clone(),
+            route,
+            size: AtomicUsize::new(0),
+        });
         router.route(
             &route.leptos_path().replace(":id", "{id}"),
-            get(serve).with_state(served.clone()),
+            get(serve).with_state(served),
         )
     })
 }
@@ -94,16 +89,9 @@ pub fn routes(router: Router<AppState>, pages: PreloadedPages) -> Router<AppStat
 async fn serve(State(served): State<Arc<Served>>, request: Request) -> Response {
     let pages = &served.pages;
     let (mut parts, _) = request.into_parts();
-    let route = parts
-        .extensions
-        .get::<MatchedPath>()
-        .and_then(|matched| PageRoute::of_route(matched.as_str()));
-    let (Some(route), true) = (
-        route,
-        parts.extensions.get::<app::auth::SignedIn>().is_some(),
-    ) else {
+    if parts.extensions.get::<app::auth::SignedIn>().is_none() {
         return see_other("/login");
-    };
+    }
     let params = RawPathParams::from_request_parts(&mut parts, &())
         .await
         .ok();
@@ -116,18 +104,24 @@ async fn serve(State(served): State<Arc<Served>>, request: Request) -> Response 
         headers: &parts.headers,
     };
     let mut extensions = std::mem::take(&mut parts.extensions);
-    app::preload::load(&pages.backend, &pages.site, route, page, &mut extensions).await;
+    app::preload::load(
+        &pages.backend,
+        &pages.site,
+        served.route,
+        page,
+        &mut extensions,
+    )
+    .await;
     parts.extensions = extensions;
-    let size = served.size_of(route);
     let (response, written) = render(
         &pages.options,
         &pages.context,
         app::shell,
         parts,
-        size.load(Ordering::Relaxed),
+        served.size.load(Ordering::Relaxed),
     )
     .await;
-    size.store(written, Ordering::Relaxed);
+    served.size.store(written, Ordering::Relaxed);
     response
 }
 

@@ -219,11 +219,28 @@ struct MetricsInput {
     stale: bool,
 }
 
-/// Metrics sections kept (a server and a language each).
-const MAX_METRICS: usize = 16_384;
+/// Each kept section of the card (metrics, maintenance, verifier): at
+/// most this many servers and languages.
+const MAX_CARD_SECTIONS: usize = 16_384;
 
-static METRICS: LazyLock<RenderMemo<(Lang, ServerId), MetricsInput>> =
-    LazyLock::new(|| RenderMemo::new(MAX_METRICS));
+/// A section of the card kept per server and language, while the input it
+/// was drawn from is the card's.
+type CardSections<V> = LazyLock<RenderMemo<(Lang, ServerId), V>>;
+
+/// The section `draw` makes of `input` for `card`'s server, kept in
+/// `memo`.
+fn kept_section<V: PartialEq + Clone, IV: RenderHtml>(
+    memo: &CardSections<V>,
+    card: &ServerCard,
+    lang: Lang,
+    input: V,
+    draw: impl FnOnce(ServerId, V) -> IV,
+) -> Arc<str> {
+    let id = &card.server.id;
+    memo.html((lang, id.clone()), &input, |input| draw(id.clone(), input))
+}
+
+static METRICS: CardSections<MetricsInput> = LazyLock::new(|| RenderMemo::new(MAX_CARD_SECTIONS));
 
 /// The metrics section, drawn once per report (and chart refresh) and
 /// language: its charts and figures change with nothing else.
@@ -233,7 +250,7 @@ fn metrics(card: &ServerCard, lang: Lang) -> Arc<str> {
         charts: card.charts.clone(),
         stale: card.verdict.stale,
     };
-    METRICS.html((lang, card.server.id.clone()), &input, |input| {
+    kept_section(&METRICS, card, lang, input, |_, input| {
         view! { <MetricsSection input/> }
     })
 }
@@ -518,11 +535,8 @@ struct MaintenanceInput {
     minute: DateTime<Utc>,
 }
 
-/// Maintenance sections kept (a server and a language each).
-const MAX_MAINTENANCE: usize = 16_384;
-
-static MAINTENANCE: LazyLock<RenderMemo<(Lang, ServerId), MaintenanceInput>> =
-    LazyLock::new(|| RenderMemo::new(MAX_MAINTENANCE));
+static MAINTENANCE: CardSections<MaintenanceInput> =
+    LazyLock::new(|| RenderMemo::new(MAX_CARD_SECTIONS));
 
 /// The maintenance section, drawn once per minute, plan and language.
 fn maintenance(card: &ServerCard, lang: Lang) -> Arc<str> {
@@ -533,8 +547,7 @@ fn maintenance(card: &ServerCard, lang: Lang) -> Arc<str> {
             .duration_trunc(chrono::TimeDelta::minutes(1))
             .unwrap_or(card.now),
     };
-    let id = card.server.id.clone();
-    MAINTENANCE.html((lang, id.clone()), &input, |input| {
+    kept_section(&MAINTENANCE, card, lang, input, |id, input| {
         view! { <Maintenance id input/> }
     })
 }
@@ -560,11 +573,7 @@ struct VerifierInput {
     controls: ControlTargets,
 }
 
-/// Verifier sections kept (a server and a language each).
-const MAX_VERIFIER: usize = 16_384;
-
-static VERIFIER: LazyLock<RenderMemo<(Lang, ServerId), VerifierInput>> =
-    LazyLock::new(|| RenderMemo::new(MAX_VERIFIER));
+static VERIFIER: CardSections<VerifierInput> = LazyLock::new(|| RenderMemo::new(MAX_CARD_SECTIONS));
 
 /// The verifier section, drawn once per verifier setting and language.
 fn verifier(card: &ServerCard, lang: Lang) -> Arc<str> {
@@ -573,8 +582,7 @@ fn verifier(card: &ServerCard, lang: Lang) -> Arc<str> {
         network: card.server.verifier_network.clone(),
         controls: card.server.verifier_controls.clone(),
     };
-    let id = card.server.id.clone();
-    VERIFIER.html((lang, id.clone()), &input, |input| {
+    kept_section(&VERIFIER, card, lang, input, |id, input| {
         view! { <VerifierToggle id input/> }
     })
 }
